@@ -1,0 +1,2 @@
+"""One module per method; each exposes `build_graph()` (the builder) and `graph` (compiled
+without a checkpointer, for LangGraph Studio and `langgraph dev`)."""

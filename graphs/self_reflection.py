@@ -1,0 +1,482 @@
+"""Self-Reflection (Ji et al., 2023): knowledge -> answer -> entailment loops.
+
+    check_question
+         |
+    generate_knowledge <---------------------------+----------------+
+         |                                          | refine        |
+    score_knowledge --(factuality < t_f, tries < cap)+               |
+         | met / cap (best factuality)                               |
+    select_knowledge                                                 |
+         |                                                           |
+    generate_answer <-------------------------+                      |
+         |                                     | refine              |
+    score_answer --(consistency < t_c, tries < cap)                  |
+         | met / cap (best consistency)                              | restart
+    select_answer                                                    | (fresh
+         |                                                           |  conversation)
+    score_entailment --(cosine(q, a) < t_e, rounds < cap)--> restart -+
+         | met / cap (best entailment)
+    finish --> answer + trace
+
+Knowledge and answer refinements append feedback to the same conversation; a restart
+starts a fresh one with a new sampling seed. Every loop has its own counter
+(`knowledge_loop_step`, `answer_loop_step`, `round`) and cap (Context), and ends with the
+documented fallback: the best candidate by that loop's score. Details and choices:
+../shared/METHODS.md section 1; scorers: `nodes.scorers`.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from nodes import scorers
+from nodes.generation import generate_turn
+from nodes.input import check_question as validate_question
+from nodes.loops import close_loop, format_score, passes
+from prompts import render
+from veriloop.context import ModelSettings, resolve_context
+from veriloop.errors import InvalidInputError
+from veriloop.models import ChatTurn, get_models
+from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, summarise_usage
+
+METHOD = "self-reflection"
+
+
+# ── Settings ────────────────────────────────────────────────────────────────────────────
+@dataclass(kw_only=True)
+class SelfReflectionContext(ModelSettings):
+    """Thresholds, loop caps and ablations; defaults are the paper's (appendix B)."""
+
+    threshold_factuality: float = field(
+        default=-1.0,
+        metadata={"description": "Knowledge passes when its mean token log-prob is >= this."},
+    )
+    threshold_consistency: float = field(
+        default=-5.0,
+        metadata={"description": "Answer passes when its consistency score is >= this."},
+    )
+    threshold_entailment: float = field(
+        default=0.8,
+        metadata={"description": "Round passes when cosine(question, answer) is >= this."},
+    )
+    max_knowledge_loops: int = field(
+        default=3, metadata={"description": "Knowledge generations per round (1 + refinements)."}
+    )
+    max_answer_loops: int = field(
+        default=3, metadata={"description": "Answer generations per round (1 + refinements)."}
+    )
+    max_rounds: int = field(
+        default=3,
+        metadata={
+            "description": "Outer (entailment) rounds in all, the paper's 'max number of the "
+            "main loop': at most max_rounds - 1 restarts."
+        },
+    )
+    factuality_demos: int = field(
+        default=1,
+        metadata={"description": "Demonstrations in the factuality scorer prompt (0-3)."},
+    )
+    consistency_weights: list[float] = field(
+        default_factory=lambda: [0.5, 0.5],
+        metadata={"description": "Weights of the forward and backward infilling evaluators."},
+    )
+    no_refinement: bool = field(
+        default=False,
+        metadata={
+            "description": "Ablation: generate knowledge and answer once; scores are still "
+            "computed and recorded, but never trigger refinement or restarts."
+        },
+    )
+    no_aspect: bool = field(
+        default=False,
+        metadata={"description": "Ablation: feedback is only 'Please refine the knowledge.'"},
+    )
+    no_number: bool = field(
+        default=False,
+        metadata={"description": "Ablation: feedback names the aspect but not the score."},
+    )
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+    def __post_init__(self) -> None:
+        """Apply environment overrides, then reject settings no run could use."""
+        super().__post_init__()
+        for name in ("max_knowledge_loops", "max_answer_loops", "max_rounds"):
+            if getattr(self, name) < 1:
+                raise InvalidInputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not 0 <= self.factuality_demos <= 3:
+            raise InvalidInputError(
+                f"factuality_demos must be between 0 and 3, got {self.factuality_demos}"
+            )
+        if self.no_aspect and self.no_number:
+            raise InvalidInputError("choose one feedback ablation: no_aspect or no_number")
+
+    def feedback_variant(self) -> str:
+        """Return the suffix of the feedback templates this ablation uses."""
+        return "_no_aspect" if self.no_aspect else "_no_number" if self.no_number else ""
+
+    def trace_settings(self, models: dict[str, str]) -> dict[str, Any]:
+        """Describe what this run was held to, for the trace."""
+        keep = {
+            "threshold_factuality", "threshold_consistency", "threshold_entailment",
+            "max_knowledge_loops", "max_answer_loops", "max_rounds", "factuality_demos",
+            "consistency_weights", "no_refinement", "no_aspect", "no_number", "temperature",
+            "seed",
+        }
+        settings = {key: value for key, value in asdict(self).items() if key in keep}
+        settings["models"] = models
+        settings["normalisation"] = {
+            "factuality": "mean log-prob per knowledge token (reference code), not the sum",
+            "consistency": "weighted mean of forward/backward mean token log-probs",
+            "entailment": "cosine of sentence embeddings of question and answer",
+        }
+        return settings
+
+
+# ── State ───────────────────────────────────────────────────────────────────────────────
+@dataclass
+class InputState:
+    """What a caller provides."""
+
+    question: str
+
+
+@dataclass
+class OutputState:
+    """What a caller gets back."""
+
+    question: str
+    answer: str | None = None
+    """The final answer; None when no attempt produced usable text."""
+    knowledge: str | None = None
+    """The background knowledge the final answer was generated from."""
+    stop_reason: StopReason | None = None
+    """Why the outer loop stopped."""
+    trace: Trace | None = None
+
+
+@dataclass
+class State(OutputState):
+    """Working state of one run."""
+
+    round: int = 0
+    """Outer (entailment) loop counter: the current round, 0-based."""
+    knowledge_loop_step: int = 0
+    """Knowledge loop counter: generations so far in this round."""
+    answer_loop_step: int = 0
+    """Answer loop counter: generations so far in this round."""
+    knowledge_conversation: list[ChatTurn] = field(default_factory=list)
+    answer_conversation: list[ChatTurn] = field(default_factory=list)
+    draft: str = ""
+    """The latest generation, waiting to be scored."""
+    draft_error: str | None = None
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    stops: Annotated[list[LoopStop], operator.add] = field(default_factory=list)
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+
+
+def _context(runtime: Runtime[SelfReflectionContext]) -> SelfReflectionContext:
+    return resolve_context(runtime.context, SelfReflectionContext)
+
+
+def _this_round(state: State, stage: str) -> list[Candidate]:
+    return [c for c in state.candidates if c["stage"] == stage and c["round"] == state.round]
+
+
+def _chosen(state: State, stage: str, round_index: int) -> Candidate | None:
+    """Return the candidate the `stage` loop of `round_index` kept (per its LoopStop)."""
+    stop = next(
+        (s for s in state.stops if s["loop"] == stage and s["round"] == round_index), None
+    )
+    if stop is None:
+        return None
+    return next(
+        (
+            c for c in state.candidates
+            if c["stage"] == stage and c["round"] == round_index
+            and c["iteration"] == stop["chosen_iteration"]
+        ),
+        None,
+    )
+
+
+def _candidate(
+    state: State, stage: str, iteration: int, scores: dict[str, float | None],
+    thresholds: dict[str, float], error: str | None, text: str | None = None,
+) -> Candidate:
+    passed = all(passes(scores.get(name), limit) for name, limit in thresholds.items())
+    return Candidate(
+        stage=stage, round=state.round, iteration=iteration,
+        text=state.draft if text is None else text, scores=scores, thresholds=thresholds,
+        passed=passed, error=error,
+    )
+
+
+# ── Nodes ───────────────────────────────────────────────────────────────────────────────
+def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Reject an unusable question before any model is loaded."""
+    context = _context(runtime)
+    return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
+
+
+def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Generate background knowledge, or refine it in the same conversation."""
+    context = _context(runtime)
+    overrides = context.prompt_overrides
+    if state.knowledge_loop_step == 0:
+        conversation: list[ChatTurn] = []
+        user_text = render("self_reflection_knowledge", overrides, question=state.question)
+    else:
+        conversation = state.knowledge_conversation
+        last = _this_round(state, "knowledge")[-1]
+        user_text = render(
+            f"self_reflection_knowledge_feedback{context.feedback_variant()}", overrides,
+            score=format_score(last["scores"]["factuality"]),
+            threshold=context.threshold_factuality,
+        )
+    generated = generate_turn(
+        get_models(context), conversation, user_text, purpose="knowledge",
+        echo_guard=[user_text.replace(state.question, "")], seed=context.seed + state.round,
+    )
+    return {
+        "knowledge_conversation": generated.conversation,
+        "draft": generated.text,
+        "draft_error": generated.error,
+        "knowledge_loop_step": state.knowledge_loop_step + 1,
+        "calls": [generated.call],
+    }
+
+
+def score_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Score the draft knowledge's factuality and record it as a candidate."""
+    context = _context(runtime)
+    if state.draft_error:
+        outcome = scorers.ScoreOutcome(None, state.draft_error)
+    else:
+        outcome = scorers.factuality(
+            get_models(context), state.question, state.draft,
+            demo_count=context.factuality_demos, overrides=context.prompt_overrides,
+        )
+    candidate = _candidate(
+        state, "knowledge", state.knowledge_loop_step - 1, {"factuality": outcome.value},
+        {"factuality": context.threshold_factuality}, outcome.error,
+    )
+    return {"candidates": [candidate], "calls": outcome.calls}
+
+
+def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Close the knowledge loop: keep the passing or best knowledge, start the answer loop."""
+    context = _context(runtime)
+    chosen, stop = close_loop(
+        _this_round(state, "knowledge"), loop="knowledge", round_index=state.round,
+        score_name="factuality", single_pass=context.no_refinement,
+    )
+    return {
+        "knowledge": chosen["text"] if chosen else "",
+        "stops": [stop],
+        "answer_loop_step": 0,
+        "answer_conversation": [],
+    }
+
+
+def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Answer from the selected knowledge, or refine the answer in the same conversation."""
+    context = _context(runtime)
+    overrides = context.prompt_overrides
+    knowledge = state.knowledge or ""
+    if state.answer_loop_step == 0:
+        conversation: list[ChatTurn] = []
+        user_text = render(
+            "self_reflection_answer", overrides, knowledge=knowledge, question=state.question
+        )
+    else:
+        conversation = state.answer_conversation
+        last = _this_round(state, "answer")[-1]
+        user_text = render(
+            f"self_reflection_answer_feedback{context.feedback_variant()}", overrides,
+            score=format_score(last["scores"]["consistency"]),
+            threshold=context.threshold_consistency,
+        )
+    # The knowledge is quoted in the prompt on purpose; only the instruction is guarded.
+    instruction = user_text.replace(knowledge, "").replace(state.question, "")
+    generated = generate_turn(
+        get_models(context), conversation, user_text, purpose="answer",
+        echo_guard=[instruction], seed=context.seed + state.round,
+    )
+    return {
+        "answer_conversation": generated.conversation,
+        "draft": generated.text,
+        "draft_error": generated.error,
+        "answer_loop_step": state.answer_loop_step + 1,
+        "calls": [generated.call],
+    }
+
+
+def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Score the draft answer's consistency with the knowledge and record it."""
+    context = _context(runtime)
+    if state.draft_error:
+        outcome = scorers.ScoreOutcome(None, state.draft_error)
+    elif not state.knowledge:
+        outcome = scorers.ScoreOutcome(None, "no usable knowledge to be consistent with")
+    else:
+        outcome = scorers.consistency(
+            get_models(context), state.knowledge, state.draft,
+            weights=context.consistency_weights, overrides=context.prompt_overrides,
+        )
+    candidate = _candidate(
+        state, "answer", state.answer_loop_step - 1, {"consistency": outcome.value},
+        {"consistency": context.threshold_consistency}, outcome.error,
+    )
+    return {"candidates": [candidate], "calls": outcome.calls}
+
+
+def select_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Close the answer loop: keep the passing or best answer of this round."""
+    context = _context(runtime)
+    chosen, stop = close_loop(
+        _this_round(state, "answer"), loop="answer", round_index=state.round,
+        score_name="consistency", single_pass=context.no_refinement,
+    )
+    return {"answer": chosen["text"] if chosen else "", "stops": [stop]}
+
+
+def score_entailment(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Score the round's answer against the question; record the round's result."""
+    context = _context(runtime)
+    answer = state.answer or ""
+    outcome = scorers.entailment(get_models(context), state.question, answer)
+    chosen_knowledge = _chosen(state, "knowledge", state.round)
+    chosen_answer = _chosen(state, "answer", state.round)
+    scores: dict[str, float | None] = {
+        "factuality": chosen_knowledge["scores"]["factuality"] if chosen_knowledge else None,
+        "consistency": chosen_answer["scores"]["consistency"] if chosen_answer else None,
+        "entailment": outcome.value,
+    }
+    round_result = _candidate(
+        state, "round", state.round, scores, {"entailment": context.threshold_entailment},
+        outcome.error, text=answer,
+    )
+    return {"candidates": [round_result], "calls": outcome.calls}
+
+
+def restart(state: State) -> dict[str, Any]:
+    """Start a new round from the knowledge loop, in a fresh conversation."""
+    return {
+        "round": state.round + 1,
+        "knowledge_loop_step": 0,
+        "answer_loop_step": 0,
+        "knowledge_conversation": [],
+        "answer_conversation": [],
+        "draft": "",
+        "draft_error": None,
+    }
+
+
+def finish(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Close the outer loop: keep the passing or best-entailed round and build the trace."""
+    context = _context(runtime)
+    rounds = [c for c in state.candidates if c["stage"] == "round"]
+    chosen, stop = close_loop(
+        rounds, loop="entailment", round_index=state.round, score_name="entailment",
+        single_pass=context.no_refinement,
+    )
+    usable = chosen is not None and stop["reason"] != "no_usable_output"
+    knowledge = _chosen(state, "knowledge", chosen["round"]) if usable and chosen else None
+    stops = [*state.stops, stop]
+    trace = Trace(
+        method=METHOD,
+        settings=context.trace_settings(get_models(context).describe()),
+        candidates=state.candidates,
+        stops=stops,
+        stop_reason=stop["reason"],
+        evidence_ids=[],
+        usage=summarise_usage(state.calls),
+        calls=state.calls,
+    )
+    return {
+        "answer": chosen["text"] if usable and chosen else None,
+        "knowledge": knowledge["text"] if knowledge else None,
+        "stop_reason": stop["reason"],
+        "stops": [stop],
+        "trace": trace,
+    }
+
+
+# ── Routers (pure: state and settings in, next node out) ────────────────────────────────
+def route_knowledge(
+    state: State, runtime: Runtime[SelfReflectionContext]
+) -> Literal["generate_knowledge", "select_knowledge"]:
+    """Refine the knowledge while it is below threshold and attempts remain."""
+    context = _context(runtime)
+    if context.no_refinement or state.candidates[-1]["passed"]:
+        return "select_knowledge"
+    if state.knowledge_loop_step >= context.max_knowledge_loops:
+        return "select_knowledge"
+    return "generate_knowledge"
+
+
+def route_answer(
+    state: State, runtime: Runtime[SelfReflectionContext]
+) -> Literal["generate_answer", "select_answer"]:
+    """Refine the answer while it is below threshold and attempts remain."""
+    context = _context(runtime)
+    if context.no_refinement or state.candidates[-1]["passed"]:
+        return "select_answer"
+    if state.answer_loop_step >= context.max_answer_loops:
+        return "select_answer"
+    return "generate_answer"
+
+
+def route_entailment(
+    state: State, runtime: Runtime[SelfReflectionContext]
+) -> Literal["restart", "finish"]:
+    """Restart from the knowledge loop while the answer does not entail the question."""
+    context = _context(runtime)
+    if context.no_refinement or state.candidates[-1]["passed"]:
+        return "finish"
+    if state.round + 1 >= context.max_rounds:
+        return "finish"
+    return "restart"
+
+
+# ── Graph ───────────────────────────────────────────────────────────────────────────────
+def build_graph() -> StateGraph[State, SelfReflectionContext, InputState, OutputState]:
+    """Return the Self-Reflection graph builder (compile it with or without a checkpointer)."""
+    builder = StateGraph(
+        State, context_schema=SelfReflectionContext, input_schema=InputState,
+        output_schema=OutputState,
+    )
+    builder.add_node("check_question", check_question)
+    builder.add_node("generate_knowledge", generate_knowledge)
+    builder.add_node("score_knowledge", score_knowledge)
+    builder.add_node("select_knowledge", select_knowledge)
+    builder.add_node("generate_answer", generate_answer)
+    builder.add_node("score_answer", score_answer)
+    builder.add_node("select_answer", select_answer)
+    builder.add_node("score_entailment", score_entailment)
+    builder.add_node("restart", restart)
+    builder.add_node("finish", finish)
+
+    builder.add_edge(START, "check_question")
+    builder.add_edge("check_question", "generate_knowledge")
+    builder.add_edge("generate_knowledge", "score_knowledge")
+    builder.add_conditional_edges("score_knowledge", route_knowledge)
+    builder.add_edge("select_knowledge", "generate_answer")
+    builder.add_edge("generate_answer", "score_answer")
+    builder.add_conditional_edges("score_answer", route_answer)
+    builder.add_edge("select_answer", "score_entailment")
+    builder.add_conditional_edges("score_entailment", route_entailment)
+    builder.add_edge("restart", "generate_knowledge")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name="self_reflection")

@@ -1,0 +1,237 @@
+"""Token scorer: log P(target | prompt), per target token, teacher-forced.
+
+The factuality and consistency scorers of Self-Reflection need the log-probability a
+language model gives each token of a text that follows a prompt. Target tokens are found
+by character (byte) offsets in the tokenisation of prompt + target, never by tokenising the
+target alone: BPE merges across the boundary would otherwise shift or change the tokens.
+
+Two backends:
+- `LlamaCppTokenScorer`: a separate small-context llama.cpp instance with
+  `logits_all=True`; `eval` the whole sequence once and log-softmax each row. We do not use
+  `create_completion(echo=True, logprobs=...)`: there `max_tokens=0` means unlimited, and
+  without a BOS token the returned log-probs are shifted by one position.
+- `OpenAICompletionsTokenScorer`: `/v1/completions` with `echo=True, logprobs` as vLLM and
+  other OpenAI-compatible servers serve it (the scale-out option).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+
+class ScoreError(Exception):
+    """A text could not be scored (empty target, alignment failure, too long)."""
+
+
+@dataclass(frozen=True)
+class TokenLogprobs:
+    """Log-probabilities of a target's tokens given its prompt."""
+
+    tokens: tuple[str, ...]
+    logprobs: tuple[float, ...]
+    prompt_tokens: int
+    truncated_prompt_tokens: int = 0
+
+    @property
+    def mean(self) -> float:
+        """Mean log-prob per target token (the reference code's normalisation)."""
+        return mean_logprob(self.logprobs)
+
+
+class TokenScorer(Protocol):
+    """Anything that gives per-token log-probs of a target after a prompt."""
+
+    name: str
+
+    def target_logprobs(self, prompt: str, target: str) -> TokenLogprobs:
+        """Return the log-prob of each target token, teacher-forced after the prompt."""
+        ...
+
+
+def mean_logprob(logprobs: Sequence[float]) -> float:
+    """Average log-probs; raise ScoreError on an empty sequence rather than return NaN."""
+    if len(logprobs) == 0:
+        raise ScoreError("no target tokens to score")
+    return float(sum(logprobs) / len(logprobs))
+
+
+def log_softmax(logits: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.float64]:
+    """Compute a numerically stable log-softmax over the last axis."""
+    values = np.asarray(logits, dtype=np.float64)
+    shifted = values - values.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def token_end_offsets(pieces: Sequence[bytes]) -> list[int]:
+    """Return the cumulative byte offset at which each token ends."""
+    ends: list[int] = []
+    position = 0
+    for piece in pieces:
+        position += len(piece)
+        ends.append(position)
+    return ends
+
+
+def first_target_token(pieces: Sequence[bytes], text: bytes, boundary: int) -> int:
+    """Find the index of the first token that holds any byte at or after `boundary`.
+
+    A token that straddles the prompt/target boundary counts as a target token: it is the
+    model's prediction of the target's first characters.
+
+    Args:
+        pieces: The bytes each token of `text` decodes to, in order.
+        text: The full prompt + target, UTF-8 encoded.
+        boundary: Byte length of the prompt.
+
+    Raises:
+        ScoreError: If the pieces do not reassemble the text, or no token reaches the target.
+    """
+    joined = b"".join(pieces)
+    shift = 0
+    if joined != text:
+        # SentencePiece vocabularies decode a leading "▁" as a space the text never had.
+        if joined == b" " + text:
+            shift = 1
+        else:
+            raise ScoreError("token pieces do not reassemble the scored text")
+    for index, end in enumerate(token_end_offsets(pieces)):
+        if end - shift > boundary:
+            return index
+    raise ScoreError("no token falls in the target")
+
+
+def gather_target_logprobs(
+    token_ids: Sequence[int], logprob_rows: npt.NDArray[np.float64], start: int
+) -> list[float]:
+    """Pick log P(token_i | tokens_<i) for i >= start from per-position log-softmax rows.
+
+    Row i-1 is the model's distribution for position i, so position 0 is never scored.
+    """
+    if start < 1:
+        raise ScoreError("the first scored token needs at least one token of context")
+    return [float(logprob_rows[i - 1, token_ids[i]]) for i in range(start, len(token_ids))]
+
+
+class LlamaCppTokenScorer:
+    """Teacher-forced scoring on a llama.cpp model (its own instance, logits for all tokens)."""
+
+    def __init__(self, model_path: Path, *, context_size: int = 2048, seed: int = 0) -> None:
+        """Load a scoring instance of the GGUF model at `model_path`."""
+        from llama_cpp import Llama
+
+        self.name = f"llama.cpp:{model_path.name}"
+        self.context_size = context_size
+        self._llm = Llama(
+            model_path=str(model_path),
+            n_ctx=context_size,
+            logits_all=True,
+            seed=seed,
+            verbose=False,
+        )
+        self._lock = threading.Lock()
+
+    def target_logprobs(self, prompt: str, target: str) -> TokenLogprobs:
+        """Return per-token log-probs of `target` after `prompt`."""
+        if not target.strip():
+            raise ScoreError("the text to score is empty")
+        text = (prompt + target).encode("utf-8")
+        boundary = len(prompt.encode("utf-8"))
+        with self._lock:
+            token_ids = list(self._llm.tokenize(text, add_bos=True, special=False))
+            bos = self._llm.token_bos()
+            # A BOS the vocabulary prepends is not part of the text: it decodes to nothing.
+            pieces = [
+                b"" if (index == 0 and token == bos) else self._llm.detokenize([token])
+                for index, token in enumerate(token_ids)
+            ]
+            start = first_target_token(pieces, text, boundary)
+            if start == 0:
+                # Empty prompt and no BOS: give the first token a BOS to condition on.
+                token_ids = [self._llm.token_bos(), *token_ids]
+                start = 1
+            truncated = 0
+            if len(token_ids) > self.context_size:
+                truncated = len(token_ids) - self.context_size
+                if truncated >= start:
+                    raise ScoreError(
+                        f"the target alone ({len(token_ids) - start} tokens) does not fit the "
+                        f"scorer's context of {self.context_size} tokens"
+                    )
+                token_ids = token_ids[truncated:]
+                start -= truncated
+            self._llm.reset()
+            self._llm.eval(token_ids)
+            rows = log_softmax(np.asarray(self._llm.scores[: len(token_ids)]))
+        logprobs = gather_target_logprobs(token_ids, rows, start)
+        token_text = tuple(
+            self._llm.detokenize([t]).decode("utf-8", "replace") for t in token_ids[start:]
+        )
+        return TokenLogprobs(token_text, tuple(logprobs), start, truncated)
+
+
+class OpenAICompletionsTokenScorer:
+    """Teacher-forced scoring through an OpenAI-compatible `/v1/completions` endpoint."""
+
+    def __init__(self, client: Any, model_name: str) -> None:
+        """Score with `client` (an `openai.OpenAI`) against `model_name`."""
+        self.name = f"openai-completions:{model_name}"
+        self._client = client
+        self._model_name = model_name
+
+    def target_logprobs(self, prompt: str, target: str) -> TokenLogprobs:
+        """Return per-token log-probs of `target` after `prompt` via echo + logprobs."""
+        if not target.strip():
+            raise ScoreError("the text to score is empty")
+        text = prompt + target
+        response = self._client.completions.create(
+            model=self._model_name, prompt=text, echo=True, logprobs=0, max_tokens=1,
+            temperature=0.0,
+        )
+        logprobs = response.choices[0].logprobs
+        return align_echoed_logprobs(
+            list(logprobs.tokens),
+            list(logprobs.token_logprobs),
+            list(logprobs.text_offset),
+            prompt_chars=len(prompt),
+            text_chars=len(text),
+        )
+
+
+def align_echoed_logprobs(
+    tokens: Sequence[str],
+    token_logprobs: Sequence[float | None],
+    text_offsets: Sequence[int],
+    *,
+    prompt_chars: int,
+    text_chars: int,
+) -> TokenLogprobs:
+    """Select the target tokens of an echoed completion by their character offsets.
+
+    Tokens starting at or after `text_chars` are the generated continuation and are dropped;
+    a token straddling the prompt/target boundary counts as a target token.
+    """
+    kept_tokens: list[str] = []
+    kept: list[float] = []
+    prompt_tokens = 0
+    for index, (token, offset) in enumerate(zip(tokens, text_offsets, strict=True)):
+        if offset >= text_chars:
+            break
+        end = text_offsets[index + 1] if index + 1 < len(text_offsets) else text_chars
+        if min(end, text_chars) <= prompt_chars:
+            prompt_tokens += 1
+            continue
+        value = token_logprobs[index]
+        if value is None:
+            raise ScoreError("the server returned no log-prob for a target token")
+        kept_tokens.append(token)
+        kept.append(float(value))
+    if not kept:
+        raise ScoreError("no token falls in the target")
+    return TokenLogprobs(tuple(kept_tokens), tuple(kept), prompt_tokens)
