@@ -20,6 +20,22 @@ _LEADING_LABEL = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 MIN_ECHO_CHARS = 20
 """Prompt fragments shorter than this are not removed (too likely to be real content)."""
+ECHO_WORD_SHARE = 0.7
+"""A reply sentence whose words come at least this much from one instruction sentence is a
+paraphrased echo (the model restating its feedback with other numbers) and is dropped."""
+MIN_ECHO_WORDS = 5
+_WORD = re.compile(r"[a-z]+")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _is_paraphrased_echo(sentence: str, instruction_words: list[set[str]]) -> bool:
+    words = _words(sentence)
+    if len(words) < MIN_ECHO_WORDS:
+        return False
+    return any(len(words & source) / len(words) >= ECHO_WORD_SHARE for source in instruction_words)
 
 
 def _echo_fragments(prompts: Iterable[str]) -> list[str]:
@@ -33,7 +49,7 @@ def _echo_fragments(prompts: Iterable[str]) -> list[str]:
 
 
 def clean_generation(text: str, echoed_prompts: Iterable[str] = ()) -> str:
-    """Remove template tokens, leading labels and verbatim echoes of the prompts sent.
+    """Remove template tokens, leading labels, and verbatim or paraphrased prompt echoes.
 
     Args:
         text: The raw reply.
@@ -44,8 +60,17 @@ def clean_generation(text: str, echoed_prompts: Iterable[str] = ()) -> str:
         The cleaned reply; empty when nothing but echoes remained.
     """
     cleaned = _SPECIAL_TOKENS.sub("", text)
-    for fragment in _echo_fragments(echoed_prompts):
+    fragments = _echo_fragments(echoed_prompts)
+    for fragment in fragments:
         cleaned = cleaned.replace(fragment, " ")
+    instruction_words = [_words(fragment) for fragment in fragments]
+    kept_lines = []
+    for line in cleaned.split("\n"):
+        sentences = re.split(r"(?<=[.!?])\s+", line)
+        kept_lines.append(
+            " ".join(s for s in sentences if not _is_paraphrased_echo(s, instruction_words))
+        )
+    cleaned = "\n".join(kept_lines)
     cleaned = _LEADING_LABEL.sub("", cleaned.strip())
     cleaned = re.sub(r"[ \t]+", " ", cleaned)
     cleaned = re.sub(r"\n{3,}", "\n\n", cleaned)

@@ -35,7 +35,12 @@ class SentenceTransformerEmbedder:
         if Path(model).is_dir():
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
 
         self.name = name or f"sentence-transformers:{Path(model).name}"
         self._model = SentenceTransformer(str(model), device="cpu")

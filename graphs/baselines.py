@@ -1,0 +1,126 @@
+"""Direct-answer baseline: ask the same model the question once, no loops.
+
+The comparison point for every mitigation method (the paper's "directly generated"
+answers). Same model, same sampling settings, same output and trace shape, so a benchmark
+compares like with like.
+
+    check_question -> answer_directly -> finish
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from nodes.generation import generate_turn
+from nodes.input import check_question as validate_question
+from prompts import render
+from veriloop.context import ModelSettings, resolve_context
+from veriloop.models import get_models
+from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, summarise_usage
+
+METHOD = "direct"
+
+
+@dataclass(kw_only=True)
+class DirectContext(ModelSettings):
+    """Model settings plus prompt overrides; the baseline has no thresholds or loops."""
+
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+
+@dataclass
+class InputState:
+    """What a caller provides."""
+
+    question: str
+
+
+@dataclass
+class OutputState:
+    """What a caller gets back (the same fields as every method's output)."""
+
+    question: str
+    answer: str | None = None
+    knowledge: str | None = None
+    stop_reason: StopReason | None = None
+    trace: Trace | None = None
+
+
+@dataclass
+class State(OutputState):
+    """Working state."""
+
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+
+
+def _context(runtime: Runtime[DirectContext]) -> DirectContext:
+    return resolve_context(runtime.context, DirectContext)
+
+
+def check_question(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
+    """Reject an unusable question before any model is loaded."""
+    context = _context(runtime)
+    return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
+
+
+def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
+    """Ask the model the question once."""
+    context = _context(runtime)
+    user_text = render("direct_answer", context.prompt_overrides, question=state.question)
+    generated = generate_turn(
+        get_models(context), [], user_text, purpose="answer",
+        echo_guard=[user_text.replace(state.question, "")], seed=context.seed,
+    )
+    candidate = Candidate(
+        stage="answer", round=0, iteration=0, text=generated.text, scores={}, thresholds={},
+        passed=generated.error is None, error=generated.error,
+    )
+    return {"candidates": [candidate], "calls": [generated.call]}
+
+
+def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
+    """Return the answer (None if unusable) with its trace."""
+    context = _context(runtime)
+    candidate = state.candidates[-1]
+    reason: StopReason = "single_pass" if candidate["text"] else "no_usable_output"
+    stop = LoopStop(
+        loop="direct", round=0, reason=reason, chosen_iteration=0,
+        detail=candidate["error"] or "one generation, no loop",
+    )
+    settings: dict[str, Any] = {
+        key: value for key, value in asdict(context).items() if key in {"temperature", "seed"}
+    }
+    settings["models"] = get_models(context).describe()
+    trace = Trace(
+        method=METHOD, settings=settings, candidates=state.candidates, stops=[stop],
+        stop_reason=reason, evidence_ids=[], usage=summarise_usage(state.calls),
+        calls=state.calls,
+    )
+    return {"answer": candidate["text"] or None, "stop_reason": reason, "trace": trace}
+
+
+def build_graph() -> StateGraph[State, DirectContext, InputState, OutputState]:
+    """Return the direct-answer baseline graph builder."""
+    builder = StateGraph(
+        State, context_schema=DirectContext, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node("check_question", check_question)
+    builder.add_node("answer_directly", answer_directly)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_question")
+    builder.add_edge("check_question", "answer_directly")
+    builder.add_edge("answer_directly", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name="direct")

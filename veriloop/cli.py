@@ -1,0 +1,182 @@
+"""The `veriloop` command line.
+
+    veriloop ask "Is Noonan syndrome inherited?"            # Self-Reflection, embedded model
+    veriloop ask "..." --method direct --json               # baseline, full output as JSON
+    veriloop ask "..." --set max_rounds=1 --set no_number=true
+
+User errors (bad question, unknown method or setting, missing model, unreachable server)
+print one line starting with "error:" and exit with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import fields
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from nodes.input import check_question
+from veriloop.context import ModelSettings, _parse_env_value
+from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.methods import METHODS, get_method
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Hallucination-mitigation methods as LangGraph graphs, offline by default.",
+)
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+
+DEFAULT_CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")).expanduser() / "veriloop"
+
+
+@app.callback()
+def main() -> None:
+    """Run veriloop's methods from the command line."""
+
+
+def build_context(
+    context_class: type[ModelSettings], assignments: list[str], **given: Any
+) -> ModelSettings:
+    """Build a method's Context from CLI options and `--set name=value` pairs."""
+    known = {spec.name: spec for spec in fields(context_class)}
+    hints = __import__("typing").get_type_hints(context_class)
+    values = {key: value for key, value in given.items() if value is not None}
+    for assignment in assignments:
+        name, sep, raw = assignment.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in known:
+            raise InvalidInputError(
+                f"--set {assignment!r}: expected NAME=VALUE with NAME one of "
+                f"{', '.join(sorted(known))}"
+            )
+        values[name] = _parse_env_value(raw, hints[name], name)
+    return context_class(**values)
+
+
+def _score_cell(candidate: dict[str, Any], name: str) -> str:
+    if name not in candidate["scores"]:
+        return ""
+    value = candidate["scores"][name]
+    if value is None:
+        return "[red]failed[/red]"
+    threshold = candidate["thresholds"].get(name)
+    mark = "" if threshold is None else (" ✓" if value >= threshold else " ✗")
+    return f"{value:.3f}{mark}"
+
+
+def _progress_line(node: str, update: dict[str, Any]) -> str:
+    for candidate in update.get("candidates") or []:
+        scores = ", ".join(
+            f"{name} {_score_cell(candidate, name)}" for name in candidate["scores"]
+        )
+        where = f"round {candidate['round'] + 1}"
+        if candidate["stage"] != "round":
+            where += f", attempt {candidate['iteration'] + 1}"
+        note = f" [red]({candidate['error']})[/red]" if candidate["error"] else ""
+        return f"{node:<18} {candidate['stage']:<9} {where}: {scores}{note}"
+    for stop in update.get("stops") or []:
+        return f"{node:<18} {stop['loop']} loop stopped: {stop['reason']} — {stop['detail']}"
+    return node
+
+
+def render_result(result: dict[str, Any]) -> None:
+    """Print the answer, the knowledge, the candidate table and the stop reasons."""
+    trace = result.get("trace") or {}
+    answer = result.get("answer")
+    out.print(Panel(answer or "[red]no usable answer[/red]", title="Answer", expand=True))
+    if result.get("knowledge"):
+        out.print(Panel(result["knowledge"], title="Knowledge (final)", expand=True))
+    candidates = trace.get("candidates", [])
+    score_names = list(dict.fromkeys(name for c in candidates for name in c["scores"]))
+    if candidates and score_names:
+        table = Table(title="Candidates per iteration (✓ met threshold, ✗ below)")
+        columns = ["round", "stage", "try", *score_names]
+        for column in columns:
+            table.add_column(column, no_wrap=True, min_width=max(len(column), 6))
+        # Scores first; the text gets what is left of the terminal, or is left to --json.
+        text_width = out.width - sum(max(len(c), 9) + 3 for c in columns) - 4
+        show_text = text_width >= 20
+        if show_text:
+            table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
+        for candidate in candidates:
+            text = candidate["text"] or f"[red]{candidate['error'] or 'empty'}[/red]"
+            table.add_row(
+                str(candidate["round"] + 1), candidate["stage"],
+                "" if candidate["stage"] == "round" else str(candidate["iteration"] + 1),
+                *(_score_cell(candidate, name) for name in score_names),
+                *([" ".join(text.split())] if show_text else []),
+            )
+        out.print(table)
+    for stop in trace.get("stops", []):
+        out.print(
+            f"[bold]{stop['loop']}[/bold] loop, round {stop['round'] + 1}: "
+            f"{stop['reason']} — {stop['detail']}"
+        )
+    usage = trace.get("usage")
+    if usage:
+        out.print(
+            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['score_calls']} "
+            f"score, {usage['embed_calls']} embed; {usage['cached_calls']} cached), tokens in "
+            f"{usage['tokens_in']}, out {usage['tokens_out']}, model time "
+            f"{usage['model_seconds']:.1f} s; stop reason: {trace.get('stop_reason')}"
+        )
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    method: Annotated[
+        str, typer.Option("--method", "-m", help=f"One of: {', '.join(sorted(METHODS))}.")
+    ] = "self-reflection",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
+    backend: Annotated[
+        str | None, typer.Option(help="Model backend: embedded, openai, ...")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option(help=f"Model-call cache directory [{DEFAULT_CACHE_DIR}].")
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override a Context field, e.g. --set max_rounds=1."),
+    ] = None,
+) -> None:
+    """Answer one question with a method, showing each step and the scores."""
+    try:
+        spec = get_method(method)
+        build_graph, context_class = spec.load()
+        cache = "" if no_cache else str(cache_dir or os.environ.get(
+            "VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        context = build_context(
+            context_class, settings or [], backend=backend, cache_dir=cache
+        )
+        question = check_question(question, max_chars=context.max_question_chars)
+        graph = build_graph().compile(name=spec.name)
+        err.print(f"[bold]{spec.name}[/bold] on {context.backend} models: {spec.summary}")
+        result: dict[str, Any] = {}
+        for mode, chunk in graph.stream(
+            {"question": question}, context=context, stream_mode=["updates", "values"]
+        ):
+            if mode == "updates":
+                for node, update in chunk.items():
+                    err.print(f"  [dim]▸[/dim] {_progress_line(node, update or {})}")
+            else:
+                result = chunk
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    output_keys = {"question", "answer", "knowledge", "stop_reason", "trace"}
+    final = {key: value for key, value in result.items() if key in output_keys}
+    if as_json:
+        sys.stdout.write(json.dumps(final, indent=2, ensure_ascii=False) + "\n")
+    else:
+        render_result(final)

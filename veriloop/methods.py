@@ -1,0 +1,46 @@
+"""The methods the CLI and the benchmark harness can run, by name."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from veriloop.context import ModelSettings
+from veriloop.errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """Where a method's graph and Context live."""
+
+    name: str
+    module: str
+    context_class: str
+    summary: str
+
+    def load(self) -> tuple[Any, type[ModelSettings]]:
+        """Import the method's module; return its graph builder function and Context class."""
+        module = importlib.import_module(self.module)
+        return module.build_graph, getattr(module, self.context_class)
+
+
+METHODS: dict[str, MethodSpec] = {
+    "self-reflection": MethodSpec(
+        "self-reflection", "graphs.self_reflection", "SelfReflectionContext",
+        "knowledge -> answer -> entailment loops (Ji et al. 2023)",
+    ),
+    "direct": MethodSpec(
+        "direct", "graphs.baselines", "DirectContext", "one direct answer (baseline)"
+    ),
+}
+
+
+def get_method(name: str) -> MethodSpec:
+    """Return the method called `name`, or raise a clear error listing the known ones."""
+    spec = METHODS.get(name)
+    if spec is None:
+        raise InvalidInputError(
+            f"unknown method {name!r}; choose one of: {', '.join(sorted(METHODS))}"
+        )
+    return spec
