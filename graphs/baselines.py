@@ -78,7 +78,8 @@ def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, 
     user_text = render("direct_answer", context.prompt_overrides, question=state.question)
     generated = generate_turn(
         get_models(context), [], user_text, purpose="answer",
-        echo_guard=[user_text.replace(state.question, "")], seed=context.seed,
+        echo_guard=[user_text.replace(state.question, "")], restated=[state.question],
+        seed=context.seed,
     )
     candidate = Candidate(
         stage="answer", round=0, iteration=0, text=generated.text, scores={}, thresholds={},

@@ -243,7 +243,8 @@ def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) ->
         )
     generated = generate_turn(
         get_models(context), conversation, user_text, purpose="knowledge",
-        echo_guard=[user_text.replace(state.question, "")], seed=context.seed + state.round,
+        echo_guard=[user_text.replace(state.question, "")], restated=[state.question],
+        seed=context.seed + state.round,
     )
     return {
         "knowledge_conversation": generated.conversation,
@@ -308,7 +309,7 @@ def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> di
     instruction = user_text.replace(knowledge, "").replace(state.question, "")
     generated = generate_turn(
         get_models(context), conversation, user_text, purpose="answer",
-        echo_guard=[instruction], seed=context.seed + state.round,
+        echo_guard=[instruction], restated=[state.question], seed=context.seed + state.round,
     )
     return {
         "answer_conversation": generated.conversation,

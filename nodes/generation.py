@@ -34,6 +34,7 @@ def generate_turn(
     *,
     purpose: str,
     echo_guard: list[str],
+    restated: list[str] | None = None,
     seed: int | None = None,
 ) -> Generated:
     """Append `user_text` to `conversation`, ask the chat model, and clean the reply.
@@ -44,6 +45,7 @@ def generate_turn(
         user_text: The new user turn (a task prompt or feedback).
         purpose: Label for accounting.
         echo_guard: Instruction texts whose echoes are stripped from the reply.
+        restated: Texts (the question) a reply sentence may not merely restate.
         seed: Sampling seed for this call (rounds use different seeds so restarts differ).
 
     Returns:
@@ -57,7 +59,7 @@ def generate_turn(
         error = f"the chat model rejected the request: {exc}"
         call = failed_call("chat", purpose, models.chat_name, error)
         return Generated([*turns, ChatTurn(role="assistant", content="")], "", error, call)
-    text = clean_generation(reply.text, echo_guard)
+    text = clean_generation(reply.text, echo_guard, restated or [])
     error = None if text else "the reply was empty once echoed prompt text was removed"
     return Generated(
         [*turns, ChatTurn(role="assistant", content=reply.text)], text, error, reply.call

@@ -17,7 +17,7 @@ _LEADING_LABEL = re.compile(
     r"(?:knowledge|response|answer)|assistant)(?:\*\*)?\s*:\s*",
     re.IGNORECASE,
 )
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\"")
 MIN_ECHO_CHARS = 20
 """Prompt fragments shorter than this are not removed (too likely to be real content)."""
 ECHO_WORD_SHARE = 0.7
@@ -48,13 +48,21 @@ def _echo_fragments(prompts: Iterable[str]) -> list[str]:
     return sorted(set(fragments), key=len, reverse=True)
 
 
-def clean_generation(text: str, echoed_prompts: Iterable[str] = ()) -> str:
+def _normalised(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def clean_generation(
+    text: str, echoed_prompts: Iterable[str] = (), restated: Iterable[str] = ()
+) -> str:
     """Remove template tokens, leading labels, and verbatim or paraphrased prompt echoes.
 
     Args:
         text: The raw reply.
         echoed_prompts: Instructions sent in this call whose sentences must not be
-            passed off as content (the question itself is not included by callers).
+            passed off as content (without the question: an answer may reuse its words).
+        restated: Texts (the question) that are dropped only where a reply sentence is
+            nothing but a restatement of them.
 
     Returns:
         The cleaned reply; empty when nothing but echoes remained.
@@ -64,11 +72,16 @@ def clean_generation(text: str, echoed_prompts: Iterable[str] = ()) -> str:
     for fragment in fragments:
         cleaned = cleaned.replace(fragment, " ")
     instruction_words = [_words(fragment) for fragment in fragments]
+    restatements = {_normalised(item) for item in restated} - {""}
     kept_lines = []
     for line in cleaned.split("\n"):
         sentences = re.split(r"(?<=[.!?])\s+", line)
         kept_lines.append(
-            " ".join(s for s in sentences if not _is_paraphrased_echo(s, instruction_words))
+            " ".join(
+                s for s in sentences
+                if not _is_paraphrased_echo(s, instruction_words)
+                and _normalised(s) not in restatements
+            )
         )
     cleaned = "\n".join(kept_lines)
     cleaned = _LEADING_LABEL.sub("", cleaned.strip())

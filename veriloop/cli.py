@@ -23,7 +23,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from nodes.input import check_question
-from veriloop.context import ModelSettings, _parse_env_value
+from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.methods import METHODS, get_method
 
@@ -58,7 +58,7 @@ def build_context(
                 f"--set {assignment!r}: expected NAME=VALUE with NAME one of "
                 f"{', '.join(sorted(known))}"
             )
-        values[name] = _parse_env_value(raw, hints[name], name)
+        values[name] = parse_setting(raw, hints[name], f"--set {name}")
     return context_class(**values)
 
 

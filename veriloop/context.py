@@ -19,10 +19,19 @@ from veriloop.errors import InvalidInputError
 ENV_PREFIX = "VERILOOP_"
 
 
-def _parse_env_value(raw: str, annotation: Any, name: str) -> Any:
-    """Convert an environment string to the type a Context field declares."""
+def parse_setting(raw: str, annotation: Any, source: str) -> Any:
+    """Convert a setting given as text to the type its Context field declares.
+
+    Args:
+        raw: The text (from the environment or `--set`).
+        annotation: The field's type.
+        source: How the user gave it, for the error message (e.g. "--set max_rounds").
+
+    Raises:
+        InvalidInputError: The text does not convert.
+    """
     target = annotation if isinstance(annotation, type) else None
-    text = str(annotation)
+    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
     try:
         if target is bool or text == "bool":
             lowered = raw.strip().lower()
@@ -39,10 +48,7 @@ def _parse_env_value(raw: str, annotation: Any, name: str) -> Any:
             value = json.loads(raw)
             return tuple(value) if text.startswith("tuple") else value
     except ValueError as exc:
-        raise InvalidInputError(
-            f"environment variable {ENV_PREFIX}{name.upper()}={raw!r} is not a valid "
-            f"{text}: {exc}. Fix or unset it."
-        ) from exc
+        raise InvalidInputError(f"{source}={raw!r} is not a valid {text}: {exc}") from exc
     return raw
 
 
@@ -140,7 +146,8 @@ class ModelSettings:
                 else (spec.default_factory() if spec.default_factory is not MISSING else None)
             )
             if getattr(self, spec.name) == default:
-                setattr(self, spec.name, _parse_env_value(env_value, hints[spec.name], spec.name))
+                variable = f"environment variable {ENV_PREFIX}{spec.name.upper()}"
+                setattr(self, spec.name, parse_setting(env_value, hints[spec.name], variable))
 
     def model_fields(self) -> dict[str, Any]:
         """Return the fields that decide which model objects are built (the cache key)."""

@@ -38,6 +38,7 @@ class ScriptedChatModel(BaseChatModel):
     replies: list[Any]
     _position: int = PrivateAttr(default=0)
     _seen: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _options: list[dict[str, Any]] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
@@ -48,6 +49,11 @@ class ScriptedChatModel(BaseChatModel):
     def conversations(self) -> list[list[BaseMessage]]:
         """Return every conversation sent, in order."""
         return self._seen
+
+    @property
+    def options(self) -> list[dict[str, Any]]:
+        """Return the per-call options (seed, response_format, ...) of every call."""
+        return self._options
 
     def _generate(
         self,
@@ -64,6 +70,7 @@ class ScriptedChatModel(BaseChatModel):
             reply = self.replies[self._position]
             self._position += 1
             self._seen.append(list(messages))
+            self._options.append(dict(kwargs))
         text = reply(messages) if callable(reply) else str(reply)
         tokens_in = sum(len(str(m.content).split()) for m in messages)
         message = AIMessage(
