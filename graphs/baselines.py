@@ -77,13 +77,23 @@ def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, 
     context = _context(runtime)
     user_text = render("direct_answer", context.prompt_overrides, question=state.question)
     generated = generate_turn(
-        get_models(context), [], user_text, purpose="answer",
-        echo_guard=[user_text.replace(state.question, "")], restated=[state.question],
+        get_models(context),
+        [],
+        user_text,
+        purpose="answer",
+        echo_guard=[user_text.replace(state.question, "")],
+        restated=[state.question],
         seed=context.seed,
     )
     candidate = Candidate(
-        stage="answer", round=0, iteration=0, text=generated.text, scores={}, thresholds={},
-        passed=generated.error is None, error=generated.error,
+        stage="answer",
+        round=0,
+        iteration=0,
+        text=generated.text,
+        scores={},
+        thresholds={},
+        passed=generated.error is None,
+        error=generated.error,
     )
     return {"candidates": [candidate], "calls": [generated.call]}
 
@@ -94,7 +104,10 @@ def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     candidate = state.candidates[-1]
     reason: StopReason = "single_pass" if candidate["text"] else "no_usable_output"
     stop = LoopStop(
-        loop="direct", round=0, reason=reason, chosen_iteration=0,
+        loop="direct",
+        round=0,
+        reason=reason,
+        chosen_iteration=0,
         detail=candidate["error"] or "one generation, no loop",
     )
     settings: dict[str, Any] = {
@@ -102,8 +115,13 @@ def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     }
     settings["models"] = get_models(context).describe()
     trace = Trace(
-        method=METHOD, settings=settings, candidates=state.candidates, stops=[stop],
-        stop_reason=reason, evidence_ids=[], usage=summarise_usage(state.calls),
+        method=METHOD,
+        settings=settings,
+        candidates=state.candidates,
+        stops=[stop],
+        stop_reason=reason,
+        evidence_ids=[],
+        usage=summarise_usage(state.calls),
         calls=state.calls,
     )
     return {"answer": candidate["text"] or None, "stop_reason": reason, "trace": trace}

@@ -125,9 +125,18 @@ class SelfReflectionContext(ModelSettings):
     def trace_settings(self, models: dict[str, str]) -> dict[str, Any]:
         """Describe what this run was held to, for the trace."""
         keep = {
-            "threshold_factuality", "threshold_consistency", "threshold_entailment",
-            "max_knowledge_loops", "max_answer_loops", "max_rounds", "factuality_demos",
-            "consistency_weights", "no_refinement", "no_aspect", "no_number", "temperature",
+            "threshold_factuality",
+            "threshold_consistency",
+            "threshold_entailment",
+            "max_knowledge_loops",
+            "max_answer_loops",
+            "max_rounds",
+            "factuality_demos",
+            "consistency_weights",
+            "no_refinement",
+            "no_aspect",
+            "no_number",
+            "temperature",
             "seed",
         }
         settings = {key: value for key, value in asdict(self).items() if key in keep}
@@ -192,15 +201,15 @@ def _this_round(state: State, stage: str) -> list[Candidate]:
 
 def _chosen(state: State, stage: str, round_index: int) -> Candidate | None:
     """Return the candidate the `stage` loop of `round_index` kept (per its LoopStop)."""
-    stop = next(
-        (s for s in state.stops if s["loop"] == stage and s["round"] == round_index), None
-    )
+    stop = next((s for s in state.stops if s["loop"] == stage and s["round"] == round_index), None)
     if stop is None:
         return None
     return next(
         (
-            c for c in state.candidates
-            if c["stage"] == stage and c["round"] == round_index
+            c
+            for c in state.candidates
+            if c["stage"] == stage
+            and c["round"] == round_index
             and c["iteration"] == stop["chosen_iteration"]
         ),
         None,
@@ -208,14 +217,24 @@ def _chosen(state: State, stage: str, round_index: int) -> Candidate | None:
 
 
 def _candidate(
-    state: State, stage: str, iteration: int, scores: dict[str, float | None],
-    thresholds: dict[str, float], error: str | None, text: str | None = None,
+    state: State,
+    stage: str,
+    iteration: int,
+    scores: dict[str, float | None],
+    thresholds: dict[str, float],
+    error: str | None,
+    text: str | None = None,
 ) -> Candidate:
     passed = all(passes(scores.get(name), limit) for name, limit in thresholds.items())
     return Candidate(
-        stage=stage, round=state.round, iteration=iteration,
-        text=state.draft if text is None else text, scores=scores, thresholds=thresholds,
-        passed=passed, error=error,
+        stage=stage,
+        round=state.round,
+        iteration=iteration,
+        text=state.draft if text is None else text,
+        scores=scores,
+        thresholds=thresholds,
+        passed=passed,
+        error=error,
     )
 
 
@@ -237,13 +256,18 @@ def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) ->
         conversation = state.knowledge_conversation
         last = _this_round(state, "knowledge")[-1]
         user_text = render(
-            f"self_reflection_knowledge_feedback{context.feedback_variant()}", overrides,
+            f"self_reflection_knowledge_feedback{context.feedback_variant()}",
+            overrides,
             score=format_score(last["scores"]["factuality"]),
             threshold=context.threshold_factuality,
         )
     generated = generate_turn(
-        get_models(context), conversation, user_text, purpose="knowledge",
-        echo_guard=[user_text.replace(state.question, "")], restated=[state.question],
+        get_models(context),
+        conversation,
+        user_text,
+        purpose="knowledge",
+        echo_guard=[user_text.replace(state.question, "")],
+        restated=[state.question],
         seed=context.seed + state.round,
     )
     return {
@@ -262,12 +286,19 @@ def score_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> di
         outcome = scorers.ScoreOutcome(None, state.draft_error)
     else:
         outcome = scorers.factuality(
-            get_models(context), state.question, state.draft,
-            demo_count=context.factuality_demos, overrides=context.prompt_overrides,
+            get_models(context),
+            state.question,
+            state.draft,
+            demo_count=context.factuality_demos,
+            overrides=context.prompt_overrides,
         )
     candidate = _candidate(
-        state, "knowledge", state.knowledge_loop_step - 1, {"factuality": outcome.value},
-        {"factuality": context.threshold_factuality}, outcome.error,
+        state,
+        "knowledge",
+        state.knowledge_loop_step - 1,
+        {"factuality": outcome.value},
+        {"factuality": context.threshold_factuality},
+        outcome.error,
     )
     return {"candidates": [candidate], "calls": outcome.calls}
 
@@ -276,8 +307,11 @@ def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> d
     """Close the knowledge loop: keep the passing or best knowledge, start the answer loop."""
     context = _context(runtime)
     chosen, stop = close_loop(
-        _this_round(state, "knowledge"), loop="knowledge", round_index=state.round,
-        score_name="factuality", single_pass=context.no_refinement,
+        _this_round(state, "knowledge"),
+        loop="knowledge",
+        round_index=state.round,
+        score_name="factuality",
+        single_pass=context.no_refinement,
     )
     return {
         "knowledge": chosen["text"] if chosen else "",
@@ -301,15 +335,21 @@ def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> di
         conversation = state.answer_conversation
         last = _this_round(state, "answer")[-1]
         user_text = render(
-            f"self_reflection_answer_feedback{context.feedback_variant()}", overrides,
+            f"self_reflection_answer_feedback{context.feedback_variant()}",
+            overrides,
             score=format_score(last["scores"]["consistency"]),
             threshold=context.threshold_consistency,
         )
     # The knowledge is quoted in the prompt on purpose; only the instruction is guarded.
     instruction = user_text.replace(knowledge, "").replace(state.question, "")
     generated = generate_turn(
-        get_models(context), conversation, user_text, purpose="answer",
-        echo_guard=[instruction], restated=[state.question], seed=context.seed + state.round,
+        get_models(context),
+        conversation,
+        user_text,
+        purpose="answer",
+        echo_guard=[instruction],
+        restated=[state.question],
+        seed=context.seed + state.round,
     )
     return {
         "answer_conversation": generated.conversation,
@@ -329,12 +369,19 @@ def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[
         outcome = scorers.ScoreOutcome(None, "no usable knowledge to be consistent with")
     else:
         outcome = scorers.consistency(
-            get_models(context), state.knowledge, state.draft,
-            weights=context.consistency_weights, overrides=context.prompt_overrides,
+            get_models(context),
+            state.knowledge,
+            state.draft,
+            weights=context.consistency_weights,
+            overrides=context.prompt_overrides,
         )
     candidate = _candidate(
-        state, "answer", state.answer_loop_step - 1, {"consistency": outcome.value},
-        {"consistency": context.threshold_consistency}, outcome.error,
+        state,
+        "answer",
+        state.answer_loop_step - 1,
+        {"consistency": outcome.value},
+        {"consistency": context.threshold_consistency},
+        outcome.error,
     )
     return {"candidates": [candidate], "calls": outcome.calls}
 
@@ -343,8 +390,11 @@ def select_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict
     """Close the answer loop: keep the passing or best answer of this round."""
     context = _context(runtime)
     chosen, stop = close_loop(
-        _this_round(state, "answer"), loop="answer", round_index=state.round,
-        score_name="consistency", single_pass=context.no_refinement,
+        _this_round(state, "answer"),
+        loop="answer",
+        round_index=state.round,
+        score_name="consistency",
+        single_pass=context.no_refinement,
     )
     return {"answer": chosen["text"] if chosen else "", "stops": [stop]}
 
@@ -362,8 +412,13 @@ def score_entailment(state: State, runtime: Runtime[SelfReflectionContext]) -> d
         "entailment": outcome.value,
     }
     round_result = _candidate(
-        state, "round", state.round, scores, {"entailment": context.threshold_entailment},
-        outcome.error, text=answer,
+        state,
+        "round",
+        state.round,
+        scores,
+        {"entailment": context.threshold_entailment},
+        outcome.error,
+        text=answer,
     )
     return {"candidates": [round_result], "calls": outcome.calls}
 
@@ -386,7 +441,10 @@ def finish(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, A
     context = _context(runtime)
     rounds = [c for c in state.candidates if c["stage"] == "round"]
     chosen, stop = close_loop(
-        rounds, loop="entailment", round_index=state.round, score_name="entailment",
+        rounds,
+        loop="entailment",
+        round_index=state.round,
+        score_name="entailment",
         single_pass=context.no_refinement,
     )
     usable = chosen is not None and stop["reason"] != "no_usable_output"
@@ -452,7 +510,9 @@ def route_entailment(
 def build_graph() -> StateGraph[State, SelfReflectionContext, InputState, OutputState]:
     """Return the Self-Reflection graph builder (compile it with or without a checkpointer)."""
     builder = StateGraph(
-        State, context_schema=SelfReflectionContext, input_schema=InputState,
+        State,
+        context_schema=SelfReflectionContext,
+        input_schema=InputState,
         output_schema=OutputState,
     )
     builder.add_node("check_question", check_question)

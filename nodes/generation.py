@@ -56,9 +56,9 @@ def generate_turn(
     try:
         reply = models.chat(turns, purpose=purpose, seed=seed)
     except ChatFailure as exc:
-        error = f"the chat model rejected the request: {exc}"
-        call = failed_call("chat", purpose, models.chat_name, error)
-        return Generated([*turns, ChatTurn(role="assistant", content="")], "", error, call)
+        reason = f"the chat model rejected the request: {exc}"
+        call = failed_call("chat", purpose, models.chat_name, reason)
+        return Generated([*turns, ChatTurn(role="assistant", content="")], "", reason, call)
     text = clean_generation(reply.text, echo_guard, restated or [])
     error = None if text else "the reply was empty once echoed prompt text was removed"
     return Generated(

@@ -78,7 +78,8 @@ def clean_generation(
         sentences = re.split(r"(?<=[.!?])\s+", line)
         kept_lines.append(
             " ".join(
-                s for s in sentences
+                s
+                for s in sentences
                 if not _is_paraphrased_echo(s, instruction_words)
                 and _normalised(s) not in restatements
             )

@@ -43,7 +43,10 @@ def close_loop(
     """
     if not candidates:
         return None, LoopStop(
-            loop=loop, round=round_index, reason="no_usable_output", chosen_iteration=None,
+            loop=loop,
+            round=round_index,
+            reason="no_usable_output",
+            chosen_iteration=None,
             detail="the loop produced no candidate",
         )
     last = candidates[-1]
@@ -51,8 +54,10 @@ def close_loop(
         chosen, reason, detail = last, "single_pass", "no refinement (ablation): kept the only"
     elif last["passed"]:
         chosen, reason = last, "met"
-        detail = f"{score_name} {format_score(last['scores'].get(score_name))} met " \
-                 f"{last['thresholds'][score_name]}"
+        detail = (
+            f"{score_name} {format_score(last['scores'].get(score_name))} met "
+            f"{last['thresholds'][score_name]}"
+        )
     else:
         best = best_candidate(candidates, score_name)
         assert best is not None
@@ -65,8 +70,11 @@ def close_loop(
         usable = [c for c in candidates if c["text"]]
         if not usable:
             return chosen, LoopStop(
-                loop=loop, round=round_index, reason="no_usable_output",
-                chosen_iteration=chosen["iteration"], detail="no attempt produced usable text",
+                loop=loop,
+                round=round_index,
+                reason="no_usable_output",
+                chosen_iteration=chosen["iteration"],
+                detail="no attempt produced usable text",
             )
         fallback = best_candidate(usable, score_name)
         assert fallback is not None
@@ -74,6 +82,9 @@ def close_loop(
         detail += "; the chosen attempt was unusable, kept the best usable one"
     stop_reason: StopReason = reason  # type: ignore[assignment]
     return chosen, LoopStop(
-        loop=loop, round=round_index, reason=stop_reason,
-        chosen_iteration=chosen["iteration"], detail=detail,
+        loop=loop,
+        round=round_index,
+        reason=stop_reason,
+        chosen_iteration=chosen["iteration"],
+        detail=detail,
     )

@@ -4,16 +4,16 @@ Templates are `str.format` strings with named placeholders; values are substitut
 data, so braces inside a question are safe. A Context's `prompt_overrides` maps a template
 name to replacement text, which is how a user changes any prompt without editing code.
 
-| name | agent | placeholders |
-|---|---|---|
-| self_reflection_knowledge | knowledge generator | question |
-| self_reflection_knowledge_feedback[_no_number, _no_aspect] | knowledge refinement | score, threshold |
-| self_reflection_answer | answer generator | knowledge, question |
-| self_reflection_answer_feedback[_no_number, _no_aspect] | answer refinement | score, threshold |
-| factuality_scorer | factuality scorer prompt T(D, Q) | demos, question |
-| factuality_demos | scorer demonstrations (appendix C), blank-line separated | - |
-| consistency_forward / consistency_backward | CTRL-Eval-style infilling evaluators | prefix / continuation |
-| direct_answer | direct-answer baseline | question |
+- self_reflection_knowledge (question): the knowledge generator.
+- self_reflection_knowledge_feedback, ..._no_number, ..._no_aspect (score, threshold):
+  knowledge refinement feedback, full and ablated.
+- self_reflection_answer (knowledge, question): the answer generator.
+- self_reflection_answer_feedback, ..._no_number, ..._no_aspect (score, threshold).
+- factuality_scorer (demos, question): the factuality scorer's prompt T(D, Q).
+- factuality_demos: its demonstrations (paper appendix C), separated by blank lines.
+- consistency_forward (prefix), consistency_backward (continuation): the two
+  CTRL-Eval-style infilling evaluators.
+- direct_answer (question): the direct-answer baseline.
 """
 
 from __future__ import annotations

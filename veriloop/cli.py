@@ -75,9 +75,7 @@ def _score_cell(candidate: dict[str, Any], name: str) -> str:
 
 def _progress_line(node: str, update: dict[str, Any]) -> str:
     for candidate in update.get("candidates") or []:
-        scores = ", ".join(
-            f"{name} {_score_cell(candidate, name)}" for name in candidate["scores"]
-        )
+        scores = ", ".join(f"{name} {_score_cell(candidate, name)}" for name in candidate["scores"])
         where = f"round {candidate['round'] + 1}"
         if candidate["stage"] != "round":
             where += f", attempt {candidate['iteration'] + 1}"
@@ -110,7 +108,8 @@ def render_result(result: dict[str, Any]) -> None:
         for candidate in candidates:
             text = candidate["text"] or f"[red]{candidate['error'] or 'empty'}[/red]"
             table.add_row(
-                str(candidate["round"] + 1), candidate["stage"],
+                str(candidate["round"] + 1),
+                candidate["stage"],
                 "" if candidate["stage"] == "round" else str(candidate["iteration"] + 1),
                 *(_score_cell(candidate, name) for name in score_names),
                 *([" ".join(text.split())] if show_text else []),
@@ -154,11 +153,12 @@ def ask(
     try:
         spec = get_method(method)
         build_graph, context_class = spec.load()
-        cache = "" if no_cache else str(cache_dir or os.environ.get(
-            "VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
-        context = build_context(
-            context_class, settings or [], backend=backend, cache_dir=cache
+        cache = (
+            ""
+            if no_cache
+            else str(cache_dir or os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
         )
+        context = build_context(context_class, settings or [], backend=backend, cache_dir=cache)
         question = check_question(question, max_chars=context.max_question_chars)
         graph = build_graph().compile(name=spec.name)
         err.print(f"[bold]{spec.name}[/bold] on {context.backend} models: {spec.summary}")

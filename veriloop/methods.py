@@ -27,7 +27,9 @@ class MethodSpec:
 
 METHODS: dict[str, MethodSpec] = {
     "self-reflection": MethodSpec(
-        "self-reflection", "graphs.self_reflection", "SelfReflectionContext",
+        "self-reflection",
+        "graphs.self_reflection",
+        "SelfReflectionContext",
         "knowledge -> answer -> entailment loops (Ji et al. 2023)",
     ),
     "direct": MethodSpec(

@@ -10,8 +10,10 @@ runner = CliRunner()
 
 def test_direct_baseline_answers_once_with_a_trace(fake_backend):
     name, models = fake_backend(["It is inherited."])
-    result = build_graph().compile().invoke(
-        {"question": "Is it inherited?"}, context=DirectContext(backend=name)
+    result = (
+        build_graph()
+        .compile()
+        .invoke({"question": "Is it inherited?"}, context=DirectContext(backend=name))
     )
     assert result["answer"] == "It is inherited."
     assert result["stop_reason"] == "single_pass"
@@ -39,11 +41,19 @@ def test_cli_json_output_is_the_full_state(fake_backend):
     name, _ = fake_backend(["K1", "A1"])
     result = runner.invoke(
         app,
-        ["ask", "Is it inherited?", "--backend", name, "--no-cache", "--json",
-         "--set", "no_refinement=true"],
+        [
+            "ask",
+            "Is it inherited?",
+            "--backend",
+            name,
+            "--no-cache",
+            "--json",
+            "--set",
+            "no_refinement=true",
+        ],
     )
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.stdout[result.stdout.index("{"):])
+    payload = json.loads(result.stdout[result.stdout.index("{") :])
     assert payload["answer"] == "A1" and payload["knowledge"] == "K1"
     assert payload["trace"]["stop_reason"] == "single_pass"
 
@@ -51,8 +61,8 @@ def test_cli_json_output_is_the_full_state(fake_backend):
 def test_cli_table_shows_scores_and_stop_reasons(fake_backend):
     name, _ = fake_backend(["K1", "A1"])
     result = runner.invoke(
-        app, ["ask", "Is it inherited?", "--backend", name, "--no-cache",
-              "--set", "no_refinement=true"],
+        app,
+        ["ask", "Is it inherited?", "--backend", name, "--no-cache", "--set", "no_refinement=true"],
     )
     assert result.exit_code == 0, result.output
     assert "factuality" in result.output and "consistency" in result.output

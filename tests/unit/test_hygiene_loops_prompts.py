@@ -10,9 +10,14 @@ from veriloop.trace import Candidate, best_candidate
 
 def cand(iteration: int, value: float | None, *, text: str = "t", threshold: float = -1.0):
     return Candidate(
-        stage="knowledge", round=0, iteration=iteration, text=text,
-        scores={"factuality": value}, thresholds={"factuality": threshold},
-        passed=passes(value, threshold), error=None if text else "empty",
+        stage="knowledge",
+        round=0,
+        iteration=iteration,
+        text=text,
+        scores={"factuality": value},
+        thresholds={"factuality": threshold},
+        passed=passes(value, threshold),
+        error=None if text else "empty",
     )
 
 
@@ -61,16 +66,22 @@ def test_best_candidate_ranks_failed_scores_lowest_and_keeps_first_on_ties():
 
 def test_close_loop_met_keeps_last():
     chosen, stop = close_loop(
-        [cand(0, -3.0), cand(1, -0.5)], loop="knowledge", round_index=0,
-        score_name="factuality", single_pass=False,
+        [cand(0, -3.0), cand(1, -0.5)],
+        loop="knowledge",
+        round_index=0,
+        score_name="factuality",
+        single_pass=False,
     )
     assert chosen is not None and chosen["iteration"] == 1 and stop["reason"] == "met"
 
 
 def test_close_loop_cap_keeps_best():
     chosen, stop = close_loop(
-        [cand(0, -3.0), cand(1, -1.5), cand(2, -2.0)], loop="knowledge", round_index=0,
-        score_name="factuality", single_pass=False,
+        [cand(0, -3.0), cand(1, -1.5), cand(2, -2.0)],
+        loop="knowledge",
+        round_index=0,
+        score_name="factuality",
+        single_pass=False,
     )
     assert chosen is not None and chosen["iteration"] == 1
     assert stop["reason"] == "cap_reached" and stop["chosen_iteration"] == 1
@@ -78,8 +89,11 @@ def test_close_loop_cap_keeps_best():
 
 def test_close_loop_skips_unusable_best():
     chosen, stop = close_loop(
-        [cand(0, -3.0), cand(1, None, text="")], loop="knowledge", round_index=0,
-        score_name="factuality", single_pass=True,
+        [cand(0, -3.0), cand(1, None, text="")],
+        loop="knowledge",
+        round_index=0,
+        score_name="factuality",
+        single_pass=True,
     )
     assert chosen is not None and chosen["iteration"] == 0
     assert "unusable" in stop["detail"]
@@ -87,7 +101,10 @@ def test_close_loop_skips_unusable_best():
 
 def test_close_loop_with_nothing_usable():
     chosen, stop = close_loop(
-        [cand(0, None, text="")], loop="knowledge", round_index=0, score_name="factuality",
+        [cand(0, None, text="")],
+        loop="knowledge",
+        round_index=0,
+        score_name="factuality",
         single_pass=False,
     )
     assert stop["reason"] == "no_usable_output"

@@ -48,8 +48,9 @@ class FlakyChat(BaseChatModel):
     def _llm_type(self) -> str:
         return "flaky"
 
-    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         self.calls += 1
         if self.calls <= self.failures:
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1"))
@@ -58,9 +59,12 @@ class FlakyChat(BaseChatModel):
 
 def flaky_models(failures: int, retries: int) -> Models:
     return Models(
-        chat_model=FlakyChat(failures=failures), chat_name="flaky",
-        scorer=ScriptedTokenScorer(lambda p, t: -1.0), embedder=ScriptedEmbedder(),
-        max_retries=retries, server_hint="Check the server.",
+        chat_model=FlakyChat(failures=failures),
+        chat_name="flaky",
+        scorer=ScriptedTokenScorer(lambda p, t: -1.0),
+        embedder=ScriptedEmbedder(),
+        max_retries=retries,
+        server_hint="Check the server.",
     )
 
 
@@ -73,7 +77,9 @@ def test_transient_failures_are_retried(monkeypatch):
 
 def test_exhausted_retries_say_what_to_do(monkeypatch):
     monkeypatch.setattr("tenacity.nap.time.sleep", lambda seconds: None)
-    with pytest.raises(ModelUnavailableError, match="did not answer after 2 attempts.*Check the server"):
+    with pytest.raises(
+        ModelUnavailableError, match="did not answer after 2 attempts.*Check the server"
+    ):
         flaky_models(failures=5, retries=1).chat(TURN, purpose="t")
 
 

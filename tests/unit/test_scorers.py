@@ -42,9 +42,7 @@ def test_consistency_averages_both_infilling_directions():
     assert outcome.value == pytest.approx(-2.0)
     weighted = scorers.consistency(models, "the knowledge", "the answer", weights=[3.0, 1.0])
     assert weighted.value == pytest.approx(-1.5)
-    (forward_prompt, forward_target), (backward_prompt, backward_target) = (
-        models.scorer.calls[:2]  # type: ignore[attr-defined]
-    )
+    (forward_prompt, forward_target), (backward_prompt, backward_target) = models.scorer.calls[:2]  # type: ignore[attr-defined]
     assert "the knowledge" in forward_prompt and forward_target == "the answer"
     assert "the answer" in backward_prompt and backward_target == "the knowledge"
     assert len(outcome.calls) == 2

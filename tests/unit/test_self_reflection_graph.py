@@ -35,7 +35,9 @@ def stages(result: dict[str, Any], stage: str) -> list[Candidate]:
 
 
 def stop(result: dict[str, Any], loop: str, round_index: int = 0) -> dict[str, Any]:
-    return next(s for s in result["trace"]["stops"] if s["loop"] == loop and s["round"] == round_index)
+    return next(
+        s for s in result["trace"]["stops"] if s["loop"] == loop and s["round"] == round_index
+    )
 
 
 def vectors_for(answers_passing: dict[str, bool]) -> dict[str, list[float]]:
@@ -50,7 +52,8 @@ def test_knowledge_loop_stops_when_factuality_meets_threshold(fake_backend):
     name, models = fake_backend(
         ["K1", "K2", "A1"],
         score_rule=scores_by_text({"K1": -2.0, "K2": -0.5}),
-        vectors=vectors_for({"A1": True}), dim=2,
+        vectors=vectors_for({"A1": True}),
+        dim=2,
     )
     result = run(name)
     assert [c["text"] for c in stages(result, "knowledge")] == ["K1", "K2"]
@@ -68,7 +71,8 @@ def test_knowledge_loop_cap_keeps_the_best_candidate(fake_backend):
     name, _ = fake_backend(
         ["K1", "K2", "K3", "A1"],
         score_rule=scores_by_text({"K1": -3.0, "K2": -1.5, "K3": -2.0}),
-        vectors=vectors_for({"A1": True}), dim=2,
+        vectors=vectors_for({"A1": True}),
+        dim=2,
     )
     result = run(name)
     assert len(stages(result, "knowledge")) == 3
@@ -86,7 +90,8 @@ def test_answer_loop_threshold_and_cap(fake_backend):
     name, models = fake_backend(
         ["K1", "A1", "A2", "A3"],
         score_rule=scores_by_text({"K1": -0.5, "A1": -12.0, "A2": -9.0, "A3": -10.0}),
-        vectors=vectors_for({"A1": True, "A2": True, "A3": True}), dim=2,
+        vectors=vectors_for({"A1": True, "A2": True, "A3": True}),
+        dim=2,
     )
     result = run(name)
     answers = stages(result, "answer")
@@ -99,7 +104,8 @@ def test_answer_loop_threshold_and_cap(fake_backend):
     name, _ = fake_backend(
         ["K1", "A1", "A2", "A3"],
         score_rule=scores_by_text({"K1": -0.5, "A1": -12.0, "A2": -11.0, "A3": -13.0}),
-        vectors=vectors_for({"A1": True, "A2": True, "A3": True}), dim=2,
+        vectors=vectors_for({"A1": True, "A2": True, "A3": True}),
+        dim=2,
     )
     result = run(name)
     assert len(stages(result, "answer")) == 3
@@ -111,7 +117,8 @@ def test_entailment_restart_uses_a_fresh_conversation_and_new_seed(fake_backend)
     name, models = fake_backend(
         ["K1", "A1", "K2", "A2"],
         score_rule=scores_by_text({}),
-        vectors=vectors_for({"A1": False, "A2": True}), dim=2,
+        vectors=vectors_for({"A1": False, "A2": True}),
+        dim=2,
     )
     result = run(name)
     rounds = stages(result, "round")
@@ -126,7 +133,9 @@ def test_entailment_restart_uses_a_fresh_conversation_and_new_seed(fake_backend)
 def test_entailment_cap_keeps_the_best_round(fake_backend):
     vectors = {Q: [1.0, 0.0], "A1": [0.2, 1.0], "A2": [0.6, 1.0], "A3": [0.1, 1.0]}
     name, _ = fake_backend(
-        ["K1", "A1", "K2", "A2", "K3", "A3"], score_rule=scores_by_text({}), vectors=vectors,
+        ["K1", "A1", "K2", "A2", "K3", "A3"],
+        score_rule=scores_by_text({}),
+        vectors=vectors,
         dim=2,
     )
     result = run(name)
@@ -145,8 +154,10 @@ def test_entailment_cap_keeps_the_best_round(fake_backend):
 )
 def test_feedback_ablations(fake_backend, setting, expected):
     name, models = fake_backend(
-        ["K1", "K2", "A1"], score_rule=scores_by_text({"K1": -2.0}),
-        vectors=vectors_for({"A1": True}), dim=2,
+        ["K1", "K2", "A1"],
+        score_rule=scores_by_text({"K1": -2.0}),
+        vectors=vectors_for({"A1": True}),
+        dim=2,
     )
     run(name, **setting)
     feedback = models.chat_model.conversations[1][-1].content  # type: ignore[attr-defined]
@@ -157,8 +168,10 @@ def test_feedback_ablations(fake_backend, setting, expected):
 
 def test_no_refinement_generates_once_but_records_scores(fake_backend):
     name, models = fake_backend(
-        ["K1", "A1"], score_rule=scores_by_text({"K1": -9.0, "A1": -9.0}),
-        vectors=vectors_for({"A1": False}), dim=2,
+        ["K1", "A1"],
+        score_rule=scores_by_text({"K1": -9.0, "A1": -9.0}),
+        vectors=vectors_for({"A1": False}),
+        dim=2,
     )
     result = run(name, no_refinement=True)
     assert len(models.chat_model.conversations) == 2  # type: ignore[attr-defined]
@@ -170,8 +183,10 @@ def test_no_refinement_generates_once_but_records_scores(fake_backend):
 def test_unusable_reply_is_recorded_and_refined(fake_backend):
     echo = 'Provide background knowledge to answer the given question: "' + Q + '"'
     name, _ = fake_backend(
-        [echo, "K2", "A1"], score_rule=scores_by_text({"K2": -0.5}),
-        vectors=vectors_for({"A1": True}), dim=2,
+        [echo, "K2", "A1"],
+        score_rule=scores_by_text({"K2": -0.5}),
+        vectors=vectors_for({"A1": True}),
+        dim=2,
     )
     result = run(name)
     first = stages(result, "knowledge")[0]
@@ -182,8 +197,10 @@ def test_unusable_reply_is_recorded_and_refined(fake_backend):
 
 def test_scorer_failure_counts_as_minus_infinity(fake_backend):
     name, models = fake_backend(
-        ["K1", "K2", "A1"], score_rule=scores_by_text({"K1": None, "K2": -0.5}),
-        vectors=vectors_for({"A1": True}), dim=2,
+        ["K1", "K2", "A1"],
+        score_rule=scores_by_text({"K1": None, "K2": -0.5}),
+        vectors=vectors_for({"A1": True}),
+        dim=2,
     )
     result = run(name)
     assert stages(result, "knowledge")[0]["scores"]["factuality"] is None
@@ -229,24 +246,53 @@ def make_state(**fields: Any) -> sr.State:
 
 
 def candidate(passed: bool) -> Candidate:
-    return Candidate(stage="knowledge", round=0, iteration=0, text="k", scores={},
-                     thresholds={}, passed=passed, error=None)
+    return Candidate(
+        stage="knowledge",
+        round=0,
+        iteration=0,
+        text="k",
+        scores={},
+        thresholds={},
+        passed=passed,
+        error=None,
+    )
 
 
 def test_routers_are_pure_and_respect_caps():
     context = SelfReflectionContext(max_knowledge_loops=2, max_answer_loops=2, max_rounds=2)
     runtime = Runtime(context=context)
     below, above = [candidate(False)], [candidate(True)]
-    assert sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=1), runtime) == "generate_knowledge"
-    assert sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=2), runtime) == "select_knowledge"
-    assert sr.route_knowledge(make_state(candidates=above, knowledge_loop_step=1), runtime) == "select_knowledge"
-    assert sr.route_answer(make_state(candidates=below, answer_loop_step=1), runtime) == "generate_answer"
-    assert sr.route_answer(make_state(candidates=below, answer_loop_step=2), runtime) == "select_answer"
+    assert (
+        sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=1), runtime)
+        == "generate_knowledge"
+    )
+    assert (
+        sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=2), runtime)
+        == "select_knowledge"
+    )
+    assert (
+        sr.route_knowledge(make_state(candidates=above, knowledge_loop_step=1), runtime)
+        == "select_knowledge"
+    )
+    assert (
+        sr.route_answer(make_state(candidates=below, answer_loop_step=1), runtime)
+        == "generate_answer"
+    )
+    assert (
+        sr.route_answer(make_state(candidates=below, answer_loop_step=2), runtime)
+        == "select_answer"
+    )
     assert sr.route_entailment(make_state(candidates=below, round=0), runtime) == "restart"
     assert sr.route_entailment(make_state(candidates=below, round=1), runtime) == "finish"
     assert sr.route_entailment(make_state(candidates=above, round=0), runtime) == "finish"
     ablated = Runtime(context=SelfReflectionContext(no_refinement=True))
-    assert sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=1), ablated) == "select_knowledge"
+    assert (
+        sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=1), ablated)
+        == "select_knowledge"
+    )
     assert sr.route_entailment(make_state(candidates=below), ablated) == "finish"
     # No context given (a plain invoke or an empty Studio form): the paper's defaults.
-    assert sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=2), Runtime()) == "generate_knowledge"
+    assert (
+        sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=2), Runtime())
+        == "generate_knowledge"
+    )

@@ -1,5 +1,7 @@
-"""Build `Models` from settings: the embedded backend, OpenAI-compatible servers, and a
-registry for more (tests register scripted fakes here).
+"""Build `Models` from settings.
+
+Built in: the embedded backend and OpenAI-compatible servers; a registry takes more
+(tests register scripted fakes there).
 
 Built `Models` are kept per process, keyed by the model settings, so a graph invoked many
 times loads each model file once.

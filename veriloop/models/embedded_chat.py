@@ -3,8 +3,8 @@
 `ChatLlamaCpp` does what we need (chat template from the GGUF, sampling settings, and
 per-call `response_format` JSON-schema grammars passed through to llama.cpp). One thing it
 lacks: it reports token usage only in `llm_output`, which `invoke` drops and the LLM cache
-does not keep (and its default streaming path drops them). This thin subclass puts the counts on the message's `usage_metadata`, so
-accounting works for fresh and cached replies alike.
+does not keep (and its default streaming path drops them). This thin subclass puts the
+counts on the message's `usage_metadata`, so accounting works for fresh and cached replies.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatResult
 
 
-class EmbeddedChatModel(ChatLlamaCpp):  # type: ignore[misc]
+class EmbeddedChatModel(ChatLlamaCpp):
     """`ChatLlamaCpp` that records token usage on each reply message."""
 
     streaming: bool = False

@@ -40,7 +40,7 @@ class SentenceTransformerEmbedder:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
-        transformers_logging.disable_progress_bar()
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
         self.name = name or f"sentence-transformers:{Path(model).name}"
         self._model = SentenceTransformer(str(model), device="cpu")

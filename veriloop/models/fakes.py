@@ -118,13 +118,15 @@ class ScriptedEmbedder:
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Return unit rows for `texts`."""
-        rows = []
+        rows: list[npt.NDArray[np.float32]] = []
         for text in texts:
             if text in self.vectors:
                 rows.append(np.asarray(self.vectors[text], dtype=np.float32))
             else:
                 seed = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
-                rows.append(np.random.default_rng(seed).standard_normal(self.dim))
+                rows.append(
+                    np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+                )
         return normalise_rows(np.vstack(rows))
 
 

@@ -77,7 +77,7 @@ class ScoredText:
     call: ModelCall
 
 
-class _ObservedSQLiteCache(SQLiteCache):  # type: ignore[misc]
+class _ObservedSQLiteCache(SQLiteCache):
     """LangChain's SQLite LLM cache that tells the calling thread whether it hit."""
 
     def __init__(self, database_path: str) -> None:
@@ -194,7 +194,11 @@ class Models:
 
     def describe(self) -> dict[str, str]:
         """Name the models in use, for traces and reports."""
-        return {"chat": self.chat_name, "scorer": self.scorer.name, "embeddings": self.embedder.name}
+        return {
+            "chat": self.chat_name,
+            "scorer": self.scorer.name,
+            "embeddings": self.embedder.name,
+        }
 
     def _retrying(self, what: str, action: Callable[[], T]) -> T:
         retrying = Retrying(
@@ -275,10 +279,10 @@ class Models:
         except ValueError as exc:  # llama.cpp: prompt longer than the context window, etc.
             raise ChatFailure(str(exc)) from exc
         seconds = time.perf_counter() - started
-        usage = reply.usage_metadata or {}
-        cached = bool(self._chat_cache is not None and getattr(
-            self._chat_cache.last_hit, "value", False
-        ))
+        usage: dict[str, Any] = dict(reply.usage_metadata or {})
+        cached = bool(
+            self._chat_cache is not None and getattr(self._chat_cache.last_hit, "value", False)
+        )
         call = ModelCall(
             kind="chat",
             purpose=purpose,
@@ -344,12 +348,19 @@ class Models:
         return vectors, call
 
 
-def failed_call(kind: Literal["chat", "score", "embed"], purpose: str, model: str,
-                error: str) -> ModelCall:
+def failed_call(
+    kind: Literal["chat", "score", "embed"], purpose: str, model: str, error: str
+) -> ModelCall:
     """Build the accounting record of a call that failed for its input."""
     return ModelCall(
-        kind=kind, purpose=purpose, model=model, tokens_in=0, tokens_out=0, seconds=0.0,
-        cached=False, error=error,
+        kind=kind,
+        purpose=purpose,
+        model=model,
+        tokens_in=0,
+        tokens_out=0,
+        seconds=0.0,
+        cached=False,
+        error=error,
     )
 
 

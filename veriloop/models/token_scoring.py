@@ -66,7 +66,8 @@ def log_softmax(logits: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.float64
     """Compute a numerically stable log-softmax over the last axis."""
     values = np.asarray(logits, dtype=np.float64)
     shifted = values - values.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    result: npt.NDArray[np.float64] = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return result
 
 
 def token_end_offsets(pieces: Sequence[bytes]) -> list[int]:
@@ -166,7 +167,7 @@ class LlamaCppTokenScorer:
                     )
                 token_ids = token_ids[truncated:]
                 start -= truncated
-            self._llm.reset()
+            self._llm.reset()  # type: ignore[no-untyped-call]
             self._llm.eval(token_ids)
             rows = log_softmax(np.asarray(self._llm.scores[: len(token_ids)]))
         logprobs = gather_target_logprobs(token_ids, rows, start)
@@ -191,7 +192,11 @@ class OpenAICompletionsTokenScorer:
             raise ScoreError("the text to score is empty")
         text = prompt + target
         response = self._client.completions.create(
-            model=self._model_name, prompt=text, echo=True, logprobs=0, max_tokens=1,
+            model=self._model_name,
+            prompt=text,
+            echo=True,
+            logprobs=0,
+            max_tokens=1,
             temperature=0.0,
         )
         logprobs = response.choices[0].logprobs
