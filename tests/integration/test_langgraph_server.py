@@ -1,0 +1,76 @@
+"""`langgraph dev` serves both graphs on loopback; a client completes runs through it."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.server]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory):
+    port = free_port()
+    langgraph = Path(sys.executable).parent / "langgraph"
+    log = tmp_path_factory.mktemp("langgraph") / "server.log"
+    env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            [str(langgraph), "dev", "--host", "127.0.0.1", "--port", str(port),
+             "--no-browser", "--no-reload"],
+            cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"langgraph dev exited early:\n{log.read_text()[-3000:]}")
+            try:
+                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(1)
+        else:
+            pytest.fail(f"langgraph dev did not start:\n{log.read_text()[-3000:]}")
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_server_lists_both_graphs_and_completes_runs(server_url):
+    from langgraph_sdk import get_sync_client
+
+    client = get_sync_client(url=server_url)
+    graph_ids = {assistant["graph_id"] for assistant in client.assistants.search()}
+    assert {"self_reflection", "direct"} <= graph_ids
+
+    direct = client.runs.wait(None, "direct", input={"question": "Is Noonan syndrome inherited?"})
+    assert direct["answer"] and direct["trace"]["method"] == "direct"
+
+    small = {"max_rounds": 1, "max_knowledge_loops": 1, "max_answer_loops": 1}
+    result = client.runs.wait(
+        None, "self_reflection", input={"question": "Is Noonan syndrome inherited?"},
+        context=small,
+    )
+    assert result["trace"]["method"] == "self-reflection"
+    assert result["trace"]["settings"]["max_rounds"] == 1
+    assert [c["stage"] for c in result["trace"]["candidates"]] == ["knowledge", "answer", "round"]
