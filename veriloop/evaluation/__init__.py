@@ -1,0 +1,1 @@
+"""Evaluation: dataset loaders into one item schema, metrics, and the benchmark harness."""

@@ -1,0 +1,31 @@
+"""The one item schema every dataset loader produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriloop.errors import VeriloopError
+
+
+class DatasetError(VeriloopError):
+    """A dataset file is missing or malformed; the message names the file and the row."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark item, whatever dataset it came from."""
+
+    id: str
+    question: str
+    references: list[str] = field(default_factory=list)
+    """Reference answers (free text); the first is the primary one."""
+    documents: list[str] = field(default_factory=list)
+    """Context passages or evidence that come with the item."""
+    options: dict[str, str] = field(default_factory=dict)
+    """Multiple-choice options, label -> text."""
+    gold: str | None = None
+    """The correct option label, or the gold class label (yes/no/maybe, ...)."""
+    labels: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    dataset: str = ""

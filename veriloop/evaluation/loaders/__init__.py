@@ -1,0 +1,1 @@
+"""Loaders from the datasets' original file formats into `Item`s."""
