@@ -16,7 +16,7 @@ command -v "$python_bin" >/dev/null 2>&1 || python_bin=python3
 [ -x .venv/bin/python ] || "$python_bin" -m venv .venv
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 # A machine that keeps the CPU torch wheel in /opt/wheels (ours and CI) must use it.
-[ -d /opt/wheels ] && pip+=(--find-links /opt/wheels)
+if [ -d /opt/wheels ]; then export PIP_FIND_LINKS="/opt/wheels${PIP_FIND_LINKS:+ $PIP_FIND_LINKS}"; fi
 
 "${pip[@]}" install --upgrade pip wheel setuptools
 # 1. CPU PyTorch first: with it in place nothing below pulls a CUDA build.
