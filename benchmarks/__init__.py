@@ -1,0 +1,1 @@
+"""Performance benchmarks; each writes its numbers to docs/benchmarks/."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import tempfile
 import time
@@ -27,6 +28,7 @@ from veriloop.models import get_models
 
 def run_pass(graph: Any, questions: list[tuple[str, str]], context: SelfReflectionContext
              ) -> list[dict[str, Any]]:
+    """Run every question once; return per-question cost and timing rows."""
     rows = []
     for item_id, question in questions:
         started = time.perf_counter()
@@ -49,6 +51,7 @@ def run_pass(graph: Any, questions: list[tuple[str, str]], context: SelfReflecti
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Add up a pass's rows."""
     wall = sum(r["wall_seconds"] for r in rows)
     model = sum(r["model_seconds"] for r in rows)
     return {
@@ -61,6 +64,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def markdown(report: dict[str, Any]) -> str:
+    """Render the report as a Markdown page."""
     lines = [
         "# Self-Reflection performance (embedded model)",
         "",
@@ -96,6 +100,7 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def main() -> None:
+    """Run the cold and warm passes and write the report files."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data/pubmedqa"))
     parser.add_argument("--limit", type=int, default=5)
@@ -118,8 +123,10 @@ def main() -> None:
         f"--limit {args.limit}",
         "models": models.describe(),
         "machine": f"{platform.machine()}, {platform.python_version()}, "
-        f"{__import__('os').cpu_count()} CPUs",
-        "settings": {k: v for k, v in asdict(context).items() if k.startswith(("threshold", "max_"))},
+        f"{os.cpu_count()} CPUs",
+        "settings": {
+            k: v for k, v in asdict(context).items() if k.startswith(("threshold", "max_"))
+        },
         "model_load_seconds": round(load_seconds, 2),
         "cold": cold,
         "warm": warm,
