@@ -26,8 +26,9 @@ from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
 from veriloop.models import get_models
 
 
-def run_pass(graph: Any, questions: list[tuple[str, str]], context: SelfReflectionContext
-             ) -> list[dict[str, Any]]:
+def run_pass(
+    graph: Any, questions: list[tuple[str, str]], context: SelfReflectionContext
+) -> list[dict[str, Any]]:
     """Run every question once; return per-question cost and timing rows."""
     rows = []
     for item_id, question in questions:
@@ -35,18 +36,20 @@ def run_pass(graph: Any, questions: list[tuple[str, str]], context: SelfReflecti
         result = graph.invoke({"question": question}, context=context)
         wall = time.perf_counter() - started
         usage = result["trace"]["usage"]
-        rows.append({
-            "id": item_id,
-            "calls": usage["calls"],
-            "chat_calls": usage["chat_calls"],
-            "cached_calls": usage["cached_calls"],
-            "tokens_in": usage["tokens_in"],
-            "tokens_out": usage["tokens_out"],
-            "model_seconds": round(usage["model_seconds"], 3),
-            "wall_seconds": round(wall, 3),
-            "overhead_share": round((wall - usage["model_seconds"]) / wall, 4),
-            "stop_reason": result["stop_reason"],
-        })
+        rows.append(
+            {
+                "id": item_id,
+                "calls": usage["calls"],
+                "chat_calls": usage["chat_calls"],
+                "cached_calls": usage["cached_calls"],
+                "tokens_in": usage["tokens_in"],
+                "tokens_out": usage["tokens_out"],
+                "model_seconds": round(usage["model_seconds"], 3),
+                "wall_seconds": round(wall, 3),
+                "overhead_share": round((wall - usage["model_seconds"]) / wall, 4),
+                "stop_reason": result["stop_reason"],
+            }
+        )
     return rows
 
 
@@ -122,8 +125,7 @@ def main() -> None:
         "command": f"python benchmarks/self_reflection_perf.py --data-dir {args.data_dir} "
         f"--limit {args.limit}",
         "models": models.describe(),
-        "machine": f"{platform.machine()}, {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs",
+        "machine": f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} CPUs",
         "settings": {
             k: v for k, v in asdict(context).items() if k.startswith(("threshold", "max_"))
         },

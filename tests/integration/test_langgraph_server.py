@@ -29,9 +29,21 @@ def server_url(tmp_path_factory):
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
     with log.open("w") as handle:
         process = subprocess.Popen(
-            [str(langgraph), "dev", "--host", "127.0.0.1", "--port", str(port),
-             "--no-browser", "--no-reload"],
-            cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(langgraph),
+                "dev",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-browser",
+                "--no-reload",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -68,7 +80,9 @@ def test_server_lists_both_graphs_and_completes_runs(server_url):
 
     small = {"max_rounds": 1, "max_knowledge_loops": 1, "max_answer_loops": 1}
     result = client.runs.wait(
-        None, "self_reflection", input={"question": "Is Noonan syndrome inherited?"},
+        None,
+        "self_reflection",
+        input={"question": "Is Noonan syndrome inherited?"},
         context=small,
     )
     assert result["trace"]["method"] == "self-reflection"

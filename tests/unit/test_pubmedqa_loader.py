@@ -11,10 +11,21 @@ SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "pubmedqa"
 
 def write_fixture(folder: Path) -> None:
     records = {
-        "1": {"QUESTION": "Q1?", "CONTEXTS": ["c1"], "LABELS": ["RESULTS"], "MESHES": [],
-              "YEAR": "2001", "final_decision": "yes", "LONG_ANSWER": "Because."},
-        "2": {"QUESTION": "Q2?", "CONTEXTS": ["c2"], "final_decision": "no",
-              "LONG_ANSWER": "Not so."},
+        "1": {
+            "QUESTION": "Q1?",
+            "CONTEXTS": ["c1"],
+            "LABELS": ["RESULTS"],
+            "MESHES": [],
+            "YEAR": "2001",
+            "final_decision": "yes",
+            "LONG_ANSWER": "Because.",
+        },
+        "2": {
+            "QUESTION": "Q2?",
+            "CONTEXTS": ["c2"],
+            "final_decision": "no",
+            "LONG_ANSWER": "Not so.",
+        },
     }
     (folder / "ori_pqal.json").write_text(json.dumps(records))
     (folder / "test_ground_truth.json").write_text(json.dumps({"2": "no"}))
