@@ -180,3 +180,161 @@ def ask(
         sys.stdout.write(json.dumps(final, indent=2, ensure_ascii=False) + "\n")
     else:
         render_result(final)
+
+
+def _default_run_dir(
+    dataset: str, split: str | None, limit: int | None, shuffle: bool, seed: int
+) -> Path:
+    parts = [dataset, split or "default", f"n{limit}" if limit else "all"]
+    if shuffle:
+        parts.append(f"shuffle{seed}")
+    return Path("runs") / "_".join(parts)
+
+
+@app.command()
+def bench(
+    dataset: Annotated[str, typer.Option(help="pubmedqa, medquad or healthver.")],
+    data_dir: Annotated[Path, typer.Option(help="Folder with the dataset's original files.")],
+    method: Annotated[
+        list[str] | None, typer.Option("--method", "-m", help="Method(s) to evaluate.")
+    ] = None,
+    baseline: Annotated[
+        list[str] | None, typer.Option("--baseline", "-b", help="Baseline(s), e.g. direct.")
+    ] = None,
+    ablation: Annotated[
+        list[str] | None,
+        typer.Option(help="Ablation(s) of each method: no_refinement, no_aspect, no_number."),
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="Dataset split (default per dataset).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Use the first N items.")] = None,
+    shuffle: Annotated[bool, typer.Option(help="Shuffle items (seeded) before --limit.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed for --shuffle and model sampling.")] = 0,
+    workers: Annotated[int, typer.Option(help="Items run concurrently.")] = 1,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory [runs/<dataset>_<split>_n<limit>].")
+    ] = None,
+    backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Model-call cache directory.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
+    settings: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a Context field (all runs).")
+    ] = None,
+    report: Annotated[bool, typer.Option(help="Write report.md and plots at the end.")] = True,
+) -> None:
+    """Run methods and baselines on the same items; resume where a previous run stopped."""
+    from tqdm import tqdm
+
+    from veriloop.evaluation import bench as harness
+    from veriloop.evaluation.datasets import load_dataset
+    from veriloop.evaluation.metrics import unigram_f1
+
+    try:
+        runs = harness.plan_runs(method or [], baseline or [], ablation or [])
+        items = harness.select_items(
+            load_dataset(dataset, data_dir, split), limit=limit, shuffle=shuffle, seed=seed
+        )
+        run_dir = out or _default_run_dir(dataset, split, limit, shuffle, seed)
+        cache = (
+            ""
+            if no_cache
+            else str(cache_dir or os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        )
+        base = {"seed": seed, "cache_dir": cache, **({"backend": backend} if backend else {})}
+        for assignment in settings or []:
+            name, sep, raw = assignment.partition("=")
+            if not sep:
+                raise InvalidInputError(f"--set {assignment!r}: expected NAME=VALUE")
+            base[name.strip().replace("-", "_")] = raw
+        base = _typed_settings(runs, base)
+        harness.write_manifest(
+            run_dir,
+            {
+                "dataset": dataset,
+                "split": split,
+                "limit": limit,
+                "shuffle": shuffle,
+                "seed": seed,
+                "data_dir": str(data_dir),
+                "runs": [r.name for r in runs],
+                "settings": {k: v for k, v in base.items() if k != "cache_dir"},
+                "command": "veriloop " + " ".join(sys.argv[1:]),
+            },
+        )
+        results = harness.ResultsFile(run_dir / "results.jsonl")
+        todo = len(runs) * len(items) - len(
+            results.finished() & {(r.name, i.id) for r in runs for i in items}
+        )
+        err.print(
+            f"{len(runs)} run(s) x {len(items)} item(s) of {dataset}: {todo} to do, "
+            f"results in {run_dir / 'results.jsonl'}"
+        )
+        f1_by_run: dict[str, list[float]] = {}
+        calls_by_run: dict[str, list[int]] = {}
+        progress = tqdm(total=todo, unit="item", dynamic_ncols=True, file=sys.stderr)
+
+        def on_record(record: dict[str, Any]) -> None:
+            f1 = unigram_f1(record.get("answer") or "", record["references"])
+            f1_by_run.setdefault(record["run"], []).append(f1)
+            usage = (record.get("trace") or {}).get("usage") or {}
+            calls_by_run.setdefault(record["run"], []).append(int(usage.get("calls", 0)))
+            progress.set_postfix_str(
+                " ".join(
+                    f"{run}: F1 {sum(v) / len(v):.3f}, {sum(calls_by_run[run]) / len(v):.0f} calls"
+                    for run, v in f1_by_run.items()
+                )
+            )
+            progress.update(1)
+
+        try:
+            harness.run_bench(
+                runs, items, results, base_settings=base, workers=workers, on_record=on_record
+            )
+        finally:
+            progress.close()
+        records = results.records()
+        failed = [r for r in records if r.get("error")]
+        err.print(f"{len(records)} record(s) in {run_dir}; {len(failed)} failed item(s)")
+        if report:
+            from veriloop.evaluation.report import write_report
+
+            path = write_report(run_dir)
+            err.print(f"report: {path}")
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None
+
+
+def _typed_settings(runs: list[Any], raw: dict[str, Any]) -> dict[str, Any]:
+    """Convert `--set` strings to each field's type, using the first run's Context."""
+    import typing
+
+    typed: dict[str, Any] = {}
+    hints: dict[str, Any] = {}
+    for run in runs:
+        hints.update(typing.get_type_hints(get_method(run.method).load()[1]))
+    for name, value in raw.items():
+        if name not in hints:
+            raise InvalidInputError(
+                f"--set {name}: no method in this benchmark has that setting; known: "
+                f"{', '.join(sorted(hints))}"
+            )
+        typed[name] = (
+            parse_setting(value, hints[name], f"--set {name}")
+            if isinstance(value, str) and hints[name] is not str
+            else value
+        )
+    return typed
+
+
+@app.command("report")
+def report_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by veriloop bench.")],
+) -> None:
+    """(Re)write report.md and the plots of a run directory from its results.jsonl."""
+    from veriloop.evaluation.report import write_report
+
+    try:
+        err.print(f"report: {write_report(run_dir)}")
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None

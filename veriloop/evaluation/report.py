@@ -1,0 +1,358 @@
+"""Turn a run directory's results.jsonl into report.md and PNG plots.
+
+Metrics are computed here, from the stored answers, not during the runs: a better NLI
+judge or a new metric re-scores old runs without regenerating anything. Per-record
+metrics are kept in `metrics.jsonl` (keyed by run, item and a hash of the answer), so a
+second report is fast.
+
+Columns, shaped like Ji et al. (2023) Table 2 / Table 4:
+- Med-NLI sample / sentence: the reference answer as premise; +1 entailed, 0 neutral,
+  -1 contradicted; the mean over items (sentence level: the mean over each answer's
+  sentences, then over items). Judge and its measured HealthVer accuracy are printed.
+- Consistency (CtrlEval column): the two-direction infilling score of the answer against
+  the question, on the scorer model (the same scorer Self-Reflection uses internally, so
+  it is not an independent judge of that method; read it with that in mind).
+- F1 and ROUGE-L against the reference (x100, as the paper prints them).
+- Cost: model calls, tokens in/out and model seconds per item, from the traces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from veriloop.context import ModelSettings
+from veriloop.errors import InvalidInputError
+from veriloop.evaluation.bench import ResultsFile
+from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
+from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
+from veriloop.models import Models, get_models
+
+METRICS_VERSION = "1"
+COLUMNS = [
+    ("nli_sample", "Med-NLI spl", 3),
+    ("nli_sentence", "Med-NLI sent", 3),
+    ("consistency", "Consistency", 2),
+    ("f1", "F1", 2),
+    ("rouge_l", "R-L", 2),
+    ("calls", "calls/item", 1),
+    ("tokens_in", "tokens in", 0),
+    ("tokens_out", "tokens out", 0),
+    ("model_seconds", "model s/item", 1),
+]
+
+
+def _answer_key(record: dict[str, Any]) -> str:
+    text = f"{METRICS_VERSION}\x00{record['run']}\x00{record['item_id']}\x00{record.get('answer')}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dict[str, Any]:
+    """Compute one record's metrics (None where the item failed or has no answer)."""
+    from nodes.scorers import consistency
+
+    answer = record.get("answer") or ""
+    usage = (record.get("trace") or {}).get("usage") or {}
+    metrics: dict[str, Any] = {
+        "calls": usage.get("calls"),
+        "tokens_in": usage.get("tokens_in"),
+        "tokens_out": usage.get("tokens_out"),
+        "model_seconds": usage.get("model_seconds"),
+        "answered": bool(answer),
+        "failed": bool(record.get("error")),
+    }
+    if not answer or not record.get("references"):
+        metrics.update(nli_sample=None, nli_sentence=None, consistency=None, f1=None, rouge_l=None)
+        return metrics
+    reference = record["references"][0]
+    sample, sentence = med_nli(judge, reference, answer)
+    metrics.update(
+        nli_sample=sample,
+        nli_sentence=sentence,
+        consistency=consistency(models, record["question"], answer).value,
+        f1=100 * unigram_f1(answer, record["references"]),
+        rouge_l=100 * rouge_l(answer, record["references"]),
+    )
+    return metrics
+
+
+def _cached_metrics(
+    run_dir: Path, records: list[dict[str, Any]], judge: NLIJudge, models: Models
+) -> dict[str, dict[str, Any]]:
+    path = run_dir / "metrics.jsonl"
+    cache: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                cache[entry["key"]] = entry["metrics"]
+    fresh = []
+    for record in records:
+        key = _answer_key(record)
+        if key not in cache:
+            cache[key] = score_record(record, judge, models)
+            fresh.append({"key": key, "metrics": cache[key]})
+    if fresh:
+        with path.open("a", encoding="utf-8") as handle:
+            for entry in fresh:
+                handle.write(json.dumps(entry) + "\n")
+    return {f"{r['run']}\x00{r['item_id']}": cache[_answer_key(r)] for r in records}
+
+
+def _fmt(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _table(rows: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
+    header = "| run | items (answered / failed) | " + " | ".join(c[1] for c in COLUMNS) + " |"
+    lines = [header, "|" + "---|" * (len(COLUMNS) + 2)]
+    for name, summary in rows:
+        cells = [_fmt(summary[key], digits) for key, _, digits in COLUMNS]
+        lines.append(
+            f"| {name} | {summary['items']} ({summary['answered']} / {summary['failed']}) | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
+
+
+def summarise(per_item: list[dict[str, Any]]) -> dict[str, Any]:
+    """Average per-item metrics of one run."""
+    summary: dict[str, Any] = {key: mean(m[key] for m in per_item) for key, _, _ in COLUMNS}
+    summary["items"] = len(per_item)
+    summary["answered"] = sum(m["answered"] for m in per_item)
+    summary["failed"] = sum(m["failed"] for m in per_item)
+    return summary
+
+
+def refinement_effect(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Count how often a refined candidate outscored the first attempt of its loop."""
+    effect: dict[str, Any] = {}
+    for stage, score in (("knowledge", "factuality"), ("answer", "consistency")):
+        loops = defaultdict(list)
+        for record in records:
+            for candidate in (record.get("trace") or {}).get("candidates", []):
+                if candidate["stage"] == stage:
+                    loops[(record["run"], record["item_id"], candidate["round"])].append(candidate)
+        refined = [c for c in loops.values() if len(c) > 1]
+        better = sum(
+            max((x["scores"].get(score) or -math.inf) for x in c[1:])
+            > (c[0]["scores"].get(score) or -math.inf)
+            for c in refined
+        )
+        effect[stage] = {"loops": len(loops), "refined": len(refined), "refinement_better": better}
+    rounds = [
+        c
+        for r in records
+        for c in (r.get("trace") or {}).get("candidates", [])
+        if c["stage"] == "round"
+    ]
+    effect["rounds"] = len(rounds)
+    effect["rounds_entailment_met"] = sum(c["passed"] for c in rounds)
+    stops: dict[str, int] = defaultdict(int)
+    for record in records:
+        stops[str(record.get("stop_reason"))] += 1
+    effect["stop_reasons"] = dict(stops)
+    return effect
+
+
+def _nli_accuracy(judge: NLIJudge, data_dir: str | None) -> str:
+    candidates = []
+    if data_dir:
+        candidates.append(Path(data_dir).expanduser().resolve().parent / "healthver")
+    candidates.append(Path("../shared/data/healthver"))
+    for folder in candidates:
+        if (folder / "healthver_dev.csv").is_file():
+            from veriloop.evaluation.loaders.healthver import load_healthver
+
+            result = measure_on_healthver(judge, load_healthver(folder, "dev"), sample=5000)
+            recall = ", ".join(f"{k} {v:.1%}" for k, v in sorted(result.recall_per_label.items()))
+            return (
+                f"{result.judge}: accuracy {result.accuracy:.1%} on {result.pairs} HealthVer dev "
+                f"pairs (majority class {result.majority_baseline:.1%}; recall {recall}), "
+                f"measured now from {folder}."
+            )
+    stored = json.loads(HEAD_FILE.with_suffix(".json").read_text())
+    return (
+        f"{judge.name}: accuracy {stored['healthver_dev_accuracy']:.1%} on "
+        f"{stored['healthver_dev_pairs']} HealthVer dev pairs (majority class "
+        f"{stored['healthver_dev_majority_baseline']:.1%}), as measured when it was trained "
+        "(HealthVer not found next to the data to re-measure)."
+    )
+
+
+def write_plots(
+    run_dir: Path,
+    summaries: dict[str, dict[str, Any]],
+    records: list[dict[str, Any]],
+    per_record: dict[str, dict[str, Any]],
+) -> list[str]:
+    """Draw metric bars per run, score distributions per iteration, and cost per item."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(summaries)
+    files = []
+    figure, axes = plt.subplots(1, 4, figsize=(16, 4))
+    for axis, (key, label) in zip(
+        axes,
+        [
+            ("nli_sample", "Med-NLI sample"),
+            ("nli_sentence", "Med-NLI sentence"),
+            ("f1", "F1"),
+            ("rouge_l", "ROUGE-L"),
+        ],
+        strict=True,
+    ):
+        values = [summaries[n][key] if summaries[n][key] is not None else 0 for n in names]
+        axis.bar(range(len(names)), values, color="tab:blue")
+        axis.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+        axis.set_title(label)
+    figure.tight_layout()
+    figure.savefig(run_dir / "metrics.png", dpi=110)
+    plt.close(figure)
+    files.append("metrics.png")
+
+    stages = [("knowledge", "factuality"), ("answer", "consistency"), ("round", "entailment")]
+    figure, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for axis, (stage, score) in zip(axes, stages, strict=True):
+        by_step: dict[int, list[float]] = defaultdict(list)
+        for record in records:
+            for c in (record.get("trace") or {}).get("candidates", []):
+                value = c["scores"].get(score)
+                if c["stage"] == stage and value is not None:
+                    by_step[(c["round"] if stage == "round" else c["iteration"]) + 1].append(value)
+        steps = sorted(by_step)
+        if steps:
+            axis.boxplot([by_step[s] for s in steps], tick_labels=[str(s) for s in steps])
+        axis.set_title(f"{score} by {'round' if stage == 'round' else 'attempt'} (all runs)")
+        axis.set_xlabel("round" if stage == "round" else "attempt within its loop")
+    figure.tight_layout()
+    figure.savefig(run_dir / "scores_by_iteration.png", dpi=110)
+    plt.close(figure)
+    files.append("scores_by_iteration.png")
+
+    figure, axes = plt.subplots(1, 2, figsize=(12, 4))
+    for axis, (key, label) in zip(
+        axes,
+        [("calls", "model calls per item"), ("model_seconds", "model seconds per item")],
+        strict=True,
+    ):
+        data = [
+            [
+                m[key]
+                for k, m in per_record.items()
+                if k.split("\x00")[0] == n and m[key] is not None
+            ]
+            for n in names
+        ]
+        axis.boxplot(data, tick_labels=names)
+        axis.tick_params(axis="x", rotation=30, labelsize=8)
+        axis.set_title(label)
+    figure.tight_layout()
+    figure.savefig(run_dir / "cost_per_item.png", dpi=110)
+    plt.close(figure)
+    files.append("cost_per_item.png")
+    return files
+
+
+def write_report(
+    run_dir: Path, *, judge: NLIJudge | None = None, models: Models | None = None
+) -> Path:
+    """Write `report.md` (and the plots) for a run directory; return its path.
+
+    Raises:
+        InvalidInputError: The directory holds no results.
+    """
+    run_dir = Path(run_dir)
+    manifest_path = run_dir / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    records = ResultsFile(run_dir / "results.jsonl").records()
+    if not records:
+        raise InvalidInputError(f"{run_dir} holds no results.jsonl records; run veriloop bench")
+    if models is None:
+        settings = {
+            k: v
+            for k, v in manifest.get("settings", {}).items()
+            if k in ModelSettings.__dataclass_fields__
+        }
+        cache = os.environ.get("VERILOOP_CACHE_DIR", str(Path("~/.cache/veriloop").expanduser()))
+        models = get_models(ModelSettings(**{**settings, "cache_dir": cache}))
+    judge = judge or EmbeddingNLI(models)
+    per_record = _cached_metrics(run_dir, records, judge, models)
+
+    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    roles: dict[str, str] = {}
+    for record in records:
+        by_run[record["run"]].append(per_record[f"{record['run']}\x00{record['item_id']}"])
+        roles[record["run"]] = record.get("role", "method")
+    summaries = {name: summarise(items) for name, items in by_run.items()}
+    main_runs = [n for n in summaries if roles[n] != "ablation"]
+    ablation_runs = [n for n in summaries if roles[n] == "ablation"]
+
+    models_line = ", ".join(f"{k}: {v}" for k, v in models.describe().items())
+    lines = [
+        f"# Benchmark report: {manifest.get('dataset', '?')} ({manifest.get('split') or 'default'} "
+        f"split, {len({r['item_id'] for r in records})} items)",
+        "",
+        f"Command: `{manifest.get('command', '?')}`  ",
+        f"Models: {models_line}  ",
+        f"Settings: {json.dumps(manifest.get('settings', {}))}",
+        "",
+        "## Methods and baselines (shaped like Ji et al. 2023, Table 2)",
+        "",
+        *_table((n, summaries[n]) for n in main_runs),
+    ]
+    if ablation_runs:
+        family = sorted({n.split("[")[0] for n in ablation_runs})
+        lines += [
+            "",
+            "## Ablations (shaped like Table 4)",
+            "",
+            *_table((n, summaries[n]) for n in [*family, *ablation_runs] if n in summaries),
+        ]
+    effect = refinement_effect(
+        [r for r in records if r.get("trace") and r.get("role") != "baseline"]
+    )
+    lines += [
+        "",
+        "## What the loops did",
+        "",
+        f"- Knowledge loops: {effect['knowledge']['loops']}, of which "
+        f"{effect['knowledge']['refined']} refined at least once; a refinement beat the first "
+        f"attempt's factuality in {effect['knowledge']['refinement_better']} of those.",
+        f"- Answer loops: {effect['answer']['loops']}, of which {effect['answer']['refined']} "
+        f"refined; a refinement beat the first attempt's consistency in "
+        f"{effect['answer']['refinement_better']}.",
+        f"- Rounds: {effect['rounds']}; the question-answer cosine met its threshold in "
+        f"{effect['rounds_entailment_met']}.",
+        f"- Stop reasons (methods and ablations): {json.dumps(effect['stop_reasons'])}.",
+        "",
+        "## How far to trust the NLI columns",
+        "",
+        _nli_accuracy(judge, manifest.get("data_dir")),
+        "",
+        "Med-NLI values are means of +1 (entailed by the reference), 0 (neutral) and -1 "
+        "(contradicted). Consistency is scored by the same model family that Self-Reflection "
+        "optimises, so it flatters that method; F1 and ROUGE-L compare wording with the "
+        "reference and do not measure truth.",
+        "",
+        "## Plots",
+        "",
+    ]
+    for file in write_plots(run_dir, summaries, records, per_record):
+        lines.append(f"![{file}]({file})")
+    (run_dir / "summary.json").write_text(
+        json.dumps({"summaries": summaries, "loops": effect}, indent=2) + "\n"
+    )
+    report = run_dir / "report.md"
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return report
