@@ -73,7 +73,9 @@ def test_embedding_nli_maps_argmax_to_verdicts(tmp_path):
 
 def test_measure_on_healthver_counts_against_majority(tmp_path):
     models = fake_models([], vectors={"e": [1.0], "agree": [1.0]}, dim=1)
-    judge = EmbeddingNLI(models, logistic_head(tmp_path, [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]]))
+    judge = EmbeddingNLI(
+        models, logistic_head(tmp_path, [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]])
+    )
     items = [
         Item(id="1", question="agree", documents=["e"], gold="Supports"),
         Item(id="2", question="agree", documents=["e"], gold="Neutral"),

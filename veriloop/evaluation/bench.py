@@ -204,7 +204,11 @@ def run_bench(
     def task(run: RunSpec, item: Item) -> None:
         if stop.is_set():
             return
-        record = run_item(run, item, base_settings)
+        try:
+            record = run_item(run, item, base_settings)
+        except ModelUnavailableError:
+            stop.set()  # before any queued item starts: they stay unrecorded for the re-run
+            raise
         results.append(record)
         if on_record is not None:
             on_record(record)

@@ -1,0 +1,161 @@
+import json
+
+import httpx
+import openai
+import pytest
+
+from veriloop.errors import InvalidInputError, ModelUnavailableError
+from veriloop.evaluation.bench import (
+    ResultsFile,
+    plan_runs,
+    run_bench,
+    select_items,
+    write_manifest,
+)
+from veriloop.evaluation.items import DatasetError, Item
+from veriloop.evaluation.nli import EmbeddingNLI
+from veriloop.evaluation.report import write_report
+
+ITEMS = [
+    Item(id=str(i), question=f"Question {i}?", references=[f"answer {i}"], dataset="t")
+    for i in range(3)
+]
+
+
+def test_plan_runs_names_roles_and_errors():
+    runs = plan_runs(["self-reflection"], ["direct"], ["no_number"])
+    assert [(r.name, r.role) for r in runs] == [
+        ("self-reflection", "method"),
+        ("self-reflection[no_number]", "ablation"),
+        ("direct", "baseline"),
+    ]
+    assert runs[1].settings == {"no_number": True}
+    with pytest.raises(InvalidInputError, match="unknown ablation"):
+        plan_runs(["self-reflection"], [], ["no_thing"])
+    with pytest.raises(InvalidInputError, match="unknown method"):
+        plan_runs(["magic"], [], [])
+    with pytest.raises(InvalidInputError, match="nothing to run"):
+        plan_runs([], [], [])
+
+
+def test_select_items_is_seeded():
+    items = [Item(id=str(i), question="q") for i in range(10)]
+    assert [i.id for i in select_items(items, limit=3, shuffle=False, seed=0)] == ["0", "1", "2"]
+    first = select_items(items, limit=5, shuffle=True, seed=1)
+    assert first == select_items(items, limit=5, shuffle=True, seed=1) != items[:5]
+
+
+def test_results_file_repairs_a_cut_off_last_line(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"run": "a", "item_id": "1"}\n{"run": "a", "item_')
+    results = ResultsFile(path)
+    assert results.finished() == {("a", "1")}
+    results.append({"run": "a", "item_id": "2"})
+    assert [r["item_id"] for r in results.records()] == ["1", "2"]
+
+
+def test_results_file_names_a_corrupt_line(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"run": "a", "item_id": "1"}\nnot json\n{"run": "a", "item_id": "2"}\n')
+    with pytest.raises(DatasetError, match="results.jsonl:2"):
+        ResultsFile(path).records()
+
+
+def test_direct_run_resumes_without_duplicates(tmp_path, fake_backend):
+    name, models = fake_backend(["reply one", "reply two", "reply three", "reply four"])
+    results = ResultsFile(tmp_path / "results.jsonl")
+    runs = plan_runs([], ["direct"], [])
+    assert run_bench(runs, ITEMS[:2], results, base_settings={"backend": name}) == 2
+    # A kill mid-write leaves half a line; the re-run repairs it and does only item 2.
+    with (tmp_path / "results.jsonl").open("a") as handle:
+        handle.write('{"run": "direct", "item_id": "2", "answ')
+    results = ResultsFile(tmp_path / "results.jsonl")
+    assert run_bench(runs, ITEMS, results, base_settings={"backend": name}) == 1
+    assert run_bench(runs, ITEMS, results, base_settings={"backend": name}) == 0
+    records = results.records()
+    assert sorted(r["item_id"] for r in records) == ["0", "1", "2"]
+    assert [r["answer"] for r in records] == ["reply one", "reply two", "reply three"]
+    assert all(r["trace"]["usage"]["chat_calls"] == 1 for r in records)
+
+
+def test_a_bad_item_is_recorded_as_failed(tmp_path, fake_backend):
+    name, _ = fake_backend(["fine"])
+    results = ResultsFile(tmp_path / "results.jsonl")
+    items = [Item(id="blank", question="   "), ITEMS[0]]
+    run_bench(plan_runs([], ["direct"], []), items, results, base_settings={"backend": name})
+    by_id = {r["item_id"]: r for r in results.records()}
+    assert "InvalidInputError" in by_id["blank"]["error"] and by_id["blank"]["answer"] is None
+    assert by_id["0"]["error"] is None and by_id["0"]["answer"] == "fine"
+
+
+def test_an_outage_stops_the_run_and_keeps_finished_work(tmp_path, fake_backend, monkeypatch):
+    monkeypatch.setattr("tenacity.nap.time.sleep", lambda seconds: None)
+
+    def down(messages):
+        raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1"))
+
+    name, _ = fake_backend(["first", down, down, down, "second", "third"])
+    results = ResultsFile(tmp_path / "results.jsonl")
+    runs = plan_runs([], ["direct"], [])
+    with pytest.raises(ModelUnavailableError):
+        run_bench(runs, ITEMS, results, base_settings={"backend": name})
+    assert [r["item_id"] for r in results.records()] == ["0"]
+    assert run_bench(runs, ITEMS, results, base_settings={"backend": name}) == 2
+    assert sorted(r["item_id"] for r in results.records()) == ["0", "1", "2"]
+
+
+def test_manifest_refuses_other_items(tmp_path):
+    manifest = {
+        "dataset": "pubmedqa",
+        "split": None,
+        "limit": 5,
+        "shuffle": False,
+        "seed": 0,
+        "runs": ["direct"],
+    }
+    write_manifest(tmp_path, manifest)
+    write_manifest(tmp_path, {**manifest, "runs": ["self-reflection"]})
+    saved = json.loads((tmp_path / "manifest.json").read_text())
+    assert saved["runs"] == ["direct", "self-reflection"]
+    with pytest.raises(InvalidInputError, match="other items"):
+        write_manifest(tmp_path, {**manifest, "limit": 6})
+
+
+def test_report_tables_hand_checked(tmp_path, fake_backend):
+    import numpy as np
+
+    name, models = fake_backend(
+        ["answer 0", "something else"],
+        dim=2,
+        vectors={"answer 0": [1.0, 0.0], "something else": [0.0, 1.0]},
+    )
+    results = ResultsFile(tmp_path / "results.jsonl")
+    write_manifest(
+        tmp_path,
+        {
+            "dataset": "t",
+            "split": None,
+            "limit": 2,
+            "shuffle": False,
+            "seed": 0,
+            "runs": ["direct"],
+            "command": "veriloop bench ...",
+        },
+    )
+    run_bench(plan_runs([], ["direct"], []), ITEMS[:2], results, base_settings={"backend": name})
+    head = tmp_path / "head.npz"
+    # "supports" when premise and hypothesis embed identically (u*v feature), else neutral.
+    weight = np.zeros((3, 8), dtype=np.float32)
+    weight[2, 6] = weight[2, 7] = 1.0
+    np.savez(head, weight=weight, bias=np.array([-5, 0.5, 0], dtype=np.float32))
+    report = write_report(tmp_path, judge=EmbeddingNLI(models, head), models=models)
+    text = report.read_text()
+    # Item 0: "answer 0" vs reference "answer 0" -> F1 100; item 1: 0 overlap -> F1 0.
+    assert "| direct | 2 (2 / 0) |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| direct"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[5] == "50.00"  # mean F1 x 100
+    assert "HealthVer" in text
+    for plot in ("metrics.png", "scores_by_iteration.png", "cost_per_item.png"):
+        assert (tmp_path / plot).stat().st_size > 1000
+    assert json.loads((tmp_path / "summary.json").read_text())["summaries"]["direct"]["items"] == 2
