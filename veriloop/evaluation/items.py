@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from veriloop.errors import VeriloopError
@@ -29,3 +30,19 @@ class Item:
     labels: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     dataset: str = ""
+
+
+def with_unique_ids(items: list[Item]) -> list[Item]:
+    """Suffix repeated ids with #2, #3, ... in order, so every item has its own id.
+
+    Results are keyed by item id; two items sharing one would make a resumed benchmark
+    skip the second. Some datasets repeat ids (MedQuAD has duplicate question pairs).
+    """
+    seen: Counter[str] = Counter()
+    unique = []
+    for item in items:
+        seen[item.id] += 1
+        unique.append(
+            item if seen[item.id] == 1 else replace(item, id=f"{item.id}#{seen[item.id]}")
+        )
+    return unique

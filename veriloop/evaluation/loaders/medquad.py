@@ -40,8 +40,10 @@ def _from_record(record: dict[str, Any], where: str) -> Item | None:
         raise DatasetError(f"{where}: record lacks {missing}")
     if not str(record["answer"]).strip():
         return None
+    # qids repeat across MedQuAD's sources, so the id is qualified by the source.
+    source = record.get("source_dir") or record.get("source") or ""
     return Item(
-        id=str(record.get("qid") or record.get("doc_id") or where),
+        id=f"{source}:{record.get('qid') or record.get('doc_id') or where}",
         question=str(record["question"]).strip(),
         references=[str(record["answer"]).strip()],
         metadata={key: record.get(key) for key in ("source", "qtype", "focus", "url")},
@@ -69,6 +71,7 @@ def _xml_items(folder: Path) -> Iterator[Item]:
                     "answer": " ".join((answer.text or "").split()),
                     "qtype": question.get("qtype"),
                     "source": root.get("source"),
+                    "source_dir": path.parent.name,
                     "url": root.get("url"),
                     "focus": root.findtext("Focus"),
                 },

@@ -1,0 +1,66 @@
+"""Helpers the loaders share: reading JSON lines, JSON and XML with errors that name the place."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from veriloop.evaluation.items import DatasetError
+
+
+def require_file(path: Path, hint: str) -> Path:
+    """Return `path`, or raise a DatasetError saying what to point --data-dir at."""
+    if not path.is_file():
+        raise DatasetError(f"{path} does not exist; {hint}")
+    return path
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) from a JSON-lines file, gzipped or not."""
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(value, dict):
+                raise DatasetError(f"{path}:{number}: expected a JSON object")
+            yield number, value
+
+
+def json_file(path: Path) -> Any:
+    """Parse a JSON file, naming the line of a syntax error."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+
+
+def xml_root(path: Path) -> ET.Element:
+    """Parse an XML file (gzipped or not), naming the line of a syntax error."""
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as handle:
+                return ET.parse(handle).getroot()
+        return ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise DatasetError(f"{path}:{exc.position[0]}: malformed XML ({exc})") from exc
+
+
+def field(record: dict[str, Any], name: str, where: str) -> Any:
+    """Return `record[name]`, or raise a DatasetError naming the place."""
+    if name not in record:
+        raise DatasetError(f"{where}: missing field {name!r}")
+    return record[name]
+
+
+def text_of(element: ET.Element | None) -> str:
+    """Return an element's whole text, whitespace folded ('' for None)."""
+    return "" if element is None else " ".join("".join(element.itertext()).split())
