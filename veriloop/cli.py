@@ -338,3 +338,63 @@ def report_command(
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
+
+
+@app.command()
+def calibrate(
+    dataset: Annotated[str, typer.Option(help="Dataset to calibrate on.")],
+    data_dir: Annotated[Path, typer.Option(help="Folder with the dataset's files.")],
+    split: Annotated[str, typer.Option(help="A dev split, disjoint from what you report.")],
+    limit: Annotated[int, typer.Option(help="Items to score.")] = 30,
+    quantile: Annotated[float, typer.Option(help="Quantile for each threshold.")] = 0.5,
+    out: Annotated[Path | None, typer.Option(help="Run directory.")] = None,
+    backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
+) -> None:
+    """Propose Self-Reflection thresholds for the current scorer model from a dev split."""
+    import json as json_module
+
+    from veriloop.evaluation import bench as harness
+    from veriloop.evaluation import calibrate as calibration
+    from veriloop.evaluation.datasets import load_dataset
+
+    try:
+        if not 0 <= quantile <= 1:
+            raise InvalidInputError(f"--quantile must be within [0, 1], got {quantile}")
+        items = load_dataset(dataset, data_dir, split)[:limit]
+        run_dir = out or Path("runs") / f"calibrate_{dataset}_{split}_n{limit}"
+        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        base = {"cache_dir": cache, **({"backend": backend} if backend else {})}
+        harness.write_manifest(
+            run_dir,
+            {
+                "dataset": dataset,
+                "split": split,
+                "limit": limit,
+                "shuffle": False,
+                "seed": 0,
+                "data_dir": str(data_dir),
+                "runs": ["self-reflection[no_refinement]"],
+                "command": "veriloop " + " ".join(sys.argv[1:]),
+            },
+        )
+        results = harness.ResultsFile(run_dir / "results.jsonl")
+        runs = harness.plan_runs(["self-reflection"], [], ["no_refinement"])[1:]
+        err.print(f"scoring first attempts on {len(items)} {dataset} {split} item(s)...")
+        harness.run_bench(runs, items, results, base_settings=base)
+        scores = calibration.first_attempt_scores(results.records())
+        proposals = calibration.propose(scores, quantile)
+        models = results.records()[0]["trace"]["settings"]["models"]
+        text = calibration.markdown(
+            proposals,
+            q=quantile,
+            header=f"# Calibration on {dataset} {split} ({len(items)} items), scorer "
+            f"{models['scorer']}, embeddings {models['embeddings']}",
+        )
+        (run_dir / "calibration.json").write_text(json_module.dumps(proposals, indent=2) + "\n")
+        (run_dir / "calibration.md").write_text(text)
+        out_console = Console(highlight=False, width=200)
+        out_console.print(text)
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None

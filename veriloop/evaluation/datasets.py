@@ -31,7 +31,7 @@ class DatasetSpec:
 
 
 DATASETS: dict[str, DatasetSpec] = {
-    "pubmedqa": DatasetSpec("pubmedqa", load_pubmedqa, "test", ("test", "all")),  # type: ignore[arg-type]
+    "pubmedqa": DatasetSpec("pubmedqa", load_pubmedqa, "test", ("test", "dev", "all")),  # type: ignore[arg-type]
     "medquad": DatasetSpec("medquad", load_medquad, "sample", ("sample", "all", "xml")),
     "healthver": DatasetSpec("healthver", load_healthver, "dev", ("dev", "test")),  # type: ignore[arg-type]
     "mediqa2019": DatasetSpec("mediqa2019", load_mediqa2019, "validation", ("validation", "train")),

@@ -29,8 +29,11 @@ def _read_json(path: Path) -> Any:
         raise DatasetError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
 
 
-def load_pubmedqa(data_dir: Path, split: Literal["test", "all"] = "test") -> list[Item]:
-    """Load PQA-L items in file order; `split='test'` keeps the 500 test PMIDs.
+def load_pubmedqa(data_dir: Path, split: Literal["test", "dev", "all"] = "test") -> list[Item]:
+    """Load PQA-L items in file order.
+
+    `test` keeps the 500 test PMIDs, `dev` the other 500 (for calibration: never tune on
+    the items you report), `all` all 1000.
 
     Raises:
         DatasetError: A file is missing or not JSON, or a record lacks a required field.
@@ -38,12 +41,12 @@ def load_pubmedqa(data_dir: Path, split: Literal["test", "all"] = "test") -> lis
     records = _read_json(Path(data_dir) / DATA_FILE)
     if not isinstance(records, dict):
         raise DatasetError(f"{Path(data_dir) / DATA_FILE}: expected an object PMID -> record")
-    keep: set[str] | None = None
-    if split == "test":
-        keep = set(_read_json(Path(data_dir) / TEST_IDS_FILE))
+    test_ids: set[str] | None = None
+    if split in {"test", "dev"}:
+        test_ids = set(_read_json(Path(data_dir) / TEST_IDS_FILE))
     items = []
     for pmid, record in records.items():
-        if keep is not None and pmid not in keep:
+        if test_ids is not None and (pmid in test_ids) != (split == "test"):
             continue
         missing = [name for name in REQUIRED if name not in record]
         if missing:
