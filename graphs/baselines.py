@@ -21,6 +21,7 @@ from nodes.input import check_question as validate_question
 from prompts import render
 from veriloop.context import ModelSettings, resolve_context
 from veriloop.models import get_models
+from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, summarise_usage
 
 METHOD = "direct"
@@ -34,24 +35,6 @@ class DirectContext(ModelSettings):
         default_factory=dict,
         metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
-
-
-@dataclass
-class InputState:
-    """What a caller provides."""
-
-    question: str
-
-
-@dataclass
-class OutputState:
-    """What a caller gets back (the same fields as every method's output)."""
-
-    question: str
-    answer: str | None = None
-    knowledge: str | None = None
-    stop_reason: StopReason | None = None
-    trace: Trace | None = None
 
 
 @dataclass

@@ -42,7 +42,8 @@ from prompts import render
 from veriloop.context import ModelSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, get_models
-from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, summarise_usage
+from veriloop.state import InputState, OutputState
+from veriloop.trace import Candidate, LoopStop, ModelCall, Trace, summarise_usage
 
 METHOD = "self-reflection"
 
@@ -150,27 +151,6 @@ class SelfReflectionContext(ModelSettings):
 
 
 # ── State ───────────────────────────────────────────────────────────────────────────────
-@dataclass
-class InputState:
-    """What a caller provides."""
-
-    question: str
-
-
-@dataclass
-class OutputState:
-    """What a caller gets back."""
-
-    question: str
-    answer: str | None = None
-    """The final answer; None when no attempt produced usable text."""
-    knowledge: str | None = None
-    """The background knowledge the final answer was generated from."""
-    stop_reason: StopReason | None = None
-    """Why the outer loop stopped."""
-    trace: Trace | None = None
-
-
 @dataclass
 class State(OutputState):
     """Working state of one run."""

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
 
 StopReason = Literal["met", "cap_reached", "single_pass", "refused", "no_usable_output"]
 """met: the threshold was reached; cap_reached: the loop ran out of attempts and kept its

@@ -28,15 +28,35 @@ def test_killed_bench_resumes_without_loss_or_duplicates(tmp_path):
     veriloop = str(Path(sys.executable).parent / "veriloop")
     with fake_openai_server(delay=0.3) as server:
         command = [
-            veriloop, "bench", "--baseline", "direct", "--method", "self-reflection",
-            "--dataset", "pubmedqa", "--data-dir", str(SHARED), "--limit", str(ITEMS),
-            "--out", str(tmp_path / "run"), "--backend", "openai", "--no-cache", "--no-report",
-            "--set", f"base_url={base_url(server)}", "--set", "model_name=fake",
-            "--set", "max_rounds=1",
+            veriloop,
+            "bench",
+            "--baseline",
+            "direct",
+            "--method",
+            "self-reflection",
+            "--dataset",
+            "pubmedqa",
+            "--data-dir",
+            str(SHARED),
+            "--limit",
+            str(ITEMS),
+            "--out",
+            str(tmp_path / "run"),
+            "--backend",
+            "openai",
+            "--no-cache",
+            "--no-report",
+            "--set",
+            f"base_url={base_url(server)}",
+            "--set",
+            "model_name=fake",
+            "--set",
+            "max_rounds=1",
         ]
         results = tmp_path / "run" / "results.jsonl"
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         deadline = time.monotonic() + 120
         while len(records(results)) < 3 and time.monotonic() < deadline:
             assert process.poll() is None, process.stderr.read().decode()[-2000:]

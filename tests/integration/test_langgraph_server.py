@@ -72,8 +72,13 @@ def test_server_lists_both_graphs_and_completes_runs(server_url):
     from langgraph_sdk import get_sync_client
 
     client = get_sync_client(url=server_url)
-    graph_ids = {assistant["graph_id"] for assistant in client.assistants.search()}
-    assert {"self_reflection", "direct"} <= graph_ids
+    assistants = client.assistants.search()
+    assert {"self_reflection", "direct"} <= {a["graph_id"] for a in assistants}
+    for assistant in assistants:  # what Studio fetches to draw its forms
+        schemas = client.assistants.get_schemas(assistant["assistant_id"])
+        assert "question" in schemas["input_schema"]["properties"]
+        assert "trace" in schemas["output_schema"]["properties"]
+        assert "backend" in schemas["context_schema"]["properties"]
 
     direct = client.runs.wait(None, "direct", input={"question": "Is Noonan syndrome inherited?"})
     assert direct["answer"] and direct["trace"]["method"] == "direct"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import numpy as np
@@ -27,6 +27,7 @@ from langchain_community.cache import SQLiteCache
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+from typing_extensions import TypedDict
 
 from veriloop.errors import ModelUnavailableError
 from veriloop.models.embeddings import Embedder
