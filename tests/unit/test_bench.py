@@ -159,3 +159,23 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
     for plot in ("metrics.png", "scores_by_iteration.png", "cost_per_item.png"):
         assert (tmp_path / plot).stat().st_size > 1000
     assert json.loads((tmp_path / "summary.json").read_text())["summaries"]["direct"]["items"] == 2
+
+
+def test_paired_comparison_hand_case():
+    from veriloop.evaluation.report import bootstrap_interval, paired_comparison
+
+    per_record = {
+        "m\x001": {"f1": 50.0, "nli_sample": 1},
+        "b\x001": {"f1": 40.0, "nli_sample": 1},
+        "m\x002": {"f1": 30.0, "nli_sample": 0},
+        "b\x002": {"f1": 30.0, "nli_sample": -1},
+        "m\x003": {"f1": None, "nli_sample": 0},
+        "b\x003": {"f1": 10.0, "nli_sample": 0},
+    }
+    rows = {row["metric"]: row for row in paired_comparison(per_record, "m", "b")}
+    assert rows["F1"]["items"] == 2 and rows["F1"]["mean_difference"] == 5.0
+    assert (rows["F1"]["wins"], rows["F1"]["ties"], rows["F1"]["losses"]) == (1, 1, 0)
+    assert rows["Med-NLI spl"]["items"] == 3
+    assert rows["Med-NLI spl"]["mean_difference"] == pytest.approx(1 / 3)
+    low, high = bootstrap_interval([1.0, 1.0, 1.0])
+    assert low == high == 1.0

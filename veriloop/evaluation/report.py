@@ -131,6 +131,62 @@ def summarise(per_item: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
+PAIRED_METRICS = [
+    ("nli_sample", "Med-NLI spl"),
+    ("nli_sentence", "Med-NLI sent"),
+    ("f1", "F1"),
+    ("rouge_l", "R-L"),
+]
+
+
+def bootstrap_interval(
+    differences: list[float], *, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """Return a seeded percentile-bootstrap 95% interval of the mean difference."""
+    import numpy as np
+
+    values = np.asarray(differences, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def paired_comparison(
+    per_record: dict[str, dict[str, Any]], method: str, baseline: str
+) -> list[dict[str, Any]]:
+    """Compare two runs item by item on the items both answered.
+
+    Returns, per metric: items compared, mean difference (method - baseline), its
+    bootstrap 95% interval, and how many items the method won, tied and lost.
+    """
+    rows = []
+    items = {key.split("\x00", 1)[1] for key in per_record if key.startswith(method + "\x00")}
+    for key, label in PAIRED_METRICS:
+        differences = []
+        for item in sorted(items):
+            a = per_record.get(f"{method}\x00{item}", {}).get(key)
+            b = per_record.get(f"{baseline}\x00{item}", {}).get(key)
+            if a is not None and b is not None:
+                differences.append(float(a) - float(b))
+        if not differences:
+            continue
+        low, high = bootstrap_interval(differences)
+        rows.append(
+            {
+                "metric": label,
+                "items": len(differences),
+                "mean_difference": sum(differences) / len(differences),
+                "ci_low": low,
+                "ci_high": high,
+                "wins": sum(d > 0 for d in differences),
+                "ties": sum(d == 0 for d in differences),
+                "losses": sum(d < 0 for d in differences),
+            }
+        )
+    return rows
+
+
 def refinement_effect(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Count how often a refined candidate outscored the first attempt of its loop."""
     effect: dict[str, Any] = {}
@@ -319,6 +375,28 @@ def write_report(
             "",
             *_table((n, summaries[n]) for n in [*family, *ablation_runs] if n in summaries),
         ]
+    baselines = [n for n in summaries if roles[n] == "baseline"]
+    for method_run in [n for n in summaries if roles[n] != "baseline"]:
+        for baseline_run in baselines:
+            rows = paired_comparison(per_record, method_run, baseline_run)
+            if not rows:
+                continue
+            lines += [
+                "",
+                f"### {method_run} minus {baseline_run}, item by item",
+                "",
+                "| metric | items | mean difference | 95% bootstrap CI | wins / ties / losses |",
+                "|---|---|---|---|---|",
+            ]
+            for row in rows:
+                verdict = (
+                    " (better)" if row["ci_low"] > 0 else " (worse)" if row["ci_high"] < 0 else ""
+                )
+                lines.append(
+                    f"| {row['metric']} | {row['items']} | {row['mean_difference']:+.3f} | "
+                    f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]{verdict} | "
+                    f"{row['wins']} / {row['ties']} / {row['losses']} |"
+                )
     effect = refinement_effect(
         [r for r in records if r.get("trace") and r.get("role") != "baseline"]
     )
