@@ -23,7 +23,7 @@ from typing import Any
 
 from veriloop.evaluation.bench import ResultsFile, plan_runs, run_bench
 from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
-from veriloop.models.fake_server import base_url, fake_openai_server
+from veriloop.models.fake_server import fake_openai_server_process
 
 
 def timed_run(items: list[Any], settings: dict[str, Any], workers: int) -> dict[str, Any]:
@@ -61,10 +61,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
     args = parser.parse_args()
     items = load_pubmedqa(args.data_dir)[: args.items]
-    with fake_openai_server(delay=args.delay) as server:
+    with fake_openai_server_process(delay=args.delay) as url:
         settings: dict[str, Any] = {
             "backend": "openai",
-            "base_url": base_url(server),
+            "base_url": url,
             "model_name": "fake-remote",
             "max_rounds": 1,
             "max_knowledge_loops": 1,

@@ -23,5 +23,5 @@ def test_notebook_executes(path: Path) -> None:
     assert any("ok" in o.get("text", "") for o in outputs if o.output_type == "stream")
 
 
-def test_there_is_a_notebook_per_method_so_far() -> None:
-    assert {"self_reflection.ipynb"} <= {p.name for p in NOTEBOOKS}
+def test_there_is_a_notebook_per_method_and_one_for_benchmarks() -> None:
+    assert {"self_reflection.ipynb", "benchmark.ipynb"} <= {p.name for p in NOTEBOOKS}

@@ -59,3 +59,17 @@ def test_server_that_does_not_answer_is_a_clear_error(local_embeddings, monkeypa
     )
     with pytest.raises(ModelUnavailableError, match=f"127.0.0.1:{port}.*running and reachable"):
         build_graph().compile().invoke({"question": "q?"}, context=context)
+
+
+def test_fake_server_in_its_own_process_answers():
+    import httpx
+
+    from veriloop.models.fake_server import fake_openai_server_process
+
+    with fake_openai_server_process() as url:
+        reply = httpx.post(
+            f"{url}/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            timeout=10,
+        )
+    assert reply.json()["choices"][0]["message"]["content"].startswith("The condition")

@@ -82,6 +82,24 @@ def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dic
     return metrics
 
 
+def load_scored_records(run_dir: Path) -> list[dict[str, Any]]:
+    """Return each record of a reported run with its metrics, without loading any model.
+
+    Reads results.jsonl and the metrics.jsonl a report wrote; records the report has not
+    scored yet get `metrics` None.
+    """
+    run_dir = Path(run_dir)
+    cache: dict[str, dict[str, Any]] = {}
+    path = run_dir / "metrics.jsonl"
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                cache[entry["key"]] = entry["metrics"]
+    records = ResultsFile(run_dir / "results.jsonl").records()
+    return [{**record, "metrics": cache.get(_answer_key(record))} for record in records]
+
+
 def _cached_metrics(
     run_dir: Path, records: list[dict[str, Any]], judge: NLIJudge, models: Models
 ) -> dict[str, dict[str, Any]]:

@@ -139,3 +139,45 @@ def base_url(server: _FakeServer) -> str:
     """Return the server's OpenAI base URL (http://127.0.0.1:PORT/v1)."""
     host, port = server.server_address[:2]
     return f"http://{host!s}:{port}/v1"
+
+
+@contextmanager
+def fake_openai_server_process(delay: float = 0.0) -> Iterator[str]:
+    """Run the fake server in a separate process (as a real remote server would be).
+
+    Yields its base URL. Benchmarks use this so the server's request handling does not
+    compete with the harness for the same interpreter lock.
+    """
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "veriloop.models.fake_server", "--delay", str(delay)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the fake server did not start (said {url!r})")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main() -> None:
+    """Serve until terminated; print the base URL on the first line of stdout."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Loopback fake OpenAI-compatible server.")
+    parser.add_argument("--delay", type=float, default=0.0)
+    args = parser.parse_args()
+    server = _FakeServer(args.delay, "The condition is inherited in an autosomal dominant manner.")
+    print(base_url(server), flush=True)  # noqa: T201 - the parent process reads this line
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
