@@ -22,7 +22,7 @@ from prompts import render
 from veriloop.context import ModelSettings, resolve_context
 from veriloop.models import get_models
 from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, summarise_usage
+from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
 METHOD = "direct"
 
@@ -97,16 +97,7 @@ def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
         key: value for key, value in asdict(context).items() if key in {"temperature", "seed"}
     }
     settings["models"] = get_models(context).describe()
-    trace = Trace(
-        method=METHOD,
-        settings=settings,
-        candidates=state.candidates,
-        stops=[stop],
-        stop_reason=reason,
-        evidence_ids=[],
-        usage=summarise_usage(state.calls),
-        calls=state.calls,
-    )
+    trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls)
     return {"answer": candidate["text"] or None, "stop_reason": reason, "trace": trace}
 
 

@@ -43,7 +43,7 @@ from veriloop.context import ModelSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, get_models
 from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, Trace, summarise_usage
+from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
 METHOD = "self-reflection"
 
@@ -430,16 +430,8 @@ def finish(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, A
     usable = chosen is not None and stop["reason"] != "no_usable_output"
     knowledge = _chosen(state, "knowledge", chosen["round"]) if usable and chosen else None
     stops = [*state.stops, stop]
-    trace = Trace(
-        method=METHOD,
-        settings=context.trace_settings(get_models(context).describe()),
-        candidates=state.candidates,
-        stops=stops,
-        stop_reason=stop["reason"],
-        evidence_ids=[],
-        usage=summarise_usage(state.calls),
-        calls=state.calls,
-    )
+    settings = context.trace_settings(get_models(context).describe())
+    trace = build_trace(METHOD, settings, state.candidates, stops, state.calls)
     return {
         "answer": chosen["text"] if usable and chosen else None,
         "knowledge": knowledge["text"] if knowledge else None,

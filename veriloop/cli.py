@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import typing
 from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Any
@@ -48,7 +49,7 @@ def build_context(
 ) -> ModelSettings:
     """Build a method's Context from CLI options and `--set name=value` pairs."""
     known = {spec.name: spec for spec in fields(context_class)}
-    hints = __import__("typing").get_type_hints(context_class)
+    hints = typing.get_type_hints(context_class)
     values = {key: value for key, value in given.items() if value is not None}
     for assignment in assignments:
         name, sep, raw = assignment.partition("=")

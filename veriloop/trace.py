@@ -116,6 +116,27 @@ def summarise_usage(calls: Iterable[ModelCall]) -> UsageSummary:
     return summary
 
 
+def build_trace(
+    method: str,
+    settings: dict[str, Any],
+    candidates: list[Candidate],
+    stops: list[LoopStop],
+    calls: list[ModelCall],
+    evidence_ids: Iterable[str] = (),
+) -> Trace:
+    """Assemble a run's trace; its stop reason is the last (outermost) loop's."""
+    return Trace(
+        method=method,
+        settings=settings,
+        candidates=candidates,
+        stops=stops,
+        stop_reason=stops[-1]["reason"],
+        evidence_ids=list(evidence_ids),
+        usage=summarise_usage(calls),
+        calls=calls,
+    )
+
+
 def best_candidate(candidates: Iterable[Candidate], score_name: str) -> Candidate | None:
     """Return the candidate with the highest score; failed scores rank lowest.
 

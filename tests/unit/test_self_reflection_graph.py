@@ -68,7 +68,7 @@ def test_knowledge_loop_stops_when_factuality_meets_threshold(fake_backend):
 
 
 def test_knowledge_loop_cap_keeps_the_best_candidate(fake_backend):
-    name, _ = fake_backend(
+    name, models = fake_backend(
         ["K1", "K2", "K3", "A1"],
         score_rule=scores_by_text({"K1": -3.0, "K2": -1.5, "K3": -2.0}),
         vectors=vectors_for({"A1": True}),
@@ -80,8 +80,9 @@ def test_knowledge_loop_cap_keeps_the_best_candidate(fake_backend):
     assert knowledge_stop["reason"] == "cap_reached" and knowledge_stop["chosen_iteration"] == 1
     assert result["knowledge"] == "K2"
     # The answer prompt quotes the chosen knowledge.
-    answer_prompt = [c for c in result["trace"]["candidates"] if c["stage"] == "answer"]
-    assert answer_prompt and result["answer"] == "A1"
+    answer_prompt = models.chat_model.conversations[3][0].content  # type: ignore[attr-defined]
+    assert answer_prompt.startswith('Refer to the knowledge: "K2" and answer the question:')
+    assert result["answer"] == "A1"
 
 
 def test_answer_loop_threshold_and_cap(fake_backend):

@@ -171,9 +171,8 @@ class LlamaCppTokenScorer:
             self._llm.eval(token_ids)
             rows = log_softmax(np.asarray(self._llm.scores[: len(token_ids)]))
         logprobs = gather_target_logprobs(token_ids, rows, start)
-        token_text = tuple(
-            self._llm.detokenize([t]).decode("utf-8", "replace") for t in token_ids[start:]
-        )
+        # Target tokens are never the BOS, so their pieces are the decoded tokens.
+        token_text = tuple(piece.decode("utf-8", "replace") for piece in pieces[-len(logprobs) :])
         return TokenLogprobs(token_text, tuple(logprobs), start, truncated)
 
 

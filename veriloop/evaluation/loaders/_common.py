@@ -19,6 +19,13 @@ def require_file(path: Path, hint: str) -> Path:
     return path
 
 
+def dataset_file(data_dir: Path, default_name: str, dataset: str) -> Path:
+    """Return `data_dir` if it is a file, else `data_dir/default_name`; it must exist."""
+    path = Path(data_dir)
+    path = path if path.is_file() else path / default_name
+    return require_file(path, f"point --data-dir at the {dataset} folder (or at the file)")
+
+
 def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) from a JSON-lines file, gzipped or not."""
     opener: Any = gzip.open if path.suffix == ".gz" else open

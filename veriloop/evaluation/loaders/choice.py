@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.evaluation.loaders._common import field, json_lines, require_file
+from veriloop.evaluation.loaders._common import dataset_file, field, json_lines
 
 
 def load_medqa(data_dir: Path, split: str = "test") -> list[Item]:
     """Load MedQA US 4-option JSON lines (`phrases_no_exclude_{split}.jsonl`)."""
-    path = Path(data_dir)
-    path = path if path.is_file() else path / f"phrases_no_exclude_{split}.jsonl"
-    require_file(path, "point --data-dir at the MedQA folder")
+    path = dataset_file(data_dir, f"phrases_no_exclude_{split}.jsonl", "MedQA")
     items = []
     for number, record in json_lines(path):
         where = f"{path}:{number}"
@@ -36,9 +34,7 @@ def load_medqa(data_dir: Path, split: str = "test") -> list[Item]:
 
 def load_commonsenseqa(data_dir: Path, split: str = "dev") -> list[Item]:
     """Load CommonsenseQA JSON lines (`{split}_rand_split.jsonl`)."""
-    path = Path(data_dir)
-    path = path if path.is_file() else path / f"{split}_rand_split.jsonl"
-    require_file(path, "point --data-dir at the CommonsenseQA folder")
+    path = dataset_file(data_dir, f"{split}_rand_split.jsonl", "CommonsenseQA")
     items = []
     for number, record in json_lines(path):
         where = f"{path}:{number}"

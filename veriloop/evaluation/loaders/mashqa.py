@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from veriloop.evaluation.items import DatasetError, Item
-from veriloop.evaluation.loaders._common import field, json_file
+from veriloop.evaluation.items import Item
+from veriloop.evaluation.loaders._common import dataset_file, field, json_file
 
 
 def load_mashqa(data_dir: Path, split: str = "test") -> list[Item]:
     """Load `mashqa_{split}.json` (or the given file): data[].paragraphs[].qas[]."""
-    path = Path(data_dir)
-    path = path if path.is_file() else path / f"mashqa_{split}.json"
-    if not path.is_file():
-        raise DatasetError(f"{path} does not exist; point --data-dir at the MASH-QA folder")
+    path = dataset_file(data_dir, f"mashqa_{split}.json", "MASH-QA")
     items = []
     for article in field(json_file(path), "data", str(path)):
         for paragraph in field(article, "paragraphs", str(path)):
