@@ -1,0 +1,539 @@
+"""The structured knowledge base: facts with confidence, embedded into FAISS, on disk.
+
+A base is a directory:
+
+    DIR/CURRENT              the name of the live version, e.g. "v000004"
+    DIR/v000004/manifest.json  format, embedding model, dimension, index spec, counts
+    DIR/v000004/entries.jsonl  one Entry per line, in row order
+    DIR/v000004/vectors.npy    unit vectors, one row per entry (numpy, no pickle)
+    DIR/v000004/index.faiss    the FAISS index over those rows
+    DIR/.lock                  taken while a writer saves
+
+Every save writes a complete new version directory, fsyncs it, and then switches `CURRENT`
+with an atomic rename, so a reader (or a crash) only ever sees the old base or the new one,
+never half of an import. Old versions are removed after the switch. Opening a base written
+with another embedding model or dimension, or one whose files disagree, fails with a
+message that says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import TypedDict
+
+from knowledge.entries import Entry, NewEntry, check_confidence, clean_knowledge, now
+from knowledge.index import IndexSpec, build_index, read_index, search, write_index
+from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.models.embeddings import Embedder
+
+FORMAT_VERSION = 1
+CONFIDENCE_EPSILON = 1e-9
+DUPLICATE_DISTANCE = 0.01
+"""Squared-L2 distance (cos >= 0.995) under which a new fact is a near-duplicate."""
+EMBED_BATCH = 256
+
+
+class KnowledgeBaseError(VeriloopError):
+    """A knowledge-base directory is missing, damaged, or made for other embeddings."""
+
+
+class Hit(TypedDict):
+    """One retrieved entry with its distance and L2R refusal score."""
+
+    id: str
+    knowledge: str
+    confidence: float
+    source: str
+    distance: float
+    """Squared L2 distance between unit vectors (2 - 2 cos), in [0, 4]."""
+    refusal_score: float
+    """distance / (confidence + 1e-9): L2R's hard-refusal statistic (lower = closer)."""
+    rank: int
+
+
+@dataclass
+class AddReport:
+    """What an `add` did: entries added, and facts skipped as duplicates of which id."""
+
+    added: list[Entry] = field(default_factory=list)
+    duplicates: list[tuple[NewEntry, str]] = field(default_factory=list)
+
+
+def normalised_text(text: str) -> str:
+    """Return text lower-cased with punctuation and spacing removed (duplicate key)."""
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def _fsync_dir(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _write_file(path: Path, write: Callable[[Any], None], mode: str = "w") -> None:
+    handle: Any
+    with open(path, mode, encoding=None if "b" in mode else "utf-8") as handle:  # noqa: PTH123
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+class KnowledgeBase:
+    """Facts with confidence and their vectors, searchable with FAISS, saved atomically."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        embedding_model: str,
+        dim: int,
+        index_spec: IndexSpec,
+        entries: list[Entry] | None = None,
+        vectors: npt.NDArray[np.float32] | None = None,
+        next_id: int = 1,
+        version: int = 0,
+        created: str | None = None,
+        index: Any = None,
+    ) -> None:
+        """Hold a base in memory (use `create` or `open` rather than this)."""
+        self.directory = Path(directory)
+        self.embedding_model = embedding_model
+        self.dim = dim
+        self.index_spec = index_spec
+        self.entries: list[Entry] = list(entries or [])
+        self.vectors = vectors if vectors is not None else np.zeros((0, dim), dtype=np.float32)
+        self.next_id = next_id
+        self.version = version
+        self.created = created or now()
+        self._index = index if index is not None else build_index(self.vectors, index_spec)
+        self._rows = {entry.id: row for row, entry in enumerate(self.entries)}
+        self._texts = {normalised_text(entry.knowledge): entry.id for entry in self.entries}
+        self._dirty = False
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @classmethod
+    def create(
+        cls, directory: Path, embedder: Embedder, index_spec: IndexSpec | None = None
+    ) -> KnowledgeBase:
+        """Create an empty base at `directory` for `embedder`'s vectors and save it.
+
+        Raises:
+            KnowledgeBaseError: `directory` already holds a base or other files.
+        """
+        directory = Path(directory)
+        if (directory / "CURRENT").exists():
+            raise KnowledgeBaseError(
+                f"{directory} already holds a knowledge base; open it, or choose another folder"
+            )
+        if directory.exists() and any(p for p in directory.iterdir() if p.name not in {".lock"}):
+            raise KnowledgeBaseError(
+                f"{directory} exists and is not empty; choose a new or empty folder"
+            )
+        dim = int(embedder.embed(["dimension probe"]).shape[1])
+        base = cls(
+            directory, embedding_model=embedder.name, dim=dim, index_spec=index_spec or IndexSpec()
+        )
+        base.save()
+        return base
+
+    @classmethod
+    def open(cls, directory: Path, embedder: Embedder | None = None) -> KnowledgeBase:
+        """Load the base at `directory`; check it matches `embedder` when one is given.
+
+        Raises:
+            KnowledgeBaseError: Not a base, damaged, or written with other embeddings.
+        """
+        directory = Path(directory)
+        pointer = directory / "CURRENT"
+        if not pointer.is_file():
+            raise KnowledgeBaseError(
+                f"{directory} is not a veriloop knowledge base (no CURRENT file); create one "
+                f"with `veriloop kb create {directory}`"
+            )
+        name = pointer.read_text().strip()
+        folder = directory / name
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text())
+            if manifest.get("format") != FORMAT_VERSION:
+                raise KnowledgeBaseError(
+                    f"{directory}: format {manifest.get('format')!r} is not {FORMAT_VERSION}"
+                )
+            spec = IndexSpec.from_json(manifest["index"])
+            entries = [
+                Entry(**json.loads(line))
+                for line in (folder / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+                if line.strip()
+            ]
+            vectors = np.load(folder / "vectors.npy", allow_pickle=False)
+            index = read_index(folder / "index.faiss", spec)
+        except KnowledgeBaseError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            raise KnowledgeBaseError(
+                f"{directory} is damaged ({type(exc).__name__}: {exc}); restore it from a "
+                "backup or an export, or rebuild it"
+            ) from exc
+        dim = int(manifest["dim"])
+        consistent = (
+            len(entries) == manifest.get("count")
+            and vectors.shape == (len(entries), dim)
+            and index.ntotal == len(entries)
+            and index.d == dim
+        )
+        if not consistent:
+            raise KnowledgeBaseError(
+                f"{directory} is damaged: {len(entries)} entries, vectors {vectors.shape}, "
+                f"index of {index.ntotal} x {index.d}, manifest count {manifest.get('count')} "
+                f"and dimension {dim} disagree; restore it from an export or rebuild it"
+            )
+        if embedder is not None and embedder.name != manifest["embedding_model"]:
+            raise KnowledgeBaseError(
+                f"{directory} was built with embeddings {manifest['embedding_model']!r}, not "
+                f"{embedder.name!r}; use the same embedding_model setting, or export it and "
+                "import the export into a new base"
+            )
+        return cls(
+            directory,
+            embedding_model=manifest["embedding_model"],
+            dim=dim,
+            index_spec=spec,
+            entries=entries,
+            vectors=vectors.astype(np.float32, copy=False),
+            next_id=int(manifest["next_id"]),
+            version=int(manifest["version"]),
+            created=manifest.get("created"),
+            index=index,
+        )
+
+    @classmethod
+    @contextlib.contextmanager
+    def editing(cls, directory: Path, embedder: Embedder | None = None) -> Iterator[KnowledgeBase]:
+        """Open a base under its writer lock and save it on a clean exit.
+
+        Any exception inside the block leaves the base on disk exactly as it was.
+        """
+        directory = Path(directory)
+        if not (directory / "CURRENT").is_file():
+            cls.open(directory)  # raises the "not a knowledge base" message
+        with _writer_lock(directory):
+            base = cls.open(directory, embedder)
+            before = base.version
+            yield base
+            if base.version == before and base._dirty:
+                base._save_locked()
+
+    def save(self) -> None:
+        """Write the base as a new version and switch to it atomically.
+
+        Raises:
+            KnowledgeBaseError: Another writer saved a newer version since this was opened.
+        """
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with _writer_lock(self.directory):
+            self._save_locked()
+
+    def _save_locked(self) -> None:
+        pointer = self.directory / "CURRENT"
+        if pointer.is_file():
+            live = pointer.read_text().strip()
+            if live != _version_name(self.version):
+                raise KnowledgeBaseError(
+                    f"{self.directory} was changed by another writer (now {live}, opened "
+                    f"{_version_name(self.version)}); reopen it and apply the change again"
+                )
+        version = self.version + 1
+        name = _version_name(version)
+        staging = self.directory / f".staging-{name}-{os.getpid()}"
+        if staging.exists():
+            shutil.rmtree(staging)
+        staging.mkdir()
+        manifest = {
+            "format": FORMAT_VERSION,
+            "embedding_model": self.embedding_model,
+            "dim": self.dim,
+            "index": self.index_spec.to_json(),
+            "count": len(self.entries),
+            "next_id": self.next_id,
+            "version": version,
+            "created": self.created,
+            "updated": now(),
+        }
+        _write_file(
+            staging / "entries.jsonl",
+            lambda h: h.writelines(
+                json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries
+            ),
+        )
+        _write_file(
+            staging / "vectors.npy", lambda h: np.save(h, self.vectors, allow_pickle=False), "wb"
+        )
+        write_index(self._index, staging / "index.faiss")
+        with (staging / "index.faiss").open("rb") as handle:
+            os.fsync(handle.fileno())
+        _write_file(staging / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=2)))
+        _fsync_dir(staging)
+        staging.rename(self.directory / name)
+        temporary = self.directory / "CURRENT.tmp"
+        _write_file(temporary, lambda h: h.write(name + "\n"))
+        os.replace(temporary, pointer)
+        _fsync_dir(self.directory)
+        self.version = version
+        self._dirty = False
+        for stale in self.directory.iterdir():
+            if (
+                stale.is_dir()
+                and stale.name != name
+                and (stale.name.startswith(".staging-") or re.fullmatch(r"v\d{6}", stale.name))
+            ):
+                shutil.rmtree(stale, ignore_errors=True)
+
+    # ------------------------------------------------------------------- editing
+
+    def __len__(self) -> int:
+        """Return the number of entries."""
+        return len(self.entries)
+
+    def get(self, entry_id: str) -> Entry:
+        """Return the entry with `entry_id`.
+
+        Raises:
+            InvalidInputError: No such id.
+        """
+        row = self._rows.get(entry_id)
+        if row is None:
+            raise InvalidInputError(f"no entry {entry_id!r} in {self.directory}")
+        return self.entries[row]
+
+    def _check_embedder(self, embedder: Embedder) -> None:
+        if embedder.name != self.embedding_model:
+            raise KnowledgeBaseError(
+                f"{self.directory} holds {self.embedding_model!r} vectors; cannot add "
+                f"{embedder.name!r} vectors to it"
+            )
+
+    def _embed(
+        self,
+        embedder: Embedder,
+        texts: Sequence[str],
+        progress: Callable[[int], None] | None = None,
+    ) -> npt.NDArray[np.float32]:
+        self._check_embedder(embedder)
+        chunks = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            batch = list(texts[start : start + EMBED_BATCH])
+            chunks.append(np.asarray(embedder.embed(batch), dtype=np.float32))
+            if progress is not None:
+                progress(len(batch))
+        if not chunks:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = np.vstack(chunks)
+        if vectors.shape[1] != self.dim:
+            raise KnowledgeBaseError(
+                f"{embedder.name!r} gives {vectors.shape[1]}-dimensional vectors; "
+                f"{self.directory} holds {self.dim}-dimensional ones"
+            )
+        return vectors
+
+    def add(
+        self,
+        facts: Sequence[NewEntry],
+        embedder: Embedder,
+        *,
+        vectors: npt.NDArray[np.float32] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> AddReport:
+        """Embed and add facts; skip (and report) duplicates of entries or of each other.
+
+        A duplicate is a fact whose normalised text equals an entry's, or whose vector lies
+        within `DUPLICATE_DISTANCE` of one. Changes are in memory until `save` (or the end
+        of an `editing` block).
+        """
+        report = AddReport()
+        if not facts:
+            return report
+        matrix = (
+            vectors
+            if vectors is not None
+            else self._embed(embedder, [f.knowledge for f in facts], progress)
+        )
+        near: list[tuple[float, int]] = [(np.inf, -1)] * len(facts)
+        if len(self.entries):
+            distances, rows = search(self._index, matrix, 1)
+            near = [(float(d[0]), int(r[0])) for d, r in zip(distances, rows, strict=True)]
+        kept_rows: list[int] = []
+        kept_texts: dict[str, str] = {}
+        stamp = now()
+        new_entries: list[Entry] = []
+        for position, fact in enumerate(facts):
+            key = normalised_text(fact.knowledge)
+            duplicate_of = self._texts.get(key) or kept_texts.get(key)
+            distance, row = near[position]
+            if duplicate_of is None and row >= 0 and distance <= DUPLICATE_DISTANCE:
+                duplicate_of = self.entries[row].id
+            if duplicate_of is None and kept_rows:
+                batch = matrix[kept_rows]
+                gaps = np.sum((batch - matrix[position]) ** 2, axis=1)
+                closest = int(np.argmin(gaps))
+                if gaps[closest] <= DUPLICATE_DISTANCE:
+                    duplicate_of = new_entries[closest].id
+            if duplicate_of is not None:
+                report.duplicates.append((fact, duplicate_of))
+                continue
+            entry = Entry(
+                id=f"K-{self.next_id}",
+                knowledge=fact.knowledge,
+                confidence=fact.confidence,
+                source=fact.source,
+                created=stamp,
+                metadata=dict(fact.metadata),
+            )
+            self.next_id += 1
+            kept_rows.append(position)
+            kept_texts[key] = entry.id
+            new_entries.append(entry)
+        if new_entries:
+            block = np.ascontiguousarray(matrix[kept_rows], dtype=np.float32)
+            start = len(self.entries)
+            self.entries.extend(new_entries)
+            self.vectors = np.vstack([self.vectors, block])
+            self._index.add(block)
+            for offset, entry in enumerate(new_entries):
+                self._rows[entry.id] = start + offset
+                self._texts[normalised_text(entry.knowledge)] = entry.id
+            self._dirty = True
+        report.added = new_entries
+        return report
+
+    def update(
+        self,
+        entry_id: str,
+        embedder: Embedder,
+        *,
+        knowledge: str | None = None,
+        confidence: float | None = None,
+    ) -> Entry:
+        """Change an entry's text (re-embedded) and/or confidence; keep its id.
+
+        Raises:
+            InvalidInputError: Unknown id, empty text, or confidence outside [0, 1].
+        """
+        old = self.get(entry_id)
+        row = self._rows[entry_id]
+        changed = old
+        if confidence is not None:
+            changed = replace(changed, confidence=check_confidence(confidence, entry_id))
+        if knowledge is not None:
+            text = clean_knowledge(knowledge, entry_id)
+            changed = replace(changed, knowledge=text)
+            self.vectors[row] = self._embed(embedder, [text])[0]
+            del self._texts[normalised_text(old.knowledge)]
+            self._texts[normalised_text(text)] = entry_id
+            self._index = build_index(self.vectors, self.index_spec)
+        self.entries[row] = changed
+        self._dirty = True
+        return changed
+
+    def delete(self, entry_ids: Sequence[str]) -> list[Entry]:
+        """Remove entries by id and rebuild the index; return what was removed.
+
+        Raises:
+            InvalidInputError: An id is unknown (nothing is removed).
+        """
+        removed = [self.get(entry_id) for entry_id in entry_ids]
+        drop = {self._rows[entry.id] for entry in removed}
+        keep = [row for row in range(len(self.entries)) if row not in drop]
+        self.entries = [self.entries[row] for row in keep]
+        self.vectors = np.ascontiguousarray(self.vectors[keep], dtype=np.float32)
+        self._index = build_index(self.vectors, self.index_spec)
+        self._rows = {entry.id: row for row, entry in enumerate(self.entries)}
+        self._texts = {normalised_text(entry.knowledge): entry.id for entry in self.entries}
+        self._dirty = True
+        return removed
+
+    # ------------------------------------------------------------------- search
+
+    def search_vectors(self, queries: npt.NDArray[np.float32], k: int) -> list[list[Hit]]:
+        """Return the `k` nearest entries per query vector, nearest first."""
+        if not self.entries:
+            return [[] for _ in range(len(queries))]
+        distances, rows = search(self._index, queries, min(k, len(self.entries)))
+        results = []
+        for distance_row, index_row in zip(distances, rows, strict=True):
+            hits: list[Hit] = []
+            for distance, row in zip(distance_row, index_row, strict=True):
+                if row < 0:
+                    continue
+                entry = self.entries[int(row)]
+                value = max(float(distance), 0.0)
+                hits.append(
+                    Hit(
+                        id=entry.id,
+                        knowledge=entry.knowledge,
+                        confidence=entry.confidence,
+                        source=entry.source,
+                        distance=round(value, 6),
+                        refusal_score=value / (entry.confidence + CONFIDENCE_EPSILON),
+                        rank=len(hits) + 1,
+                    )
+                )
+            results.append(hits)
+        return results
+
+    def search(self, text: str, embedder: Embedder, k: int = 4) -> list[Hit]:
+        """Return the `k` entries nearest to `text`."""
+        return self.search_vectors(self._embed(embedder, [text]), k)[0]
+
+    def find_text(self, fragment: str) -> list[Entry]:
+        """Return entries whose text contains `fragment` (case-insensitive)."""
+        needle = fragment.casefold()
+        return [entry for entry in self.entries if needle in entry.knowledge.casefold()]
+
+    def stats(self) -> dict[str, Any]:
+        """Summarise the base: size, embeddings, index, confidence and sources."""
+        confidences = [entry.confidence for entry in self.entries]
+        sources: dict[str, int] = {}
+        for entry in self.entries:
+            sources[entry.source] = sources.get(entry.source, 0) + 1
+        return {
+            "directory": str(self.directory),
+            "entries": len(self.entries),
+            "embedding_model": self.embedding_model,
+            "dim": self.dim,
+            "index": self.index_spec.to_json(),
+            "version": self.version,
+            "created": self.created,
+            "confidence_mean": float(np.mean(confidences)) if confidences else None,
+            "confidence_min": min(confidences) if confidences else None,
+            "confidence_max": max(confidences) if confidences else None,
+            "sources": dict(sorted(sources.items(), key=lambda kv: -kv[1])),
+        }
+
+
+def _version_name(version: int) -> str:
+    return f"v{version:06d}"
+
+
+@contextlib.contextmanager
+def _writer_lock(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / ".lock").open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
