@@ -1,15 +1,16 @@
 """The input and output every method graph shares, so methods compare and chain.
 
-Every graph takes `{"question": ...}` and returns the question, the answer (None when the
-method produced nothing usable or refused), the knowledge or evidence text it rests on,
-why it stopped, and the trace.
+Every graph takes `{"question": ...}` (plus `options` for a multiple-choice item) and
+returns the question, the answer (None when the method produced nothing usable or refused),
+the knowledge or evidence text it rests on, why it stopped, the refusal when it refused,
+the chosen option for a multiple-choice item, and the trace.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from veriloop.trace import StopReason, Trace
+from veriloop.trace import Refusal, StopReason, Trace
 
 
 @dataclass
@@ -17,6 +18,8 @@ class InputState:
     """What a caller provides."""
 
     question: str
+    options: dict[str, str] | None = None
+    """Multiple-choice options, label -> text; the method then picks one label."""
 
 
 @dataclass
@@ -30,4 +33,11 @@ class OutputState:
     """The background knowledge or evidence the answer was generated from, if any."""
     stop_reason: StopReason | None = None
     """Why the method stopped (its outermost loop's stop reason)."""
+    refusal: Refusal | None = None
+    """Set when the method declined to answer: which gate refused, and why."""
+    choice: str | None = None
+    """Multiple-choice items: the label of the chosen option (None if none was chosen)."""
+    option_scores: dict[str, float] | None = None
+    """Multiple-choice items: total log-prob of each option's text under the method's final
+    prompt (standard TruthfulQA MC2 input), when the method scores options."""
     trace: Trace | None = None

@@ -20,6 +20,15 @@ best candidate; single_pass: ablation without refinement; refused: the method de
 answer; no_usable_output: no attempt produced usable text."""
 
 
+class Refusal(TypedDict):
+    """Why a method declined to answer."""
+
+    kind: Literal["hard", "soft"]
+    """hard: the method's own gate (e.g. retrieval distance) refused before or regardless
+    of the model; soft: the model judged the question unanswerable from what it was given."""
+    detail: str
+
+
 class Candidate(TypedDict):
     """One generated knowledge text, answer, rationale or claim, with its scores."""
 

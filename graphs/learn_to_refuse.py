@@ -1,0 +1,344 @@
+"""Learn to Refuse (L2R; Cao, EMNLP 2024): answer only from a curated knowledge base.
+
+    check_question -> retrieve -> [router after_retrieval]
+        gate passed (or consult_model_when_hard_refused) -> answer_from_knowledge -> finish
+        hard refusal                                      -> refuse_hard -> finish
+
+- retrieve: top-k entries by squared L2 distance d on unit vectors (2 - 2 cos).
+- Hard refusal: the question is answerable iff min_i d_i / (c_i + 1e-9) < alpha, with c_i
+  the entries' confidence. When it fires the model is not called (the reference still
+  calls it and combines both verdicts; `consult_model_when_hard_refused` restores that).
+- Soft refusal: the main QA agent sees only the retrieved knowledge and must reply with
+  JSON {evidence, reason, CAN_ANSWER, answer}, constrained by a grammar on the embedded
+  model and parsed leniently elsewhere; CAN_ANSWER false is a refusal. The `no_reasoning`
+  ablation drops evidence and reason.
+- Output: the answer or the refusal (which gate, why), the evidence and reasoning, and the
+  retrieved entries with ids, distances and confidences; the trace's evidence ids are the
+  entries the answer rests on.
+
+There is no loop: one retrieval, at most one model call (plus one re-ask when its JSON is
+unusable), so there is no counter or cap to set.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from knowledge.store import Hit
+from nodes.choice import answer_field, check_options, question_text, score_options
+from nodes.input import check_question as validate_question
+from nodes.retrieval import format_hits, open_knowledge_base, retrieve
+from prompts import render
+from veriloop.context import ModelSettings, resolve_context
+from veriloop.models import ChatTurn, get_models
+from veriloop.models.structured import ask_structured
+from veriloop.state import InputState, OutputState
+from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
+
+METHOD = "l2r"
+
+
+@dataclass(kw_only=True)
+class L2RContext(ModelSettings):
+    """Knowledge base, refusal threshold and switches (reference defaults)."""
+
+    kb_dir: str = field(
+        default="",
+        metadata={"description": "Knowledge-base directory (`veriloop kb create DIR`)."},
+    )
+    top_k: int = field(default=4, metadata={"description": "Entries retrieved per question."})
+    alpha: float = field(
+        default=0.75,
+        metadata={
+            "description": "Hard-refusal threshold on min d/(c+1e-9): answerable iff below. "
+            "0.75 is the reference's TruthfulQA value (0.6 for MedQA), set for "
+            "all-mpnet-base-v2; calibrate it for other embeddings."
+        },
+    )
+    consult_model_when_hard_refused: bool = field(
+        default=False,
+        metadata={
+            "description": "Call the model even when the hard gate refuses (the reference's "
+            "behaviour; the final verdict is still a refusal). Off: no call is spent."
+        },
+    )
+    no_reasoning: bool = field(
+        default=False,
+        metadata={"description": "Ablation: drop the evidence and reason steps of the reply."},
+    )
+    score_options: bool = field(
+        default=True,
+        metadata={
+            "description": "Multiple-choice items: score each option's log-prob under the "
+            "final prompt (standard MC2) when the question is answered."
+        },
+    )
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+
+@dataclass
+class State(OutputState):
+    """Working state."""
+
+    options: dict[str, str] | None = None
+    retrieved: list[Hit] = field(default_factory=list)
+    """The top-k entries with ids, distances, confidences and refusal scores."""
+    hard_score: float | None = None
+    """min d/(c+eps) over the retrieved entries (None: nothing was retrieved)."""
+    hard_refused: bool = False
+    consult_model: bool = False
+    """Whether the main QA agent is called (hard gate passed, or configured to)."""
+    evidence: str | None = None
+    reasoning: str | None = None
+    can_answer: bool | None = None
+    """The main QA agent's verdict (None: not called, or its reply was unusable)."""
+    reply_error: str | None = None
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+
+
+@dataclass
+class L2ROutput(OutputState):
+    """The shared output plus what L2R shows behind every answer or refusal."""
+
+    evidence: str | None = None
+    reasoning: str | None = None
+    retrieved: list[Hit] = field(default_factory=list)
+
+
+def _context(runtime: Runtime[L2RContext]) -> L2RContext:
+    return resolve_context(runtime.context, L2RContext)
+
+
+def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type[BaseModel]:
+    """Return the main QA agent's reply schema (answer constrained to labels for MC items)."""
+    answer_type, answer_default = answer_field(options, nullable=True)
+    fields: dict[str, Any] = {}
+    if with_reasoning:
+        fields["evidence"] = (str, Field(default=""))
+        fields["reason"] = (str, Field(default=""))
+    fields["can_answer"] = (bool, Field(alias="CAN_ANSWER"))
+    fields["answer"] = (answer_type, answer_default)
+    model: type[BaseModel] = create_model(
+        "MainQAReply", __config__=ConfigDict(extra="ignore", populate_by_name=True), **fields
+    )
+    return model
+
+
+# ------------------------------------------------------------------------------ nodes
+
+
+def check_question(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+    """Reject an unusable question or option set before anything is loaded."""
+    context = _context(runtime)
+    return {
+        "question": validate_question(state.question, max_chars=context.max_question_chars),
+        "options": check_options(state.options),
+    }
+
+
+def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+    """Retrieve the top-k entries and apply the hard-refusal gate."""
+    context = _context(runtime)
+    models = get_models(context)
+    base = open_knowledge_base(context.kb_dir, models)
+    hits, call = retrieve(models, base, state.question, context.top_k)
+    score = min((hit["refusal_score"] for hit in hits), default=None)
+    refused = score is None or not score < context.alpha
+    candidate = Candidate(
+        stage="retrieval",
+        round=0,
+        iteration=0,
+        text=format_hits(hits),
+        scores={"min_d_over_c": None if score is None else round(score, 6)},
+        thresholds={"min_d_over_c": context.alpha},
+        passed=not refused,
+        error=None if hits else "the knowledge base is empty",
+    )
+    return {
+        "retrieved": hits,
+        "hard_score": score,
+        "hard_refused": refused,
+        "consult_model": (not refused) or context.consult_model_when_hard_refused,
+        "candidates": [candidate],
+        "calls": [call],
+    }
+
+
+def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+    """Ask the main QA agent to answer from the retrieved knowledge only, or refuse."""
+    context = _context(runtime)
+    models = get_models(context)
+    template = "l2r_main_qa_no_reasoning" if context.no_reasoning else "l2r_main_qa"
+    hint = (
+        "the letter of the correct candidate answer"
+        if state.options
+        else "your final answer to the question"
+    )
+    prompt = render(
+        template,
+        context.prompt_overrides,
+        knowledge=format_hits(state.retrieved),
+        question=question_text(state.question, state.options, context.prompt_overrides),
+        answer_hint=hint,
+    )
+    schema = reply_model(state.options, with_reasoning=not context.no_reasoning)
+    reply = ask_structured(
+        models, [ChatTurn(role="user", content=prompt)], schema, purpose="main_qa"
+    )
+    calls = list(reply.calls)
+    update: dict[str, Any] = {"reply_error": reply.error}
+    can_answer: bool | None = None
+    answer: str | None = None
+    if reply.value is not None:
+        data = reply.value.model_dump()
+        can_answer = bool(data["can_answer"])
+        raw_answer = data.get("answer")
+        answer = str(raw_answer).strip() if raw_answer not in (None, "") else None
+        update.update(
+            evidence=data.get("evidence") or None,
+            reasoning=data.get("reason") or None,
+        )
+    choice = answer if (can_answer and answer and state.options) else None
+    if choice is not None and state.options:
+        answer = f"{choice}. {state.options[choice]}"
+    answered = bool(can_answer and answer) and not state.hard_refused
+    if answered and state.options and context.score_options:
+        option_scores, score_calls, error = score_options(
+            models, prompt + "\nAnswer: ", state.options
+        )
+        calls.extend(score_calls)
+        update["option_scores"] = option_scores
+        if error:
+            update["reply_error"] = error
+    update.update(
+        can_answer=can_answer,
+        answer=answer if can_answer else None,
+        choice=choice,
+        calls=calls,
+        candidates=[
+            Candidate(
+                stage="answer",
+                round=0,
+                iteration=0,
+                text=answer or (_refusal_text(update) if can_answer is False else ""),
+                scores={"can_answer": None if can_answer is None else float(can_answer)},
+                thresholds={},
+                passed=bool(can_answer and answer),
+                error=reply.error if reply.value is None else None,
+            )
+        ],
+    )
+    return update
+
+
+def _refusal_text(update: dict[str, Any]) -> str:
+    return f"(refused) {update.get('reasoning') or update.get('evidence') or ''}".strip()
+
+
+def refuse_hard(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+    """Refuse without calling the model: no retrieved entry is close and confident enough."""
+    return {}
+
+
+def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+    """Return the answer or the refusal, with the evidence behind it and the trace."""
+    context = _context(runtime)
+    refusal: Refusal | None = None
+    reason: StopReason
+    if state.hard_refused:
+        detail = (
+            "the knowledge base is empty"
+            if state.hard_score is None
+            else f"min d/(c+eps) = {state.hard_score:.3f} is not below alpha = {context.alpha}"
+        )
+        if state.consult_model:
+            detail += f"; the model was consulted anyway (CAN_ANSWER = {state.can_answer})"
+        refusal = Refusal(kind="hard", detail=detail)
+        reason = "refused"
+    elif state.can_answer is False:
+        refusal = Refusal(
+            kind="soft",
+            detail=state.reasoning or "the model judged the knowledge insufficient",
+        )
+        reason = "refused"
+    elif state.answer:
+        reason = "single_pass"
+    else:
+        reason = "no_usable_output"
+    answered = reason == "single_pass"
+    stop = LoopStop(
+        loop="l2r",
+        round=0,
+        reason=reason,
+        chosen_iteration=0 if answered else None,
+        detail=refusal["detail"] if refusal else (state.reply_error or "answered from the base"),
+    )
+    settings: dict[str, Any] = {
+        key: value
+        for key, value in asdict(context).items()
+        if key
+        in {
+            "kb_dir",
+            "top_k",
+            "alpha",
+            "consult_model_when_hard_refused",
+            "no_reasoning",
+            "temperature",
+            "seed",
+        }
+    }
+    settings["models"] = get_models(context).describe()
+    evidence_ids = [hit["id"] for hit in state.retrieved] if answered else []
+    trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, evidence_ids)
+    return {
+        "answer": state.answer if answered else None,
+        "choice": state.choice if answered else None,
+        "option_scores": state.option_scores if answered else None,
+        "knowledge": format_hits(state.retrieved) if state.retrieved else None,
+        "stop_reason": reason,
+        "refusal": refusal,
+        "trace": trace,
+    }
+
+
+# ----------------------------------------------------------------------------- router
+
+
+def after_retrieval(state: State) -> Literal["answer_from_knowledge", "refuse_hard"]:
+    """Call the main QA agent unless the hard gate refused (and consulting is off)."""
+    return "answer_from_knowledge" if state.consult_model else "refuse_hard"
+
+
+# ------------------------------------------------------------------------------ graph
+
+
+def build_graph() -> StateGraph[State, L2RContext, InputState, L2ROutput]:
+    """Return the L2R question-answering graph builder."""
+    builder = StateGraph(
+        State, context_schema=L2RContext, input_schema=InputState, output_schema=L2ROutput
+    )
+    builder.add_node("check_question", check_question)
+    builder.add_node("retrieve", retrieve_knowledge)
+    builder.add_node("answer_from_knowledge", answer_from_knowledge)
+    builder.add_node("refuse_hard", refuse_hard)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_question")
+    builder.add_edge("check_question", "retrieve")
+    builder.add_conditional_edges("retrieve", after_retrieval)
+    builder.add_edge("answer_from_knowledge", "finish")
+    builder.add_edge("refuse_hard", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name="learn_to_refuse")
