@@ -2,7 +2,8 @@
 
 The comparison point for every mitigation method (the paper's "directly generated"
 answers). Same model, same sampling settings, same output and trace shape, so a benchmark
-compares like with like.
+compares like with like. A multiple-choice item is answered with one option label,
+constrained to the labels, and (for MC2) every option's log-prob is scored.
 
     check_question -> answer_directly -> finish
 """
@@ -16,11 +17,13 @@ from typing import Annotated, Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from nodes.choice import check_options, choice_reply_model, question_text, score_options
 from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
 from prompts import render
 from veriloop.context import ModelSettings, resolve_context
-from veriloop.models import get_models
+from veriloop.models import ChatTurn, get_models
+from veriloop.models.structured import ask_structured
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
@@ -35,12 +38,17 @@ class DirectContext(ModelSettings):
         default_factory=dict,
         metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
+    score_options: bool = field(
+        default=True,
+        metadata={"description": "Multiple-choice items: score each option (standard MC2)."},
+    )
 
 
 @dataclass
 class State(OutputState):
     """Working state."""
 
+    options: dict[str, str] | None = None
     candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
@@ -50,14 +58,19 @@ def _context(runtime: Runtime[DirectContext]) -> DirectContext:
 
 
 def check_question(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
-    """Reject an unusable question before any model is loaded."""
+    """Reject an unusable question or option set before any model is loaded."""
     context = _context(runtime)
-    return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
+    return {
+        "question": validate_question(state.question, max_chars=context.max_question_chars),
+        "options": check_options(state.options),
+    }
 
 
 def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
-    """Ask the model the question once."""
+    """Ask the model the question once (a multiple-choice item: pick one label)."""
     context = _context(runtime)
+    if state.options:
+        return _choose_directly(state, context)
     user_text = render("direct_answer", context.prompt_overrides, question=state.question)
     generated = generate_turn(
         get_models(context),
@@ -79,6 +92,45 @@ def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, 
         error=generated.error,
     )
     return {"candidates": [candidate], "calls": [generated.call]}
+
+
+def _choose_directly(state: State, context: DirectContext) -> dict[str, Any]:
+    models = get_models(context)
+    options = state.options or {}
+    overrides = context.prompt_overrides
+    prompt = render(
+        "direct_choice",
+        overrides,
+        question=question_text(state.question, options, overrides),
+        reply_format=render("reply_format_choice", overrides),
+    )
+    reply = ask_structured(
+        models,
+        [ChatTurn(role="user", content=prompt)],
+        choice_reply_model(options),
+        purpose="answer",
+    )
+    calls = list(reply.calls)
+    choice = None if reply.value is None else str(reply.value.model_dump()["answer"])
+    update: dict[str, Any] = {"choice": choice}
+    error = reply.error if reply.value is None else None
+    if choice and context.score_options:
+        scores, score_calls, score_error = score_options(models, prompt + "\nAnswer: ", options)
+        calls.extend(score_calls)
+        update["option_scores"] = scores
+        error = error or score_error
+    candidate = Candidate(
+        stage="answer",
+        round=0,
+        iteration=0,
+        text=f"{choice}. {options[choice]}" if choice else "",
+        scores={},
+        thresholds={},
+        passed=choice is not None,
+        error=error,
+    )
+    update.update(candidates=[candidate], calls=calls)
+    return update
 
 
 def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:

@@ -155,6 +155,8 @@ class SelfReflectionContext(ModelSettings):
 class State(OutputState):
     """Working state of one run."""
 
+    options: dict[str, str] | None = None
+    """Present only to reject multiple-choice items with a clear message."""
     round: int = 0
     """Outer (entailment) loop counter: the current round, 0-based."""
     knowledge_loop_step: int = 0
@@ -220,8 +222,13 @@ def _candidate(
 
 # ── Nodes ───────────────────────────────────────────────────────────────────────────────
 def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
-    """Reject an unusable question before any model is loaded."""
+    """Reject an unusable question (or a multiple-choice item) before any model is loaded."""
     context = _context(runtime)
+    if state.options:
+        raise InvalidInputError(
+            "Self-Reflection answers free-text questions; this item has options. Use a "
+            "multiple-choice method (l2r, rag, direct) or drop the options"
+        )
     return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
 
 

@@ -89,13 +89,17 @@ def ask_structured(
     *,
     purpose: str,
     max_string_length: int = DEFAULT_MAX_STRING_LENGTH,
+    seed: int | None = None,
 ) -> StructuredReply[M]:
-    """Ask for a reply shaped like `model`; re-ask once with the error if it does not parse."""
+    """Ask for a reply shaped like `model`; re-ask once with the error if it does not parse.
+
+    `seed` (None: the model's configured seed) varies the sampling of repeated requests.
+    """
     schema = bounded_schema(model, max_string_length)
     result: StructuredReply[M] = StructuredReply(value=None)
     conversation = list(turns)
     for attempt in range(2):
-        reply = models.chat(conversation, purpose=purpose, json_schema=schema)
+        reply = models.chat(conversation, purpose=purpose, json_schema=schema, seed=seed)
         result.raw.append(reply.text)
         result.calls.append(reply.call)
         try:

@@ -1,0 +1,194 @@
+"""Plain retrieval-augmented generation: the baseline for the knowledge-base methods.
+
+    check_question -> retrieve -> answer_with_knowledge -> finish
+
+The same knowledge base, embeddings, top-k and model as Learn-to-Refuse, without the
+refusal gates or the evidence/reason steps: it always answers from whatever it retrieved.
+Comparing L2R with it separates what refusing buys from what retrieval buys.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from knowledge.store import Hit
+from nodes.choice import check_options, choice_reply_model, question_text, score_options
+from nodes.generation import generate_turn
+from nodes.input import check_question as validate_question
+from nodes.retrieval import format_hits, open_knowledge_base, retrieve
+from prompts import render
+from veriloop.context import ModelSettings, resolve_context
+from veriloop.models import ChatTurn, get_models
+from veriloop.models.structured import ask_structured
+from veriloop.state import InputState, OutputState
+from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
+
+METHOD = "rag"
+
+
+@dataclass(kw_only=True)
+class RAGContext(ModelSettings):
+    """Knowledge base and retrieval depth; no thresholds."""
+
+    kb_dir: str = field(
+        default="",
+        metadata={"description": "Knowledge-base directory (`veriloop kb create DIR`)."},
+    )
+    top_k: int = field(default=4, metadata={"description": "Entries retrieved per question."})
+    score_options: bool = field(
+        default=True,
+        metadata={"description": "Multiple-choice items: score each option (standard MC2)."},
+    )
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+
+@dataclass
+class State(OutputState):
+    """Working state."""
+
+    options: dict[str, str] | None = None
+    retrieved: list[Hit] = field(default_factory=list)
+    error: str | None = None
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+
+
+@dataclass
+class RAGOutput(OutputState):
+    """The shared output plus the retrieved entries."""
+
+    retrieved: list[Hit] = field(default_factory=list)
+
+
+def _context(runtime: Runtime[RAGContext]) -> RAGContext:
+    return resolve_context(runtime.context, RAGContext)
+
+
+def check_question(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
+    """Reject an unusable question or option set before anything is loaded."""
+    context = _context(runtime)
+    return {
+        "question": validate_question(state.question, max_chars=context.max_question_chars),
+        "options": check_options(state.options),
+    }
+
+
+def retrieve_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
+    """Retrieve the top-k entries (no gate)."""
+    context = _context(runtime)
+    models = get_models(context)
+    base = open_knowledge_base(context.kb_dir, models)
+    hits, call = retrieve(models, base, state.question, context.top_k)
+    return {"retrieved": hits, "calls": [call]}
+
+
+def answer_with_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
+    """Answer from the retrieved knowledge (a paragraph, or an option label)."""
+    context = _context(runtime)
+    models = get_models(context)
+    overrides = context.prompt_overrides
+    reply_format = "reply_format_choice" if state.options else "reply_format_paragraph"
+    prompt = render(
+        "rag_answer",
+        overrides,
+        knowledge=format_hits(state.retrieved),
+        question=question_text(state.question, state.options, overrides),
+        reply_format=render(reply_format, overrides),
+    )
+    update: dict[str, Any] = {}
+    if state.options:
+        reply = ask_structured(
+            models,
+            [ChatTurn(role="user", content=prompt)],
+            choice_reply_model(state.options),
+            purpose="answer",
+        )
+        calls = list(reply.calls)
+        choice = None if reply.value is None else str(reply.value.model_dump()["answer"])
+        text = f"{choice}. {state.options[choice]}" if choice else ""
+        error = reply.error if reply.value is None else None
+        if choice and context.score_options:
+            option_scores, score_calls, score_error = score_options(
+                models, prompt + "\nAnswer: ", state.options
+            )
+            calls.extend(score_calls)
+            update["option_scores"] = option_scores
+            error = error or score_error
+        update.update(choice=choice)
+    else:
+        generated = generate_turn(
+            models,
+            [],
+            prompt,
+            purpose="answer",
+            echo_guard=[prompt.replace(state.question, "")],
+            restated=[state.question],
+            seed=context.seed,
+        )
+        calls, text, error = [generated.call], generated.text, generated.error
+    candidate = Candidate(
+        stage="answer",
+        round=0,
+        iteration=0,
+        text=text,
+        scores={},
+        thresholds={},
+        passed=bool(text),
+        error=error,
+    )
+    update.update(answer=text or None, error=error, candidates=[candidate], calls=calls)
+    return update
+
+
+def finish(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
+    """Return the answer with the retrieved entries and the trace."""
+    context = _context(runtime)
+    reason: StopReason = "single_pass" if state.answer else "no_usable_output"
+    stop = LoopStop(
+        loop="rag",
+        round=0,
+        reason=reason,
+        chosen_iteration=0 if state.answer else None,
+        detail=state.error or "one retrieval, one generation",
+    )
+    settings: dict[str, Any] = {
+        key: value
+        for key, value in asdict(context).items()
+        if key in {"kb_dir", "top_k", "temperature", "seed"}
+    }
+    settings["models"] = get_models(context).describe()
+    evidence_ids = [hit["id"] for hit in state.retrieved] if state.answer else []
+    trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, evidence_ids)
+    return {
+        "knowledge": format_hits(state.retrieved) if state.retrieved else None,
+        "stop_reason": reason,
+        "trace": trace,
+    }
+
+
+def build_graph() -> StateGraph[State, RAGContext, InputState, RAGOutput]:
+    """Return the plain-RAG baseline graph builder."""
+    builder = StateGraph(
+        State, context_schema=RAGContext, input_schema=InputState, output_schema=RAGOutput
+    )
+    builder.add_node("check_question", check_question)
+    builder.add_node("retrieve", retrieve_knowledge)
+    builder.add_node("answer_with_knowledge", answer_with_knowledge)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_question")
+    builder.add_edge("check_question", "retrieve")
+    builder.add_edge("retrieve", "answer_with_knowledge")
+    builder.add_edge("answer_with_knowledge", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name="rag")
