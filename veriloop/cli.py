@@ -44,6 +44,12 @@ def main() -> None:
     """Run veriloop's methods from the command line."""
 
 
+def _register_subcommands() -> None:
+    from veriloop.cli_kb import kb_app
+
+    app.add_typer(kb_app, name="kb")
+
+
 def build_context(
     context_class: type[ModelSettings], assignments: list[str], **given: Any
 ) -> ModelSettings:
@@ -91,8 +97,26 @@ def render_result(result: dict[str, Any]) -> None:
     """Print the answer, the knowledge, the candidate table and the stop reasons."""
     trace = result.get("trace") or {}
     answer = result.get("answer")
-    out.print(Panel(answer or "[red]no usable answer[/red]", title="Answer", expand=True))
-    if result.get("knowledge"):
+    refusal = result.get("refusal")
+    if refusal:
+        out.print(
+            Panel(
+                f"[yellow]{refusal['kind']} refusal:[/yellow] {refusal['detail']}",
+                title="Refused: I don't know",
+                expand=True,
+            )
+        )
+    else:
+        out.print(Panel(answer or "[red]no usable answer[/red]", title="Answer", expand=True))
+    for key, title in (("evidence", "Evidence"), ("reasoning", "Reasoning")):
+        if result.get(key):
+            out.print(Panel(result[key], title=title, expand=True))
+    retrieved = result.get("retrieved")
+    if retrieved:
+        from veriloop.cli_kb import _hits_table
+
+        out.print(_hits_table(retrieved, "Knowledge-base entries retrieved"))
+    elif result.get("knowledge"):
         out.print(Panel(result["knowledge"], title="Knowledge (final)", expand=True))
     candidates = trace.get("candidates", [])
     score_names = list(dict.fromkeys(name for c in candidates for name in c["scores"]))
@@ -149,6 +173,13 @@ def ask(
         list[str] | None,
         typer.Option("--set", help="Override a Context field, e.g. --set max_rounds=1."),
     ] = None,
+    kb: Annotated[
+        Path | None, typer.Option(help="Knowledge-base directory (methods l2r and rag).")
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(help="A multiple-choice option LABEL=TEXT (repeatable)."),
+    ] = None,
 ) -> None:
     """Answer one question with a method, showing each step and the scores."""
     try:
@@ -159,13 +190,21 @@ def ask(
             if no_cache
             else str(cache_dir or os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
         )
-        context = build_context(context_class, settings or [], backend=backend, cache_dir=cache)
+        given: dict[str, Any] = {"backend": backend, "cache_dir": cache}
+        if kb is not None:
+            if "kb_dir" not in {spec.name for spec in fields(context_class)}:
+                raise InvalidInputError(f"method {method!r} does not use a knowledge base (--kb)")
+            given["kb_dir"] = str(kb)
+        context = build_context(context_class, settings or [], **given)
         question = check_question(question, max_chars=context.max_question_chars)
+        request: dict[str, Any] = {"question": question}
+        if option:
+            request["options"] = _parse_options(option)
         graph = build_graph().compile(name=spec.name)
         err.print(f"[bold]{spec.name}[/bold] on {context.backend} models: {spec.summary}")
         result: dict[str, Any] = {}
         for mode, chunk in graph.stream(
-            {"question": question}, context=context, stream_mode=["updates", "values"]
+            request, context=context, stream_mode=["updates", "values"]
         ):
             if mode == "updates":
                 for node, update in chunk.items():
@@ -175,12 +214,22 @@ def ask(
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
-    output_keys = {"question", "answer", "knowledge", "stop_reason", "trace"}
+    output_keys = set(graph.get_output_jsonschema()["properties"])
     final = {key: value for key, value in result.items() if key in output_keys}
     if as_json:
         sys.stdout.write(json.dumps(final, indent=2, ensure_ascii=False) + "\n")
     else:
         render_result(final)
+
+
+def _parse_options(pairs: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        label, sep, text = pair.partition("=")
+        if not sep or not label.strip() or not text.strip():
+            raise InvalidInputError(f"--option {pair!r}: expected LABEL=TEXT, e.g. A=Paris")
+        options[label.strip()] = text.strip()
+    return options
 
 
 def _default_run_dir(
@@ -399,3 +448,6 @@ def calibrate(
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
+
+
+_register_subcommands()

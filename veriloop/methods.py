@@ -32,8 +32,17 @@ METHODS: dict[str, MethodSpec] = {
         "SelfReflectionContext",
         "knowledge -> answer -> entailment loops (Ji et al. 2023)",
     ),
+    "l2r": MethodSpec(
+        "l2r",
+        "graphs.learn_to_refuse",
+        "L2RContext",
+        "answer only from a knowledge base, or refuse (Learn to Refuse, Cao 2024)",
+    ),
     "direct": MethodSpec(
         "direct", "graphs.baselines", "DirectContext", "one direct answer (baseline)"
+    ),
+    "rag": MethodSpec(
+        "rag", "graphs.rag", "RAGContext", "answer from the top-k knowledge-base entries (baseline)"
     ),
 }
 

@@ -1,17 +1,58 @@
 """Studio and LangGraph Server need every graph's input, output and context JSON schemas."""
 
+import json
+from pathlib import Path
+
 import pytest
 
-from graphs import baselines, self_reflection
+from graphs import baselines, knowledge_enrichment, learn_to_refuse, rag, self_reflection
+
+QA_GRAPHS = [self_reflection, learn_to_refuse, baselines, rag]
 
 
-@pytest.mark.parametrize("module", [self_reflection, baselines], ids=["self_reflection", "direct"])
+@pytest.mark.parametrize(
+    "module", QA_GRAPHS, ids=["self_reflection", "learn_to_refuse", "direct", "rag"]
+)
 def test_graph_schemas_generate(module):
     graph = module.graph
-    assert list(graph.get_input_jsonschema()["properties"]) == ["question"]
+    assert list(graph.get_input_jsonschema()["properties"]) == ["question", "options"]
     output = graph.get_output_jsonschema()["properties"]
-    assert {"question", "answer", "knowledge", "stop_reason", "trace"} <= set(output)
+    assert {
+        "question",
+        "answer",
+        "knowledge",
+        "stop_reason",
+        "refusal",
+        "choice",
+        "option_scores",
+        "trace",
+    } <= set(output)
     context = graph.get_context_jsonschema()
     assert "backend" in context["properties"]
     described = [p for p in context["properties"].values() if p.get("description")]
     assert len(described) == len(context["properties"])  # every setting explains itself
+
+
+def test_enrichment_graph_schemas_generate():
+    graph = knowledge_enrichment.graph
+    assert set(graph.get_input_jsonschema()["properties"]) == {
+        "topic",
+        "target_facts",
+        "seed_questions",
+    }
+    assert {"added", "duplicates", "facts_on_topic", "trace"} <= set(
+        graph.get_output_jsonschema()["properties"]
+    )
+    context = graph.get_context_jsonschema()["properties"]
+    assert all(p.get("description") for p in context.values())
+
+
+def test_langgraph_json_serves_every_graph():
+    config = json.loads((Path(__file__).parents[2] / "langgraph.json").read_text())
+    assert set(config["graphs"]) == {
+        "self_reflection",
+        "learn_to_refuse",
+        "knowledge_enrichment",
+        "direct",
+        "rag",
+    }
