@@ -243,7 +243,9 @@ def _default_run_dir(
 
 @app.command()
 def bench(
-    dataset: Annotated[str, typer.Option(help="pubmedqa, medquad or healthver.")],
+    dataset: Annotated[
+        str, typer.Option(help="pubmedqa, medquad, truthfulqa, medqa, commonsenseqa, ...")
+    ],
     data_dir: Annotated[Path, typer.Option(help="Folder with the dataset's original files.")],
     method: Annotated[
         list[str] | None, typer.Option("--method", "-m", help="Method(s) to evaluate.")
@@ -253,7 +255,17 @@ def bench(
     ] = None,
     ablation: Annotated[
         list[str] | None,
-        typer.Option(help="Ablation(s) of each method: no_refinement, no_aspect, no_number."),
+        typer.Option(
+            help="Ablation(s) of the methods that have them: self-reflection no_refinement, "
+            "no_aspect, no_number; l2r no_reasoning."
+        ),
+    ] = None,
+    variant: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A method under its own settings, NAME=METHOD,key=value,... "
+            "(e.g. l2r-gold=l2r,kb_dir=kbs/gold)."
+        ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="Dataset split (default per dataset).")] = None,
     limit: Annotated[int | None, typer.Option(help="Use the first N items.")] = None,
@@ -279,7 +291,7 @@ def bench(
     from veriloop.evaluation.metrics import unigram_f1
 
     try:
-        runs = harness.plan_runs(method or [], baseline or [], ablation or [])
+        runs = harness.plan_runs(method or [], baseline or [], ablation or [], variant or [])
         items = harness.select_items(
             load_dataset(dataset, data_dir, split), limit=limit, shuffle=shuffle, seed=seed
         )
@@ -322,14 +334,22 @@ def bench(
         calls_by_run: dict[str, list[int]] = {}
         progress = tqdm(total=todo, unit="item", dynamic_ncols=True, file=sys.stderr)
 
+        label = "acc" if any(item.options for item in items) else "F1"
+
         def on_record(record: dict[str, Any]) -> None:
-            f1 = unigram_f1(record.get("answer") or "", record["references"])
-            f1_by_run.setdefault(record["run"], []).append(f1)
+            if record.get("options"):
+                value = float(
+                    record.get("choice") is not None and record["choice"] == record["gold"]
+                )
+            else:
+                value = unigram_f1(record.get("answer") or "", record["references"])
+            f1_by_run.setdefault(record["run"], []).append(value)
             usage = (record.get("trace") or {}).get("usage") or {}
             calls_by_run.setdefault(record["run"], []).append(int(usage.get("calls", 0)))
             progress.set_postfix_str(
                 " ".join(
-                    f"{run}: F1 {sum(v) / len(v):.3f}, {sum(calls_by_run[run]) / len(v):.0f} calls"
+                    f"{run}: {label} {sum(v) / len(v):.3f}, "
+                    f"{sum(calls_by_run[run]) / len(v):.0f} calls"
                     for run, v in f1_by_run.items()
                 )
             )

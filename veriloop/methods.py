@@ -18,6 +18,9 @@ class MethodSpec:
     module: str
     context_class: str
     summary: str
+    ablations: tuple[str, ...] = ()
+    """Boolean Context switches `veriloop bench --ablation` may turn on for this method."""
+    baseline: bool = False
 
     def load(self) -> tuple[Any, type[ModelSettings]]:
         """Import the method's module; return its graph builder function and Context class."""
@@ -31,18 +34,28 @@ METHODS: dict[str, MethodSpec] = {
         "graphs.self_reflection",
         "SelfReflectionContext",
         "knowledge -> answer -> entailment loops (Ji et al. 2023)",
+        ablations=("no_refinement", "no_aspect", "no_number"),
     ),
     "l2r": MethodSpec(
         "l2r",
         "graphs.learn_to_refuse",
         "L2RContext",
         "answer only from a knowledge base, or refuse (Learn to Refuse, Cao 2024)",
+        ablations=("no_reasoning",),
     ),
     "direct": MethodSpec(
-        "direct", "graphs.baselines", "DirectContext", "one direct answer (baseline)"
+        "direct",
+        "graphs.baselines",
+        "DirectContext",
+        "one direct answer (baseline)",
+        baseline=True,
     ),
     "rag": MethodSpec(
-        "rag", "graphs.rag", "RAGContext", "answer from the top-k knowledge-base entries (baseline)"
+        "rag",
+        "graphs.rag",
+        "RAGContext",
+        "answer from the top-k knowledge-base entries (baseline)",
+        baseline=True,
     ),
 }
 

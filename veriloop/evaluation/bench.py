@@ -16,18 +16,19 @@ import json
 import os
 import threading
 import time
+import typing
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from veriloop.context import ModelSettings
+from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.methods import get_method
+from veriloop.methods import METHODS, get_method
 
-ABLATIONS = ("no_refinement", "no_aspect", "no_number")
+OUTPUT_KEYS = ("answer", "knowledge", "stop_reason", "refusal", "choice", "option_scores")
 
 
 @dataclass(frozen=True)
@@ -42,27 +43,75 @@ class RunSpec:
     """'method', 'baseline' or 'ablation'."""
 
 
-def plan_runs(
-    methods: Iterable[str], baselines: Iterable[str], ablations: Iterable[str]
-) -> list[RunSpec]:
-    """List the runs: each method, each baseline, and each ablation of each method.
+def parse_variant(text: str) -> RunSpec:
+    """Parse `NAME=METHOD,key=value,...` into a run of METHOD with its own settings.
+
+    A variant compares one method under different settings in one benchmark, e.g.
+    `l2r-gold=l2r,kb_dir=kbs/gold` next to `l2r` on an enriched base.
 
     Raises:
-        InvalidInputError: An unknown method or ablation name.
+        InvalidInputError: Malformed text, an unknown method, or a setting it lacks.
+    """
+    name, sep, rest = text.partition("=")
+    parts = [part.strip() for part in rest.split(",")] if sep else []
+    if not sep or not name.strip() or not parts or not parts[0]:
+        raise InvalidInputError(
+            f"--variant {text!r}: expected NAME=METHOD,key=value,... "
+            "(e.g. l2r-gold=l2r,kb_dir=kbs/gold)"
+        )
+    spec = get_method(parts[0])
+    hints = typing.get_type_hints(spec.load()[1])
+    settings: dict[str, Any] = {}
+    for assignment in parts[1:]:
+        key, has_value, raw = assignment.partition("=")
+        key = key.strip().replace("-", "_")
+        if not has_value or key not in hints:
+            raise InvalidInputError(
+                f"--variant {text!r}: {assignment!r} is not key=value with a setting of "
+                f"{spec.name} ({', '.join(sorted(hints))})"
+            )
+        settings[key] = parse_setting(raw.strip(), hints[key], f"--variant {name} {key}")
+    role = "baseline" if spec.baseline else "method"
+    return RunSpec(name.strip(), spec.name, settings, role)
+
+
+def plan_runs(
+    methods: Iterable[str],
+    baselines: Iterable[str],
+    ablations: Iterable[str],
+    variants: Iterable[str] = (),
+) -> list[RunSpec]:
+    """List the runs: each method, its ablations (those it has), each variant, each baseline.
+
+    Raises:
+        InvalidInputError: An unknown method, variant or ablation name, or an ablation
+            that none of the methods has.
     """
     runs: list[RunSpec] = []
     ablation_list = list(ablations)
-    unknown = [name for name in ablation_list if name not in ABLATIONS]
-    if unknown:
-        raise InvalidInputError(f"unknown ablation(s) {unknown}; choose from {list(ABLATIONS)}")
-    for method in methods:
+    method_list = list(methods)
+    for method in method_list:
         get_method(method)
+    offered = {name for method in method_list for name in get_method(method).ablations}
+    unknown = [name for name in ablation_list if name not in offered]
+    if unknown:
+        known = {name: spec.ablations for name, spec in METHODS.items() if spec.ablations}
+        raise InvalidInputError(
+            f"unknown ablation(s) {unknown} for method(s) {method_list}; each method's "
+            f"ablations: {known}"
+        )
+    for method in method_list:
         runs.append(RunSpec(method, method))
         for ablation in ablation_list:
-            runs.append(RunSpec(f"{method}[{ablation}]", method, {ablation: True}, "ablation"))
+            if ablation in get_method(method).ablations:
+                runs.append(RunSpec(f"{method}[{ablation}]", method, {ablation: True}, "ablation"))
+    runs.extend(parse_variant(variant) for variant in variants)
     for baseline in baselines:
         get_method(baseline)
         runs.append(RunSpec(baseline, baseline, role="baseline"))
+    names = [run.name for run in runs]
+    if len(set(names)) != len(names):
+        raise InvalidInputError(f"two runs share a name in {names}; name variants apart")
     if not runs:
         raise InvalidInputError("nothing to run: give at least one --method or --baseline")
     return runs
@@ -141,29 +190,29 @@ def run_item(run: RunSpec, item: Item, base_settings: dict[str, Any]) -> dict[st
         "gold": item.gold,
         "settings": run.settings,
     }
+    if item.options:
+        record["options"] = item.options
+        record["mc2_correct"] = item.metadata.get("mc2_correct")
+        record["mc1_options"] = item.metadata.get("mc1_options")
     started = time.perf_counter()
     try:
         context: ModelSettings = context_class(**settings)
-        result = _compiled(run.method, build_graph).invoke(
-            {"question": item.question}, context=context
-        )
-        record.update(
-            answer=result.get("answer"),
-            knowledge=result.get("knowledge"),
-            stop_reason=result.get("stop_reason"),
-            trace=result.get("trace"),
-            error=None,
-        )
+        request: dict[str, Any] = {"question": item.question}
+        if item.options:
+            request["options"] = item.options
+        result = _compiled(run.method, build_graph).invoke(request, context=context)
+        record.update({key: result.get(key) for key in OUTPUT_KEYS})
+        record["outputs"] = {
+            key: value
+            for key, value in result.items()
+            if key not in {*OUTPUT_KEYS, "question", "trace"}
+        }
+        record.update(trace=result.get("trace"), error=None)
     except ModelUnavailableError:
         raise
     except Exception as exc:  # recorded, never dropped: a bad item must not sink the run
-        record.update(
-            answer=None,
-            knowledge=None,
-            stop_reason=None,
-            trace=None,
-            error=f"{type(exc).__name__}: {exc}",
-        )
+        record.update({key: None for key in OUTPUT_KEYS})
+        record.update(trace=None, error=f"{type(exc).__name__}: {exc}")
     record["wall_seconds"] = round(time.perf_counter() - started, 3)
     return record
 

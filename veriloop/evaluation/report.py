@@ -352,6 +352,10 @@ def write_report(
     records = ResultsFile(run_dir / "results.jsonl").records()
     if not records:
         raise InvalidInputError(f"{run_dir} holds no results.jsonl records; run veriloop bench")
+    if any(record.get("options") for record in records):
+        from veriloop.evaluation.choice_report import write_choice_report
+
+        return write_choice_report(run_dir, manifest, records)
     if models is None:
         settings = {
             k: v
