@@ -31,7 +31,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from knowledge.store import Hit
-from nodes.choice import answer_field, check_options, question_text, score_options
+from nodes.choice import answer_type, check_options, question_text, score_options
 from nodes.input import check_question as validate_question
 from nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from prompts import render
@@ -121,13 +121,12 @@ def _context(runtime: Runtime[L2RContext]) -> L2RContext:
 
 def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type[BaseModel]:
     """Return the main QA agent's reply schema (answer constrained to labels for MC items)."""
-    answer_type, answer_default = answer_field(options, nullable=True)
     fields: dict[str, Any] = {}
-    if with_reasoning:
-        fields["evidence"] = (str, Field(default=""))
-        fields["reason"] = (str, Field(default=""))
+    if with_reasoning:  # required, so a grammar makes the model write them first
+        fields["evidence"] = (str, Field(...))
+        fields["reason"] = (str, Field(...))
     fields["can_answer"] = (bool, Field(alias="CAN_ANSWER"))
-    fields["answer"] = (answer_type, answer_default)
+    fields["answer"] = (answer_type(options, nullable=True), Field(...))
     model: type[BaseModel] = create_model(
         "MainQAReply", __config__=ConfigDict(extra="ignore", populate_by_name=True), **fields
     )
@@ -275,13 +274,16 @@ def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
         reason = "single_pass"
     else:
         reason = "no_usable_output"
+    problem = state.reply_error or (
+        "the model set CAN_ANSWER but gave no answer" if reason == "no_usable_output" else None
+    )
     answered = reason == "single_pass"
     stop = LoopStop(
         loop="l2r",
         round=0,
         reason=reason,
         chosen_iteration=0 if answered else None,
-        detail=refusal["detail"] if refusal else (state.reply_error or "answered from the base"),
+        detail=refusal["detail"] if refusal else (problem or "answered from the base"),
     )
     settings: dict[str, Any] = {
         key: value

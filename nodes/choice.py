@@ -59,26 +59,18 @@ def question_text(
     return render("multiple_choice_question", overrides, question=question, options=listed)
 
 
-def answer_field(options: dict[str, str] | None, *, nullable: bool) -> tuple[Any, Any]:
-    """Return the (type, default) of an `answer` field: free text or one option label."""
+def answer_type(options: dict[str, str] | None, *, nullable: bool) -> Any:
+    """Return the type of an `answer` field: free text, or one of the option labels."""
     kind: Any = str if not options else Literal[tuple(options)]
-    if nullable:
-        return kind | None, Field(default=None)
-    return kind, Field(...)
-
-
-class ChosenOption(BaseModel):
-    """A pick among options (the baselines' structured reply on multiple-choice items)."""
-
-    model_config = ConfigDict(extra="ignore")
-    answer: str
+    return kind | None if nullable else kind
 
 
 def choice_reply_model(options: dict[str, str]) -> type[BaseModel]:
     """Return a reply model whose only field `answer` must be one of the option labels."""
-    kind, default = answer_field(options, nullable=False)
     model: type[BaseModel] = create_model(
-        "ChosenOption", __config__=ConfigDict(extra="ignore"), answer=(kind, default)
+        "ChosenOption",
+        __config__=ConfigDict(extra="ignore"),
+        answer=(answer_type(options, nullable=False), Field(...)),
     )
     return model
 

@@ -52,9 +52,9 @@ def _settings(backend: str | None, assignments: list[str] | None) -> ModelSettin
 
 
 def _embedder(backend: str | None, assignments: list[str] | None) -> Any:
-    from veriloop.models import get_models
+    from veriloop.models.backends import get_embedder
 
-    return get_models(_settings(backend, assignments)).embedder
+    return get_embedder(_settings(backend, assignments))
 
 
 def _fail(exc: VeriloopError) -> typer.Exit:

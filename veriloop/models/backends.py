@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, ModelNotFoundError
-from veriloop.models.embeddings import SentenceTransformerEmbedder
+from veriloop.models.embeddings import Embedder, SentenceTransformerEmbedder
 from veriloop.models.gateway import Models
 from veriloop.models.locate import (
     bundled_chat_model_path,
@@ -63,6 +63,25 @@ def get_models(settings: ModelSettings) -> Models:
             models = factory(settings)
             _built[key] = models
         return models
+
+
+_embedders: dict[str, Embedder] = {}
+
+
+def get_embedder(settings: ModelSettings) -> Embedder:
+    """Return only the embedder `settings` select, without loading chat or scorer models.
+
+    The built-in backends share one embedder construction, so this gives the same
+    embedding model (and name) as `get_models(settings).embedder`; a registered backend
+    is built whole and its embedder returned.
+    """
+    if settings.backend not in {"embedded", "openai"}:
+        return get_models(settings).embedder
+    with _lock:
+        key = settings.embedding_model
+        if key not in _embedders:
+            _embedders[key] = _embedder(settings)
+        return _embedders[key]
 
 
 def _embedder(settings: ModelSettings) -> SentenceTransformerEmbedder:
