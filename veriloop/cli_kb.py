@@ -155,11 +155,35 @@ def import_facts(
         raise _fail(exc) from None
 
 
+def _read_topics(path: Path) -> list[dict[str, Any]]:
+    requests = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(row, dict) or not str(row.get("topic", "")).strip():
+            raise InvalidInputError(f'{path}:{number}: expected {{"topic": ..., ...}}')
+        seeds = row.get("seed_questions", [])
+        if not isinstance(seeds, list) or not all(isinstance(q, str) for q in seeds):
+            raise InvalidInputError(f"{path}:{number}: seed_questions must be a list of text")
+        requests.append({"topic": str(row["topic"]), "seed_questions": seeds})
+    if not requests:
+        raise InvalidInputError(f"{path} holds no topics")
+    return requests
+
+
 @kb_app.command("enrich")
 def enrich(
     directory: Annotated[Path, typer.Argument(help="The knowledge base.")],
-    topic: Annotated[str, typer.Option(help="What the new facts should be about.")],
-    target: Annotated[int, typer.Option(help="Facts on the topic to hold at the end.")] = 10,
+    topic: Annotated[str | None, typer.Option(help="What the new facts should be about.")] = None,
+    topics_file: Annotated[
+        Path | None,
+        typer.Option(help='JSON lines {"topic": ..., "seed_questions": [...]}: one run each.'),
+    ] = None,
+    target: Annotated[int, typer.Option(help="Facts per topic to hold at the end.")] = 10,
     seed_question: Annotated[
         list[str] | None, typer.Option(help="Example question (repeatable).")
     ] = None,
@@ -183,28 +207,38 @@ def enrich(
             cache_dir=str(DEFAULT_CACHE_DIR),
         )
         KnowledgeBase.open(directory)  # a clear error before any model loads
-        result: dict[str, Any] = {}
-        request = {"topic": topic, "target_facts": target, "seed_questions": seed_question or []}
-        graph: Any = build_graph().compile()
-        for mode, chunk in graph.stream(
-            request, context=context, stream_mode=["updates", "values"]
-        ):
-            if mode == "updates":
-                for node, update in chunk.items():
-                    if node == "write_to_base" and update:
-                        err.print(
-                            f"  batch {update['batch']}: {update['facts_on_topic']} fact(s) "
-                            f"on the topic"
-                        )
-            else:
-                result = chunk
-        for entry in result.get("added", []):
-            out.print(f"{entry['id']}  {entry['confidence']:.2f}  {entry['knowledge']}")
-        stop = result["trace"]["stops"][-1]
-        err.print(
-            f"added {len(result.get('added', []))} fact(s), {result.get('duplicates', 0)} "
-            f"duplicate(s) skipped; {stop['reason']}: {stop['detail']}"
+        if (topic is None) == (topics_file is None):
+            raise InvalidInputError("give either --topic or --topics-file")
+        requests = (
+            _read_topics(topics_file)
+            if topics_file is not None
+            else [{"topic": topic, "seed_questions": seed_question or []}]
         )
+        graph: Any = build_graph().compile()
+        for request in requests:
+            err.print(f"[bold]{request['topic']}[/bold]")
+            result: dict[str, Any] = {}
+            for mode, chunk in graph.stream(
+                {**request, "target_facts": target},
+                context=context,
+                stream_mode=["updates", "values"],
+            ):
+                if mode == "updates":
+                    for node, update in chunk.items():
+                        if node == "write_to_base" and update:
+                            err.print(
+                                f"  batch {update['batch']}: {update['facts_on_topic']} "
+                                "fact(s) on the topic"
+                            )
+                else:
+                    result = chunk
+            for entry in result.get("added", []):
+                out.print(f"{entry['id']}  {entry['confidence']:.2f}  {entry['knowledge']}")
+            stop = result["trace"]["stops"][-1]
+            err.print(
+                f"  added {len(result.get('added', []))} fact(s), {result.get('duplicates', 0)} "
+                f"duplicate(s) skipped; {stop['reason']}: {stop['detail']}"
+            )
     except VeriloopError as exc:
         raise _fail(exc) from None
 
