@@ -68,17 +68,36 @@ def server_url(tmp_path_factory):
             os.killpg(process.pid, signal.SIGKILL)
 
 
-def test_server_lists_both_graphs_and_completes_runs(server_url):
+def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
     from langgraph_sdk import get_sync_client
+
+    from knowledge.entries import new_entry
+    from knowledge.store import KnowledgeBase
+    from veriloop.context import ModelSettings
+    from veriloop.models import get_models
 
     client = get_sync_client(url=server_url)
     assistants = client.assistants.search()
-    assert {"self_reflection", "direct"} <= {a["graph_id"] for a in assistants}
+    graphs = {"self_reflection", "learn_to_refuse", "knowledge_enrichment", "direct", "rag"}
+    assert graphs <= {a["graph_id"] for a in assistants}
     for assistant in assistants:  # what Studio fetches to draw its forms
         schemas = client.assistants.get_schemas(assistant["assistant_id"])
-        assert "question" in schemas["input_schema"]["properties"]
+        first = "topic" if assistant["graph_id"] == "knowledge_enrichment" else "question"
+        assert first in schemas["input_schema"]["properties"]
         assert "trace" in schemas["output_schema"]["properties"]
         assert "backend" in schemas["context_schema"]["properties"]
+
+    embedder = get_models(ModelSettings()).embedder
+    base = KnowledgeBase.create(tmp_path / "kb", embedder)
+    base.add([new_entry("Aspirin thins the blood.")], embedder)
+    base.save()
+    refused = client.runs.wait(
+        None,
+        "learn_to_refuse",
+        input={"question": "Who won the 1930 football World Cup?"},
+        context={"kb_dir": str(tmp_path / "kb")},
+    )
+    assert refused["refusal"]["kind"] == "hard" and refused["retrieved"][0]["id"] == "K-1"
 
     direct = client.runs.wait(None, "direct", input={"question": "Is Noonan syndrome inherited?"})
     assert direct["answer"] and direct["trace"]["method"] == "direct"
