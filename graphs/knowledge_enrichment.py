@@ -23,6 +23,7 @@ early after `max_empty_batches` batches in a row that add nothing.
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -33,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from knowledge.entries import new_entry
 from knowledge.store import KnowledgeBase, normalised_text
 from nodes.retrieval import open_knowledge_base
-from prompts import render
+from prompts import demonstration_turns, render
 from veriloop.context import ModelSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, get_models
@@ -172,7 +173,11 @@ def check_request(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str
 
 
 def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
-    """Ask the question agent for a batch of new questions; drop repeats."""
+    """Ask the question agent for a batch of new questions; drop repeats and echoes.
+
+    A question is dropped when the base already covers it, it repeats a seed question,
+    or it copies the demonstration's example (a 135M model does all three).
+    """
     context = _context(runtime)
     models = get_models(context)
     wanted = min(context.batch_size, state.target_facts - state.facts_on_topic)
@@ -185,14 +190,16 @@ def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dic
         seeds="\n".join(f"- {q}" for q in state.seed_questions[:10]) or "(none)",
         avoid="\n".join(f"- {q}" for q in avoid) or "(none yet)",
     )
+    demo = demonstration_turns("enrichment_questions_demo", context.prompt_overrides)
     reply = ask_structured(
         models,
-        [ChatTurn(role="user", content=prompt)],
+        [*demo, ChatTurn(role="user", content=prompt)],
         GeneratedQuestions,
         purpose="question_generation",
         seed=context.seed + state.batch + len(state.asked),
     )
-    seen = {normalised_text(q) for q in [*state.asked, *state.seed_questions]}
+    demo_strings = re.findall(r'"([^"]+)"', " ".join(turn["content"] for turn in demo))
+    seen = {normalised_text(q) for q in [*state.asked, *state.seed_questions, *demo_strings]}
     fresh: list[str] = []
     for question in reply.value.questions if reply.value else []:
         cleaned = " ".join(question.split())
@@ -226,8 +233,12 @@ def answer_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[
     candidates: list[Candidate] = []
     for number, question in enumerate(state.pending_questions):
         prompt = render("enrichment_answer", context.prompt_overrides, question=question)
+        demo = demonstration_turns("enrichment_answer_demo", context.prompt_overrides)
         reply = ask_structured(
-            models, [ChatTurn(role="user", content=prompt)], ConfidentAnswer, purpose="answer"
+            models,
+            [*demo, ChatTurn(role="user", content=prompt)],
+            ConfidentAnswer,
+            purpose="answer",
         )
         calls.extend(reply.calls)
         usable = reply.value is not None and bool(reply.value.answer.strip())
@@ -268,8 +279,12 @@ def questions_to_knowledge(state: State, runtime: Runtime[EnrichmentContext]) ->
             question=pair["question"],
             answer=pair["answer"],
         )
+        demo = demonstration_turns("enrichment_qa_to_knowledge_demo", context.prompt_overrides)
         reply = ask_structured(
-            models, [ChatTurn(role="user", content=prompt)], Knowledge, purpose="qa_to_knowledge"
+            models,
+            [*demo, ChatTurn(role="user", content=prompt)],
+            Knowledge,
+            purpose="qa_to_knowledge",
         )
         calls.extend(reply.calls)
         text = " ".join(reply.value.knowledge.split()) if reply.value else ""

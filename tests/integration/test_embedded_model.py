@@ -82,3 +82,20 @@ def test_direct_baseline_on_the_embedded_model():
     result = build_direct().compile().invoke({"question": QUESTION}, context=DirectContext())
     assert result["answer"]
     assert result["trace"]["usage"]["tokens_out"] > 0
+
+
+def test_scorer_reuses_the_prompt_cache_exactly():
+    """Scores after a shared prompt (cache reused) equal scores from a fresh instance."""
+    from veriloop.models.token_scoring import LlamaCppTokenScorer
+
+    path = bundled_chat_model_path()
+    reused = LlamaCppTokenScorer(path)
+    prompt = "Question: What does aspirin do?\nAnswer: "
+    targets = ["It thins the blood.", "It cures colds.", "It thins the blood and more."]
+    warm = [reused.target_logprobs(prompt, t).logprobs for t in targets]
+    reused.target_logprobs("Another prompt. ", "Another target.")
+    again = reused.target_logprobs(prompt, targets[0]).logprobs
+    for target, values in zip(targets, warm, strict=True):
+        fresh = LlamaCppTokenScorer(path).target_logprobs(prompt, target).logprobs
+        assert values == pytest.approx(fresh, abs=1e-4)
+    assert again == pytest.approx(warm[0], abs=1e-4)

@@ -133,3 +133,17 @@ def test_clean_generation_drops_a_restated_question_but_keeps_answers_using_its_
     assert clean_generation(raw, [instruction], ["Is X inherited?"]) == ""
     answer = "Yes, X is inherited in an autosomal dominant manner."
     assert clean_generation(answer, [instruction], ["Is X inherited?"]) == answer
+
+
+def test_demonstration_turns_parse_and_reject_bad_transcripts():
+    from prompts import demonstration_turns
+
+    turns = demonstration_turns("enrichment_answer_demo")
+    assert [t["role"] for t in turns] == ["user", "assistant"]
+    assert turns[1]["content"].startswith('{"answer"')
+    override = {"x": "USER: hi\nASSISTANT: hello\nUSER: again"}
+    assert [t["content"] for t in demonstration_turns("x", override)] == ["hi", "hello", "again"]
+    with pytest.raises(InvalidInputError, match="must start with a USER"):
+        demonstration_turns("x", {"x": "ASSISTANT: hello"})
+    with pytest.raises(InvalidInputError, match="must start with USER: or ASSISTANT:"):
+        demonstration_turns("x", {"x": "SYSTEM: hello"})

@@ -31,8 +31,8 @@ class Agents:
         self.calls += 1
         if self.fail_on_call is not None and self.calls == self.fail_on_call:
             raise RuntimeError("power cut")
-        prompt = str(messages[0].content)
-        if prompt.startswith("You write factual questions"):
+        prompt = str(messages[2].content)  # after the demonstration exchange
+        if prompt.startswith("Write "):
             return json.dumps({"questions": next(self.batches, [])})
         if prompt.startswith("Answer the question"):
             question = prompt.split("Question: ")[1].split("\n")[0]
@@ -101,7 +101,7 @@ def test_questions_the_base_already_covers_are_not_asked_again(
         )
     result = enrich(backend, kb_dir, "infections", 2, batch_size=2)
     assert [e["metadata"]["question"] for e in result["added"]] == ["Is mumps viral?"]
-    first_prompt = models.chat_model.conversations[0][-1].content  # type: ignore[attr-defined]
+    first_prompt = models.chat_model.conversations[0][2].content  # type: ignore[attr-defined]
     assert "Do not repeat any of these questions:\n- Is flu viral?" in first_prompt
     assert "Write 1 new" in first_prompt  # one fact still wanted
 

@@ -167,13 +167,37 @@ class LlamaCppTokenScorer:
                     )
                 token_ids = token_ids[truncated:]
                 start -= truncated
-            self._llm.reset()  # type: ignore[no-untyped-call]
-            self._llm.eval(token_ids)
-            rows = log_softmax(np.asarray(self._llm.scores[: len(token_ids)]))
-        logprobs = gather_target_logprobs(token_ids, rows, start)
+            rows = self._evaluate(token_ids, first_row=start - 1)
+        logprobs = [
+            float(rows[i - start, token_ids[i]]) for i in range(start, len(token_ids))
+        ]
         # Target tokens are never the BOS, so their pieces are the decoded tokens.
         token_text = tuple(piece.decode("utf-8", "replace") for piece in pieces[-len(logprobs) :])
         return TokenLogprobs(token_text, tuple(logprobs), start, truncated)
+
+
+    def _evaluate(self, token_ids: list[int], *, first_row: int) -> npt.NDArray[np.float64]:
+        """Run the model over `token_ids`; return log-softmax rows `first_row` onwards.
+
+        The longest prefix already in the KV cache (up to `first_row`, the last prompt
+        token) is reused rather than evaluated again, so scoring several targets after
+        one prompt (MC2's options, a knowledge text and its refinements) processes the
+        prompt once: 6 options after a 330-token prompt took 0.9 s instead of 25.8 s
+        (2 busy cores). Reuse is exact (the integration test compares every log-prob
+        with an independent teacher-forced pass). Row r is the distribution of token r + 1.
+        """
+        llm: Any = self._llm
+        prefix = 0
+        limit = min(int(llm.n_tokens), first_row)
+        while prefix < limit and int(llm.input_ids[prefix]) == token_ids[prefix]:
+            prefix += 1
+        llm.n_tokens = prefix  # eval() drops the cache beyond this position
+        try:
+            llm.eval(token_ids[prefix:])
+        except Exception:
+            llm.reset()
+            raise
+        return log_softmax(np.asarray(llm.scores[first_row : len(token_ids) - 1]))
 
 
 class OpenAICompletionsTokenScorer:
