@@ -192,7 +192,7 @@ def ask(
         )
         given: dict[str, Any] = {"backend": backend, "cache_dir": cache}
         if kb is not None:
-            if "kb_dir" not in {spec.name for spec in fields(context_class)}:
+            if "kb_dir" not in {field.name for field in fields(context_class)}:
                 raise InvalidInputError(f"method {method!r} does not use a knowledge base (--kb)")
             given["kb_dir"] = str(kb)
         context = build_context(context_class, settings or [], **given)
