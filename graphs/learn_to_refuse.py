@@ -1,7 +1,8 @@
 """Learn to Refuse (L2R; Cao, EMNLP 2024): answer only from a curated knowledge base.
 
     check_question -> retrieve -> [router after_retrieval]
-        gate passed (or consult_model_when_hard_refused) -> answer_from_knowledge -> finish
+        gate passed (or consult_model_when_hard_refused) -> answer_from_knowledge
+            -> [router after_answer] -> judge_options (switch, MC items) -> finish
         hard refusal                                      -> refuse_hard -> finish
 
 - retrieve: top-k entries by squared L2 distance d on unit vectors (2 - 2 cos).
@@ -12,6 +13,10 @@
   JSON {evidence, reason, CAN_ANSWER, answer}, constrained by a grammar on the embedded
   model and parsed leniently elsewhere; CAN_ANSWER false is a refusal. The `no_reasoning`
   ablation drops evidence and reason.
+- Per-option judgement (`judge_options`, multiple-choice items, off by default): the
+  reference scores MC2 by having the model judge every option true or false; here one
+  structured call returns a true/false per option label (a batched version of the
+  reference's one call per option), which `metrics.mc2_per_option` scores.
 - Output: the answer or the refusal (which gate, why), the evidence and reasoning, and the
   retrieved entries with ids, distances and confidences; the trace's evidence ids are the
   entries the answer rests on.
@@ -79,6 +84,13 @@ class L2RContext(ModelSettings):
             "final prompt (standard MC2) when the question is answered."
         },
     )
+    judge_options: bool = field(
+        default=False,
+        metadata={
+            "description": "Multiple-choice items: after answering, judge every option true "
+            "or false from the knowledge (one extra call; the reference's per-option MC2)."
+        },
+    )
     prompt_overrides: dict[str, str] = field(
         default_factory=dict,
         metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
@@ -102,6 +114,9 @@ class State(OutputState):
     can_answer: bool | None = None
     """The main QA agent's verdict (None: not called, or its reply was unusable)."""
     reply_error: str | None = None
+    judge_wanted: bool = False
+    """Whether the per-option judge runs (answered MC item with judge_options on)."""
+    option_judgements: dict[str, bool] | None = None
     candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
@@ -113,6 +128,8 @@ class L2ROutput(OutputState):
     evidence: str | None = None
     reasoning: str | None = None
     retrieved: list[Hit] = field(default_factory=list)
+    option_judgements: dict[str, bool] | None = None
+    """Multiple-choice items with judge_options: option label -> judged true."""
 
 
 def _context(runtime: Runtime[L2RContext]) -> L2RContext:
@@ -223,6 +240,7 @@ def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[st
         can_answer=can_answer,
         answer=answer if can_answer else None,
         choice=choice,
+        judge_wanted=answered and bool(state.options) and context.judge_options,
         calls=calls,
         candidates=[
             Candidate(
@@ -238,6 +256,40 @@ def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[st
         ],
     )
     return update
+
+
+def judge_options(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+    """Judge every option true or false from the retrieved knowledge (one call)."""
+    context = _context(runtime)
+    models = get_models(context)
+    options = state.options or {}
+    prompt = render(
+        "l2r_option_judge",
+        context.prompt_overrides,
+        knowledge=format_hits(state.retrieved),
+        question=question_text(state.question, options, context.prompt_overrides),
+    )
+    fields: dict[str, Any] = {label: (bool, Field(...)) for label in options}
+    schema: type[BaseModel] = create_model(
+        "OptionJudgements", __config__=ConfigDict(extra="ignore"), **fields
+    )
+    reply = ask_structured(
+        models, [ChatTurn(role="user", content=prompt)], schema, purpose="option_judge"
+    )
+    judgements = (
+        None if reply.value is None else {k: bool(v) for k, v in reply.value.model_dump().items()}
+    )
+    candidate = Candidate(
+        stage="option_judge",
+        round=0,
+        iteration=0,
+        text=", ".join(f"{k}={'T' if v else 'F'}" for k, v in (judgements or {}).items()),
+        scores={"judged_true": None if judgements is None else float(sum(judgements.values()))},
+        thresholds={},
+        passed=judgements is not None,
+        error=reply.error if reply.value is None else None,
+    )
+    return {"option_judgements": judgements, "candidates": [candidate], "calls": reply.calls}
 
 
 def _refusal_text(update: dict[str, Any]) -> str:
@@ -306,6 +358,7 @@ def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
         "answer": state.answer if answered else None,
         "choice": state.choice if answered else None,
         "option_scores": state.option_scores if answered else None,
+        "option_judgements": state.option_judgements if answered else None,
         "knowledge": format_hits(state.retrieved) if state.retrieved else None,
         "stop_reason": reason,
         "refusal": refusal,
@@ -314,6 +367,11 @@ def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- router
+
+
+def after_answer(state: State) -> Literal["judge_options", "finish"]:
+    """Judge the options only for an answered multiple-choice item when asked to."""
+    return "judge_options" if state.judge_wanted else "finish"
 
 
 def after_retrieval(state: State) -> Literal["answer_from_knowledge", "refuse_hard"]:
@@ -332,12 +390,14 @@ def build_graph() -> StateGraph[State, L2RContext, InputState, L2ROutput]:
     builder.add_node("check_question", check_question)
     builder.add_node("retrieve", retrieve_knowledge)
     builder.add_node("answer_from_knowledge", answer_from_knowledge)
+    builder.add_node("judge_options", judge_options)
     builder.add_node("refuse_hard", refuse_hard)
     builder.add_node("finish", finish)
     builder.add_edge(START, "check_question")
     builder.add_edge("check_question", "retrieve")
     builder.add_conditional_edges("retrieve", after_retrieval)
-    builder.add_edge("answer_from_knowledge", "finish")
+    builder.add_conditional_edges("answer_from_knowledge", after_answer)
+    builder.add_edge("judge_options", "finish")
     builder.add_edge("refuse_hard", "finish")
     builder.add_edge("finish", END)
     return builder

@@ -32,8 +32,12 @@ def kb_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_close_question_reaches_the_model_and_its_reply_parses(kb_dir: Path) -> None:
-    result = build_graph().compile().invoke(
-        {"question": "Is Noonan syndrome inherited?"}, context=L2RContext(kb_dir=str(kb_dir))
+    result = (
+        build_graph()
+        .compile()
+        .invoke(
+            {"question": "Is Noonan syndrome inherited?"}, context=L2RContext(kb_dir=str(kb_dir))
+        )
     )
     top = result["retrieved"][0]
     assert top["id"] == "K-1" and top["refusal_score"] < 0.75  # MiniLM puts it close
@@ -46,9 +50,13 @@ def test_close_question_reaches_the_model_and_its_reply_parses(kb_dir: Path) -> 
 
 
 def test_unrelated_question_is_hard_refused_without_a_model_call(kb_dir: Path) -> None:
-    result = build_graph().compile().invoke(
-        {"question": "Who won the 1930 football World Cup?"},
-        context=L2RContext(kb_dir=str(kb_dir)),
+    result = (
+        build_graph()
+        .compile()
+        .invoke(
+            {"question": "Who won the 1930 football World Cup?"},
+            context=L2RContext(kb_dir=str(kb_dir)),
+        )
     )
     assert result["refusal"]["kind"] == "hard" and result.get("answer") is None
     assert result["trace"]["usage"]["chat_calls"] == 0
@@ -56,9 +64,13 @@ def test_unrelated_question_is_hard_refused_without_a_model_call(kb_dir: Path) -
 
 def test_multiple_choice_pick_is_always_a_real_label(kb_dir: Path) -> None:
     options = {"A": "It is not inherited.", "B": "Autosomal dominant.", "C": "Only in women."}
-    result = build_graph().compile().invoke(
-        {"question": "How is Noonan syndrome inherited?", "options": options},
-        context=L2RContext(kb_dir=str(kb_dir)),
+    result = (
+        build_graph()
+        .compile()
+        .invoke(
+            {"question": "How is Noonan syndrome inherited?", "options": options},
+            context=L2RContext(kb_dir=str(kb_dir)),
+        )
     )
     if result.get("choice") is not None:
         assert result["choice"] in options
@@ -69,9 +81,13 @@ def test_multiple_choice_pick_is_always_a_real_label(kb_dir: Path) -> None:
 def test_enrichment_writes_facts_with_confidence_and_provenance(tmp_path: Path) -> None:
     directory = tmp_path / "kb"
     KnowledgeBase.create(directory, get_models(ModelSettings()).embedder)
-    result = build_enrichment().compile().invoke(
-        {"topic": "human anatomy", "target_facts": 2, "seed_questions": ["How many bones?"]},
-        context=EnrichmentContext(kb_dir=str(directory), batch_size=2, max_batches=2),
+    result = (
+        build_enrichment()
+        .compile()
+        .invoke(
+            {"topic": "human anatomy", "target_facts": 2, "seed_questions": ["How many bones?"]},
+            context=EnrichmentContext(kb_dir=str(directory), batch_size=2, max_batches=2),
+        )
     )
     base = KnowledgeBase.open(directory)
     assert len(base) == result["facts_on_topic"] == len(result["added"])

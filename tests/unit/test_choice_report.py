@@ -149,3 +149,16 @@ def test_bench_and_report_on_multiple_choice_items(fake_backend: Make, tmp_path:
     assert "| direct | 2 | 100.0 | 50.0 | 50.0 | 0 / 0 | 0 |" in report
     assert "l2r − direct | 2 | +0.0" in report
     assert (tmp_path / "run" / "risk_coverage.png").stat().st_size > 0
+
+
+def test_reference_per_option_mc2_from_judgements() -> None:
+    judged = choice_metrics(
+        record(
+            "A",
+            mc2_correct=["A", "B"],
+            outputs={"option_judgements": {"A": True, "B": False, "C": False}},
+        )
+    )
+    assert judged["mc2_per_option"] == pytest.approx(2 / 3)  # A right, B wrong, C right
+    summary = summarise_choices([judged, choice_metrics(record(None, "hard", mc2_correct=["A"]))])
+    assert summary["mc2_per_option"] == pytest.approx(2 / 3) and summary["judged_items"] == 1

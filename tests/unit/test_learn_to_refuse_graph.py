@@ -104,9 +104,7 @@ def test_low_confidence_turns_a_close_entry_into_a_hard_refusal(
 
 def test_consulting_the_model_anyway_still_refuses(fake_backend: Make, tmp_path: Path) -> None:
     backend, models, kb = setup(fake_backend, tmp_path, [reply(True, "Uruguay")], [(ASPIRIN, 1)])
-    result = run(
-        backend, kb, "Who won the 1930 World Cup?", consult_model_when_hard_refused=True
-    )
+    result = run(backend, kb, "Who won the 1930 World Cup?", consult_model_when_hard_refused=True)
     assert result["answer"] is None and result["refusal"]["kind"] == "hard"
     assert "consulted anyway (CAN_ANSWER = True)" in result["refusal"]["detail"]
     assert len(models.chat_model.conversations) == 1  # type: ignore[attr-defined]
@@ -129,7 +127,10 @@ def test_soft_refusal_when_the_model_says_it_cannot_answer(
 
 def test_bad_json_is_re_asked_once_then_recorded(fake_backend: Make, tmp_path: Path) -> None:
     backend, _, kb = setup(
-        fake_backend, tmp_path, ["Sure! It thins blood.", reply(True, "thins blood")], [(ASPIRIN, 1)]
+        fake_backend,
+        tmp_path,
+        ["Sure! It thins blood.", reply(True, "thins blood")],
+        [(ASPIRIN, 1)],
     )
     assert run(backend, kb, "What does aspirin do?")["answer"] == "thins blood"
     backend, _, kb2 = setup(
@@ -201,3 +202,28 @@ def test_router_is_pure() -> None:
 
     assert after_retrieval(State(question="q", consult_model=True)) == "answer_from_knowledge"
     assert after_retrieval(State(question="q", consult_model=False)) == "refuse_hard"
+
+
+def test_option_judge_runs_only_for_answered_choice_items(
+    fake_backend: Make, tmp_path: Path
+) -> None:
+    options = {"A": "It cures colds.", "B": "It thins the blood."}
+    judgement = json.dumps({"A": False, "B": True})
+    backend, models, kb = setup(
+        fake_backend, tmp_path, [reply(True, "B"), judgement], [(ASPIRIN, 1)]
+    )
+    result = run(backend, kb, "What does aspirin do?", options=options, judge_options=True)
+    assert result["option_judgements"] == {"A": False, "B": True}
+    assert [c["stage"] for c in result["trace"]["candidates"]][-1] == "option_judge"
+    judge_prompt = models.chat_model.conversations[1][-1].content  # type: ignore[attr-defined]
+    assert "mapping each letter to true or false" in judge_prompt
+    # a hard refusal never reaches the judge
+    refused = run(backend, kb, "Who won the 1930 World Cup?", options=options, judge_options=True)
+    assert refused.get("option_judgements") is None and refused["refusal"]["kind"] == "hard"
+
+
+def test_answer_router_is_pure() -> None:
+    from graphs.learn_to_refuse import State, after_answer
+
+    assert after_answer(State(question="q", judge_wanted=True)) == "judge_options"
+    assert after_answer(State(question="q")) == "finish"

@@ -12,9 +12,8 @@ Per run, from the stored records (no model is needed):
   the hard-gate margin -min d/(c+eps), otherwise the chosen option's probability among the
   scored options) and a stacked bar of answered-right / answered-wrong / refused / failed.
 
-The reference's per-option MC2 (the model judges each option true or false separately)
-needs one call per option and is not run by these graphs; `metrics.mc2_per_option`
-implements the formula for a method that produces such judgements.
+- the reference's per-option MC2 (share of options the model judged correctly true or
+  false), for runs whose outputs carry `option_judgements` (L2R with `judge_options`).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.metrics import mc1, mc2, mean, risk_coverage
+from veriloop.evaluation.metrics import mc1, mc2, mc2_per_option, mean, risk_coverage
 from veriloop.evaluation.report import bootstrap_interval
 
 
@@ -58,6 +57,7 @@ def choice_metrics(record: dict[str, Any]) -> dict[str, Any]:
         "true_pick": None,
         "mc1_logprob": None,
         "mc2": None,
+        "mc2_per_option": None,
     }
     true_labels = record.get("mc2_correct")
     scores = record.get("option_scores")
@@ -75,6 +75,13 @@ def choice_metrics(record: dict[str, Any]) -> dict[str, Any]:
             metrics["mc2"] = mc2(
                 [scores[label] for label in labels], [label in true_labels for label in labels]
             )
+    judgements = (record.get("outputs") or {}).get("option_judgements")
+    if true_labels is not None and judgements:
+        labels = list(record.get("options") or judgements)
+        metrics["mc2_per_option"] = mc2_per_option(
+            [bool(judgements.get(label)) for label in labels],
+            [label in true_labels for label in labels],
+        )
     usage = (record.get("trace") or {}).get("usage") or {}
     metrics.update(
         calls=usage.get("calls"),
@@ -106,6 +113,8 @@ def summarise_choices(per_item: list[dict[str, Any]]) -> dict[str, Any]:
         "mc2_scored": mean(m["mc2"] for m in with_mc2),
         "mc2_overall": (sum(m["mc2"] for m in with_mc2) / len(tqa)) if tqa else None,
         "scored_items": len(with_mc2),
+        "mc2_per_option": mean(m["mc2_per_option"] for m in per_item),
+        "judged_items": sum(m["mc2_per_option"] is not None for m in per_item),
         "calls": mean(m["calls"] for m in per_item),
         "tokens_in": mean(m["tokens_in"] for m in per_item),
         "tokens_out": mean(m["tokens_out"] for m in per_item),
@@ -220,16 +229,19 @@ def write_choice_report(
             "'True pick' counts any true option. MC1 / MC2 (log-prob) are the standard "
             "scores from each option's total log-prob under the run's final prompt, on the "
             "items that were scored (answered items for refusing methods); 'MC2 overall' "
-            "counts an unscored (refused) item as 0.",
+            "counts an unscored (refused) item as 0. 'MC2 per-option' is the L2R "
+            "reference's variant: the share of options the model judged correctly true or "
+            "false (runs with judge_options, on the items it judged).",
             "",
             "| run | true pick % (overall) | MC1 log-prob % (scored) | MC2 % (scored) | "
-            "MC2 % overall | scored items |",
-            "|---|---|---|---|---|---|",
+            "MC2 % overall | scored items | MC2 per-option % | judged items |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for name, s in summaries.items():
             lines.append(
                 f"| {name} | {_pct(s['true_pick_overall'])} | {_pct(s['mc1_logprob_scored'])} | "
-                f"{_pct(s['mc2_scored'])} | {_pct(s['mc2_overall'])} | {s['scored_items']} |"
+                f"{_pct(s['mc2_scored'])} | {_pct(s['mc2_overall'])} | {s['scored_items']} | "
+                f"{_pct(s['mc2_per_option'])} | {s['judged_items']} |"
             )
     baselines = [n for n in summaries if roles[n] == "baseline"]
     comparisons = []

@@ -168,13 +168,10 @@ class LlamaCppTokenScorer:
                 token_ids = token_ids[truncated:]
                 start -= truncated
             rows = self._evaluate(token_ids, first_row=start - 1)
-        logprobs = [
-            float(rows[i - start, token_ids[i]]) for i in range(start, len(token_ids))
-        ]
+        logprobs = [float(rows[i - start, token_ids[i]]) for i in range(start, len(token_ids))]
         # Target tokens are never the BOS, so their pieces are the decoded tokens.
         token_text = tuple(piece.decode("utf-8", "replace") for piece in pieces[-len(logprobs) :])
         return TokenLogprobs(token_text, tuple(logprobs), start, truncated)
-
 
     def _evaluate(self, token_ids: list[int], *, first_row: int) -> npt.NDArray[np.float64]:
         """Run the model over `token_ids`; return log-softmax rows `first_row` onwards.
