@@ -19,11 +19,8 @@ message that says so.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import re
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,6 +32,14 @@ from typing_extensions import TypedDict
 
 from knowledge.entries import Entry, NewEntry, check_confidence, clean_knowledge, now
 from knowledge.index import IndexSpec, build_index, read_index, search, write_index
+from knowledge.versioned import (
+    fsync_file,
+    live_version,
+    publish_version,
+    version_name,
+    write_file,
+    writer_lock,
+)
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.models.embeddings import Embedder
 
@@ -74,22 +79,6 @@ class AddReport:
 def normalised_text(text: str) -> str:
     """Return text lower-cased with punctuation and spacing removed (duplicate key)."""
     return re.sub(r"[\W_]+", " ", text.casefold()).strip()
-
-
-def _fsync_dir(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _write_file(path: Path, write: Callable[[Any], None], mode: str = "w") -> None:
-    handle: Any
-    with open(path, mode, encoding=None if "b" in mode else "utf-8") as handle:  # noqa: PTH123
-        write(handle)
-        handle.flush()
-        os.fsync(handle.fileno())
 
 
 class KnowledgeBase:
@@ -230,7 +219,7 @@ class KnowledgeBase:
         directory = Path(directory)
         if not (directory / "CURRENT").is_file():
             cls.open(directory)  # raises the "not a knowledge base" message
-        with _writer_lock(directory):
+        with writer_lock(directory):
             base = cls.open(directory, embedder)
             before = base.version
             yield base
@@ -244,24 +233,17 @@ class KnowledgeBase:
             KnowledgeBaseError: Another writer saved a newer version since this was opened.
         """
         self.directory.mkdir(parents=True, exist_ok=True)
-        with _writer_lock(self.directory):
+        with writer_lock(self.directory):
             self._save_locked()
 
     def _save_locked(self) -> None:
-        pointer = self.directory / "CURRENT"
-        if pointer.is_file():
-            live = pointer.read_text().strip()
-            if live != _version_name(self.version):
-                raise KnowledgeBaseError(
-                    f"{self.directory} was changed by another writer (now {live}, opened "
-                    f"{_version_name(self.version)}); reopen it and apply the change again"
-                )
+        live = live_version(self.directory)
+        if live is not None and live != version_name(self.version):
+            raise KnowledgeBaseError(
+                f"{self.directory} was changed by another writer (now {live}, opened "
+                f"{version_name(self.version)}); reopen it and apply the change again"
+            )
         version = self.version + 1
-        name = _version_name(version)
-        staging = self.directory / f".staging-{name}-{os.getpid()}"
-        if staging.exists():
-            shutil.rmtree(staging)
-        staging.mkdir()
         manifest = {
             "format": FORMAT_VERSION,
             "embedding_model": self.embedding_model,
@@ -273,34 +255,26 @@ class KnowledgeBase:
             "created": self.created,
             "updated": now(),
         }
-        _write_file(
-            staging / "entries.jsonl",
-            lambda h: h.writelines(
-                json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries
-            ),
-        )
-        _write_file(
-            staging / "vectors.npy", lambda h: np.save(h, self.vectors, allow_pickle=False), "wb"
-        )
-        write_index(self._index, staging / "index.faiss")
-        with (staging / "index.faiss").open("rb") as handle:
-            os.fsync(handle.fileno())
-        _write_file(staging / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=2)))
-        _fsync_dir(staging)
-        staging.rename(self.directory / name)
-        temporary = self.directory / "CURRENT.tmp"
-        _write_file(temporary, lambda h: h.write(name + "\n"))
-        os.replace(temporary, pointer)
-        _fsync_dir(self.directory)
+
+        def write_contents(staging: Path) -> None:
+            write_file(
+                staging / "entries.jsonl",
+                lambda h: h.writelines(
+                    json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries
+                ),
+            )
+            write_file(
+                staging / "vectors.npy",
+                lambda h: np.save(h, self.vectors, allow_pickle=False),
+                "wb",
+            )
+            write_index(self._index, staging / "index.faiss")
+            fsync_file(staging / "index.faiss")
+            write_file(staging / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=2)))
+
+        publish_version(self.directory, version, write_contents)
         self.version = version
         self._dirty = False
-        for stale in self.directory.iterdir():
-            if (
-                stale.is_dir()
-                and stale.name != name
-                and (stale.name.startswith(".staging-") or re.fullmatch(r"v\d{6}", stale.name))
-            ):
-                shutil.rmtree(stale, ignore_errors=True)
 
     # ------------------------------------------------------------------- editing
 
@@ -522,18 +496,3 @@ class KnowledgeBase:
             "confidence_max": max(confidences) if confidences else None,
             "sources": dict(sorted(sources.items(), key=lambda kv: -kv[1])),
         }
-
-
-def _version_name(version: int) -> str:
-    return f"v{version:06d}"
-
-
-@contextlib.contextmanager
-def _writer_lock(directory: Path) -> Iterator[None]:
-    directory.mkdir(parents=True, exist_ok=True)
-    with (directory / ".lock").open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
