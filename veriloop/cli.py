@@ -45,9 +45,11 @@ def main() -> None:
 
 
 def _register_subcommands() -> None:
+    from veriloop.cli_index import index_command
     from veriloop.cli_kb import kb_app
 
     app.add_typer(kb_app, name="kb")
+    app.command("index")(index_command)
 
 
 def build_context(
@@ -93,8 +95,17 @@ def _progress_line(node: str, update: dict[str, Any]) -> str:
     return node
 
 
-def render_result(result: dict[str, Any]) -> None:
-    """Print the answer, the knowledge, the candidate table and the stop reasons."""
+def render_result(result: dict[str, Any], *, show_rationale: bool = False) -> None:
+    """Print the answer, the knowledge, the candidate table and the stop reasons.
+
+    Factual Evidence output is shown as the answer with numbered citations and a sources
+    list (`show_rationale`: the rationale table with labels too).
+    """
+    if "context_units" in result:
+        from veriloop.cli_index import render_cited_answer
+
+        render_cited_answer(result, show_rationale=show_rationale)
+        return
     trace = result.get("trace") or {}
     answer = result.get("answer")
     refusal = result.get("refusal")
@@ -180,6 +191,12 @@ def ask(
         list[str] | None,
         typer.Option(help="A multiple-choice option LABEL=TEXT (repeatable)."),
     ] = None,
+    corpus: Annotated[
+        Path | None, typer.Option(help="Corpus index directory (methods fe; `veriloop index`).")
+    ] = None,
+    rationale: Annotated[
+        bool, typer.Option("--rationale", help="Show the rationale table with its labels (fe).")
+    ] = False,
 ) -> None:
     """Answer one question with a method, showing each step and the scores."""
     try:
@@ -195,6 +212,12 @@ def ask(
             if "kb_dir" not in {field.name for field in fields(context_class)}:
                 raise InvalidInputError(f"method {method!r} does not use a knowledge base (--kb)")
             given["kb_dir"] = str(kb)
+        if corpus is not None:
+            if "corpus_dir" not in {field.name for field in fields(context_class)}:
+                raise InvalidInputError(
+                    f"method {method!r} does not use a corpus index (--corpus); use --method fe"
+                )
+            given["corpus_dir"] = str(corpus)
         context = build_context(context_class, settings or [], **given)
         question = check_question(question, max_chars=context.max_question_chars)
         request: dict[str, Any] = {"question": question}
@@ -219,7 +242,7 @@ def ask(
     if as_json:
         sys.stdout.write(json.dumps(final, indent=2, ensure_ascii=False) + "\n")
     else:
-        render_result(final)
+        render_result(final, show_rationale=rationale)
 
 
 def _parse_options(pairs: list[str]) -> dict[str, str]:

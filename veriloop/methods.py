@@ -43,6 +43,13 @@ METHODS: dict[str, MethodSpec] = {
         "answer only from a knowledge base, or refuse (Learn to Refuse, Cao 2024)",
         ablations=("no_reasoning",),
     ),
+    "fe": MethodSpec(
+        "fe",
+        "graphs.factual_evidence",
+        "FEContext",
+        "rationale -> verify -> refine -> cited answer over a corpus (RAG+FE, Muneeswaran 2023)",
+        ablations=("direct_generation", "triplets_instead_of_paragraphs", "no_verification"),
+    ),
     "direct": MethodSpec(
         "direct",
         "graphs.baselines",

@@ -1,0 +1,719 @@
+"""Factual Evidence, RAG+FE (Muneeswaran et al. 2023): rationale, verify, refine, cited answer.
+
+    check_question -> retrieve -> [after_retrieval]
+        no context                 -> refuse -> finish
+        direct_generation          -> generate_direct -> finish
+        otherwise                  -> generate_rationale -> [after_rationale]
+            unusable               -> finish
+            no_verification        -> generate_answer
+            otherwise              -> verify_rationale -> [after_verification]
+                INCORRECT and refinements < max_refinements -> refine_rationale -> verify_rationale
+                otherwise          -> generate_answer -> finish
+
+- retrieve: hybrid retrieval over a corpus index (`knowledge/hybrid.py`): paragraphs
+  (semantic + BM25, fused), triplets from the index's graph, optional web. In triplet mode
+  on an index without a graph, the retrieved paragraphs are turned into triplets on the
+  fly by the chat model (the paper's second variant), ids TID-n per question.
+- generate_rationale: one statement per context unit, keyed by its id (the reply's JSON
+  keys are exactly the unit ids, constrained by a grammar on the embedded model).
+- verify_rationale: one of the six labels with a justification per statement, and an
+  overall verdict. Refinement is triggered by any INCORRECT-* label.
+- refine_rationale: rewrites only the INCORRECT statements using the justifications;
+  re-verified; counter `refinements`, cap `max_refinements` (2; the paper gives none).
+- generate_answer: from the verified rationale only (statements labelled CORRECT-* in the
+  last verification; all of them if verification was skipped or its reply unusable), with
+  bracketed ids. Cited ids that name no verified unit are removed from the answer and
+  listed in `invalid_citations`. When no statement survives verification the method
+  refuses (soft), rather than answer from statements its own verifier rejected.
+- Ablations (paper Table 2): `direct_generation` (rationale and answer in one call),
+  `triplets_instead_of_paragraphs`, `no_verification` (no verifier, no refiner).
+
+Retrieved text is data: every prompt fences it between markers and says so, and marker
+lookalikes inside retrieved text are defused (`fence`).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from typing_extensions import TypedDict
+
+from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings
+from knowledge.triplets import TripletGraph, rank_rows, triplet_text
+from nodes.citations import cited_ids, split_citations
+from nodes.corpus_retrieval import open_retriever, retrieve_context
+from nodes.input import check_question as validate_question
+from nodes.triplet_extraction import extract_triplets
+from prompts import render
+from veriloop.context import ModelSettings, resolve_context
+from veriloop.errors import InvalidInputError
+from veriloop.models import ChatTurn, Models, get_models
+from veriloop.models.structured import ask_structured
+from veriloop.state import InputState, OutputState
+from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
+
+METHOD = "fe"
+LABELS = (
+    "CORRECT-EXPLICIT",
+    "CORRECT-IMPLICIT",
+    "CORRECT-ADDITIONAL_INFO",
+    "INCORRECT-FALSE_INFO",
+    "INCORRECT-DEVIATING_INFO",
+    "INCORRECT-ILLOGICAL",
+)
+Label = Literal[
+    "CORRECT-EXPLICIT",
+    "CORRECT-IMPLICIT",
+    "CORRECT-ADDITIONAL_INFO",
+    "INCORRECT-FALSE_INFO",
+    "INCORRECT-DEVIATING_INFO",
+    "INCORRECT-ILLOGICAL",
+]
+Verdict = Literal["CORRECT", "INCORRECT"]
+STATEMENT_CHARS = 240
+JUSTIFICATION_CHARS = 160
+ANSWER_CHARS = 600
+
+
+@dataclass(kw_only=True)
+class FEContext(ModelSettings):
+    """Corpus, retrieval depth, refinement cap and the paper's ablation switches."""
+
+    corpus_dir: str = field(
+        default="",
+        metadata={"description": "Corpus index directory (`veriloop index FOLDER --out DIR`)."},
+    )
+    context_mode: ContextMode = field(
+        default="paragraphs",
+        metadata={"description": "Context units: 'paragraphs', 'triplets' or 'both'."},
+    )
+    top_paragraphs: int = field(default=4, metadata={"description": "Paragraphs kept."})
+    top_triplets: int = field(default=8, metadata={"description": "Triplets kept."})
+    lexical_weight: float = field(
+        default=1.0, metadata={"description": "BM25's weight in reciprocal-rank fusion."}
+    )
+    web_search: str = field(
+        default="",
+        metadata={"description": "Registered web search tool name; empty = no web (default)."},
+    )
+    reranker_model: str = field(
+        default="",
+        metadata={"description": "Local cross-encoder directory; empty = reciprocal-rank fusion."},
+    )
+    max_refinements: int = field(
+        default=2, metadata={"description": "Refine-and-re-verify rounds at most (ours)."}
+    )
+    direct_generation: bool = field(
+        default=False,
+        metadata={"description": "Ablation: rationale and answer in one call, no verification."},
+    )
+    triplets_instead_of_paragraphs: bool = field(
+        default=False,
+        metadata={"description": "Ablation: the context is triplets, not paragraphs."},
+    )
+    no_verification: bool = field(
+        default=False, metadata={"description": "Ablation: skip the verifier and refiner."}
+    )
+    max_tokens: int = field(
+        default=512,
+        metadata={"description": "Most tokens one generation may produce (rationales are long)."},
+    )
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+    def retrieval_settings(self) -> RetrievalSettings:
+        """Return the retriever settings these fields describe."""
+        mode: ContextMode = "triplets" if self.triplets_instead_of_paragraphs else self.context_mode
+        return RetrievalSettings(
+            mode=mode,
+            top_paragraphs=self.top_paragraphs,
+            top_triplets=self.top_triplets,
+            lexical_weight=self.lexical_weight,
+        )
+
+
+class StatementLabel(TypedDict):
+    """The verifier's judgement of one rationale statement."""
+
+    label: str
+    justification: str
+
+
+class RationaleVersion(TypedDict):
+    """One version of the rationale and, once verified, its labels."""
+
+    version: int
+    statements: dict[str, str]
+    """Context id -> statement."""
+    labels: dict[str, StatementLabel] | None
+    verdict: str | None
+    """The verifier's overall verdict (CORRECT / INCORRECT) as it gave it."""
+    error: str | None
+
+
+class RationaleItem(TypedDict):
+    """A statement of the final rationale with its last label."""
+
+    id: str
+    statement: str
+    label: str | None
+    justification: str | None
+    used_in_answer: bool
+
+
+@dataclass
+class State(OutputState):
+    """Working state."""
+
+    options: dict[str, str] | None = None
+    context_units: list[ContextUnit] = field(default_factory=list)
+    seed_entities: list[str] = field(default_factory=list)
+    statements: dict[str, str] = field(default_factory=dict)
+    """The current rationale: context id -> statement."""
+    labels: dict[str, StatementLabel] | None = None
+    """The last verification's labels (None: not verified, or its reply was unusable)."""
+    verification_error: str | None = None
+    refinements: int = 0
+    """Refine-and-re-verify rounds done (loop counter; cap: max_refinements)."""
+    rationale_versions: Annotated[list[RationaleVersion], operator.add] = field(
+        default_factory=list
+    )
+    citations: list[str] = field(default_factory=list)
+    invalid_citations: list[str] = field(default_factory=list)
+    used_ids: list[str] = field(default_factory=list)
+    error: str | None = None
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+
+
+@dataclass
+class FEOutput(OutputState):
+    """The shared output plus the context, the rationale with labels, and the citations."""
+
+    context_units: list[ContextUnit] = field(default_factory=list)
+    rationale: list[RationaleItem] = field(default_factory=list)
+    rationale_versions: list[RationaleVersion] = field(default_factory=list)
+    citations: list[str] = field(default_factory=list)
+    """Valid cited ids, in order of first citation."""
+    invalid_citations: list[str] = field(default_factory=list)
+    """Ids the answer cited that name no verified context unit (removed from the answer)."""
+    seed_entities: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _context(runtime: Runtime[FEContext]) -> FEContext:
+    return resolve_context(runtime.context, FEContext)
+
+
+def fence(text: str) -> str:
+    """Defuse prompt-marker lookalikes (`#### ... ####`) inside retrieved text."""
+    return re.sub(r"#{3,}", "#", text)
+
+
+def format_context(units: list[ContextUnit]) -> str:
+    """Render context units as `[PID-3] text` lines with fenced text."""
+    return "\n".join(f"[{u['id']}] {fence(u['text'])}" for u in units)
+
+
+def _keyed_model(name: str, ids: list[str], value: Any) -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        f"f{n}": (value, Field(alias=unit_id)) for n, unit_id in enumerate(ids)
+    }
+    return create_model(
+        name, __config__=ConfigDict(extra="ignore", populate_by_name=True), **fields
+    )
+
+
+def statements_model(ids: list[str]) -> type[BaseModel]:
+    """Return the reply model with one statement per id (JSON keys are the ids)."""
+    return _keyed_model("Statements", ids, (str, Field(max_length=STATEMENT_CHARS)))
+
+
+class _Judgement(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    label: Label
+    justification: str = Field(max_length=JUSTIFICATION_CHARS)
+
+
+def verification_model(ids: list[str]) -> type[BaseModel]:
+    """Return the verifier's reply model: a label per id and the overall verdict."""
+    labels = _keyed_model("Labels", ids, _Judgement)
+    return create_model(
+        "Verification",
+        __config__=ConfigDict(extra="ignore"),
+        labels=(labels, ...),
+        verdict=(Verdict, ...),
+    )
+
+
+def answer_model(ids: list[str]) -> type[BaseModel]:
+    """Return the answer generator's reply model (citations limited to `ids`)."""
+    cited = Literal[tuple(ids)]  # type: ignore[valid-type]
+    return create_model(
+        "CitedAnswer",
+        __config__=ConfigDict(extra="ignore"),
+        answer=(str, Field(max_length=ANSWER_CHARS)),
+        citations=(list[cited], Field(default_factory=list, max_length=len(ids))),  # type: ignore[valid-type]
+    )
+
+
+def direct_model(ids: list[str]) -> type[BaseModel]:
+    """Return the one-step ablation's reply model: rationale, answer and citations."""
+    cited = Literal[tuple(ids)]  # type: ignore[valid-type]
+    return create_model(
+        "DirectRationaleAnswer",
+        __config__=ConfigDict(extra="ignore"),
+        rationale=(statements_model(ids), ...),
+        answer=(str, Field(max_length=ANSWER_CHARS)),
+        citations=(list[cited], Field(default_factory=list, max_length=len(ids))),  # type: ignore[valid-type]
+    )
+
+
+def format_statements(statements: dict[str, str]) -> str:
+    """Render a rationale one statement per line, keyed by id."""
+    return "\n".join(f"[{unit_id}] {text}" for unit_id, text in statements.items())
+
+
+def is_correct(label: str | None) -> bool:
+    """Return True for the three CORRECT-* labels."""
+    return bool(label) and str(label).startswith("CORRECT")
+
+
+def incorrect_ids(labels: dict[str, StatementLabel] | None) -> list[str]:
+    """Return the ids whose statement was labelled INCORRECT-*."""
+    return [i for i, judgement in (labels or {}).items() if not is_correct(judgement["label"])]
+
+
+def _ask(
+    models: Models, prompt: str, model: type[BaseModel], purpose: str, max_chars: int
+) -> tuple[dict[str, Any] | None, list[ModelCall], str | None]:
+    reply = ask_structured(
+        models,
+        [ChatTurn(role="user", content=prompt)],
+        model,
+        purpose=purpose,
+        max_string_length=max_chars,
+    )
+    value = None if reply.value is None else reply.value.model_dump(by_alias=True)
+    return value, list(reply.calls), reply.error
+
+
+def _rationale_candidate(version: RationaleVersion, round_: int) -> Candidate:
+    labels = version["labels"]
+    share = (
+        None
+        if not labels
+        else sum(is_correct(j["label"]) for j in labels.values()) / max(1, len(labels))
+    )
+    return Candidate(
+        stage="rationale",
+        round=0,
+        iteration=round_,
+        text=format_statements(version["statements"]),
+        scores={"correct_share": share},
+        thresholds={"correct_share": 1.0},
+        passed=share == 1.0,
+        error=version["error"],
+    )
+
+
+# -------------------------------------------------------------------- nodes
+
+
+def check_question(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Reject an unusable question, or an option set (FE answers free text)."""
+    context = _context(runtime)
+    if state.options:
+        raise InvalidInputError(
+            "Factual Evidence answers free-text questions; this item has options. Use a "
+            "multiple-choice method (l2r, rag, direct) or drop the options"
+        )
+    if context.max_refinements < 0:
+        raise InvalidInputError(f"max_refinements must be >= 0, got {context.max_refinements}")
+    return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
+
+
+def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Retrieve the context units; extract triplets on the fly if the mode needs them."""
+    context = _context(runtime)
+    models = get_models(context)
+    retriever = open_retriever(context.corpus_dir, models, context.reranker_model)
+    settings = context.retrieval_settings()
+    wants_triplets = settings.mode in ("triplets", "both")
+    on_the_fly = wants_triplets and not retriever.index.graph.triplets
+    if on_the_fly:
+        settings = RetrievalSettings(**{**asdict(settings), "mode": "paragraphs"})
+    result, call = retrieve_context(models, retriever, state.question, settings, context.web_search)
+    calls = [call]
+    units = result.units
+    if on_the_fly:
+        paragraphs = [u for u in units if u["kind"] == "paragraph"]
+        graph = TripletGraph()
+        for unit in paragraphs:
+            rows, extraction_calls, _ = extract_triplets(
+                models, fence(unit["text"]), unit["id"], overrides=context.prompt_overrides
+            )
+            calls.extend(extraction_calls)
+            graph.add_many(rows)
+        triplet_units: list[ContextUnit] = []
+        if graph.triplets:
+            texts = [triplet_text(t) for t in graph.triplets]
+            vectors, embed_call = models.embed([state.question, *texts], purpose="retrieval")
+            calls.append(embed_call)
+            ranked = rank_rows(
+                list(range(len(texts))), vectors[1:], vectors[0], context.top_triplets
+            )
+            for rank, (row, cosine) in enumerate(ranked, start=1):
+                triplet = graph.triplets[row]
+                triplet_units.append(
+                    ContextUnit(
+                        id=triplet["id"],
+                        kind="triplet",
+                        text=texts[row],
+                        source=triplet["source"],
+                        score=round(cosine, 6),
+                        ranks={"triplet": rank},
+                    )
+                )
+        others = [u for u in units if u["kind"] == "web"]
+        keep_paragraphs = context.retrieval_settings().mode == "both"
+        units = (paragraphs if keep_paragraphs else []) + triplet_units + others
+    return {"context_units": units, "seed_entities": result.seed_entities, "calls": calls}
+
+
+def refuse(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Record a hard refusal: nothing was retrieved, so nothing can be cited."""
+    return {
+        "refusal": Refusal(
+            kind="hard",
+            detail="no context was retrieved for the question; the corpus holds nothing "
+            "that matches it",
+        )
+    }
+
+
+def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Write one statement per context unit, keyed by its id."""
+    context = _context(runtime)
+    ids = [u["id"] for u in state.context_units]
+    prompt = render(
+        "fe_rationale",
+        context.prompt_overrides,
+        context=format_context(state.context_units),
+        question=state.question,
+        ids=", ".join(ids),
+        first_id=ids[0],
+    )
+    value, calls, error = _ask(
+        get_models(context), prompt, statements_model(ids), "rationale", STATEMENT_CHARS
+    )
+    statements = {i: " ".join(str(value[i]).split()) for i in ids} if value else {}
+    version = RationaleVersion(
+        version=0, statements=statements, labels=None, verdict=None, error=error
+    )
+    return {
+        "statements": statements,
+        "rationale_versions": [version],
+        "error": None if statements else f"the rationale reply was unusable: {error}",
+        "calls": calls,
+    }
+
+
+def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Label every statement and give an overall verdict."""
+    context = _context(runtime)
+    ids = list(state.statements)
+    prompt = render(
+        "fe_verifier",
+        context.prompt_overrides,
+        context=format_context(state.context_units),
+        question=state.question,
+        rationale=format_statements(state.statements),
+        ids=", ".join(ids),
+    )
+    value, calls, error = _ask(
+        get_models(context), prompt, verification_model(ids), "verification", JUSTIFICATION_CHARS
+    )
+    labels: dict[str, StatementLabel] | None = None
+    verdict = None
+    if value is not None:
+        labels = {
+            i: StatementLabel(
+                label=value["labels"][i]["label"],
+                justification=" ".join(value["labels"][i]["justification"].split()),
+            )
+            for i in ids
+        }
+        verdict = value["verdict"]
+    version = RationaleVersion(
+        version=state.refinements,
+        statements=dict(state.statements),
+        labels=labels,
+        verdict=verdict,
+        error=error,
+    )
+    return {
+        "labels": labels,
+        "verification_error": None if labels else f"the verifier's reply was unusable: {error}",
+        "rationale_versions": [version],
+        "candidates": [_rationale_candidate(version, state.refinements)],
+        "calls": calls,
+    }
+
+
+def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Rewrite the INCORRECT statements using the verifier's justifications."""
+    context = _context(runtime)
+    wrong = incorrect_ids(state.labels)
+    labels = state.labels or {}
+    feedback = "\n".join(
+        f"[{i}] {state.statements[i]}\nTeacher: {labels[i]['label']} - {labels[i]['justification']}"
+        for i in wrong
+    )
+    prompt = render(
+        "fe_refiner",
+        context.prompt_overrides,
+        context=format_context([u for u in state.context_units if u["id"] in wrong]),
+        question=state.question,
+        feedback=feedback,
+        ids=", ".join(wrong),
+    )
+    value, calls, error = _ask(
+        get_models(context), prompt, statements_model(wrong), "refinement", STATEMENT_CHARS
+    )
+    statements = dict(state.statements)
+    if value is not None:
+        statements.update({i: " ".join(str(value[i]).split()) for i in wrong})
+    version = RationaleVersion(
+        version=state.refinements + 1,
+        statements=statements,
+        labels=None,
+        verdict=None,
+        error=error,
+    )
+    return {
+        "statements": statements,
+        "refinements": state.refinements + 1,
+        "rationale_versions": [version],
+        "calls": calls,
+    }
+
+
+def _finish_answer(
+    state: State, value: dict[str, Any] | None, valid_ids: list[str], error: str | None
+) -> dict[str, Any]:
+    if value is None:
+        return {"error": f"the answer reply was unusable: {error}"}
+    text, cited, invalid = split_citations(str(value["answer"]), set(valid_ids))
+    citations = cited + [i for i in value.get("citations", []) if i in valid_ids and i not in cited]
+    if not text:
+        return {"error": "the answer was empty", "invalid_citations": invalid}
+    return {"answer": text, "citations": citations, "invalid_citations": invalid, "error": None}
+
+
+def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Answer from the verified statements only, citing their ids."""
+    context = _context(runtime)
+    if state.labels is not None:
+        used = {i: s for i, s in state.statements.items() if is_correct(state.labels[i]["label"])}
+    else:
+        used = dict(state.statements)
+    if not used:
+        return {
+            "used_ids": [],
+            "refusal": Refusal(
+                kind="soft",
+                detail="the verifier rejected every rationale statement (after "
+                f"{state.refinements} refinement(s)); there is no verified evidence to "
+                "answer from",
+            ),
+        }
+    ids = list(used)
+    prompt = render(
+        "fe_answer",
+        context.prompt_overrides,
+        rationale=format_statements(used),
+        question=state.question,
+        answer_style=render("fe_answer_style", context.prompt_overrides),
+        first_id=ids[0],
+    )
+    value, calls, error = _ask(
+        get_models(context), prompt, answer_model(ids), "answer", ANSWER_CHARS
+    )
+    return {"used_ids": ids, "calls": calls, **_finish_answer(state, value, ids, error)}
+
+
+def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Ablation: write the rationale and the answer in one call (no verification)."""
+    context = _context(runtime)
+    ids = [u["id"] for u in state.context_units]
+    prompt = render(
+        "fe_direct",
+        context.prompt_overrides,
+        context=format_context(state.context_units),
+        question=state.question,
+        ids=", ".join(ids),
+        first_id=ids[0],
+        answer_style=render("fe_answer_style", context.prompt_overrides),
+    )
+    value, calls, error = _ask(
+        get_models(context), prompt, direct_model(ids), "rationale_and_answer", ANSWER_CHARS
+    )
+    statements = {i: " ".join(str(value["rationale"][i]).split()) for i in ids} if value else {}
+    version = RationaleVersion(
+        version=0, statements=statements, labels=None, verdict=None, error=error
+    )
+    return {
+        "statements": statements,
+        "rationale_versions": [version],
+        "used_ids": ids if value else [],
+        "calls": calls,
+        **_finish_answer(state, value, ids, error),
+    }
+
+
+def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+    """Assemble the final rationale, stop reason and trace."""
+    context = _context(runtime)
+    wrong = incorrect_ids(state.labels)
+    reason: StopReason
+    if state.refusal is not None:
+        reason, detail = "refused", state.refusal["detail"]
+    elif not state.answer:
+        reason, detail = "no_usable_output", state.error or "no answer"
+    elif context.direct_generation or context.no_verification or state.labels is None:
+        reason = "single_pass"
+        detail = state.verification_error or "answered without verification (ablation)"
+    elif wrong:
+        reason = "cap_reached"
+        detail = (
+            f"{len(wrong)} statement(s) still INCORRECT after {state.refinements} refinement(s); "
+            "they were left out of the answer"
+        )
+    else:
+        reason = "met"
+        detail = f"every statement verified CORRECT after {state.refinements} refinement(s)"
+    stop = LoopStop(
+        loop="rationale",
+        round=0,
+        reason=reason,
+        chosen_iteration=state.refinements if state.statements else None,
+        detail=detail,
+    )
+    labels = state.labels or {}
+    rationale = [
+        RationaleItem(
+            id=unit_id,
+            statement=statement,
+            label=labels[unit_id]["label"] if unit_id in labels else None,
+            justification=labels[unit_id]["justification"] if unit_id in labels else None,
+            used_in_answer=unit_id in state.used_ids,
+        )
+        for unit_id, statement in state.statements.items()
+    ]
+    known = {u["id"] for u in state.context_units}
+    invalid = list(state.invalid_citations)
+    for version in state.rationale_versions:
+        for statement in version["statements"].values():
+            invalid += [i for i in cited_ids(statement) if i not in known and i not in invalid]
+    settings: dict[str, Any] = {
+        key: value
+        for key, value in asdict(context).items()
+        if key
+        in {
+            "corpus_dir",
+            "context_mode",
+            "top_paragraphs",
+            "top_triplets",
+            "lexical_weight",
+            "max_refinements",
+            "direct_generation",
+            "triplets_instead_of_paragraphs",
+            "no_verification",
+            "temperature",
+            "seed",
+        }
+    }
+    settings["models"] = get_models(context).describe()
+    settings["reranker"] = context.reranker_model or "rrf"
+    trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, state.citations)
+    return {
+        "knowledge": format_context(state.context_units) if state.context_units else None,
+        "stop_reason": reason,
+        "rationale": rationale,
+        "invalid_citations": invalid,
+        "trace": trace,
+    }
+
+
+# ------------------------------------------------------------------ routers
+
+
+def after_retrieval(
+    state: State, runtime: Runtime[FEContext]
+) -> Literal["refuse", "generate_direct", "generate_rationale"]:
+    """Refuse without context; otherwise one-step (ablation) or the rationale generator."""
+    if not state.context_units:
+        return "refuse"
+    return "generate_direct" if _context(runtime).direct_generation else "generate_rationale"
+
+
+def after_rationale(
+    state: State, runtime: Runtime[FEContext]
+) -> Literal["finish", "generate_answer", "verify_rationale"]:
+    """Stop on an unusable rationale; skip verification in the ablation."""
+    if not state.statements:
+        return "finish"
+    return "generate_answer" if _context(runtime).no_verification else "verify_rationale"
+
+
+def after_verification(
+    state: State, runtime: Runtime[FEContext]
+) -> Literal["refine_rationale", "generate_answer"]:
+    """Refine while a statement is INCORRECT and the cap allows; otherwise answer."""
+    if incorrect_ids(state.labels) and state.refinements < _context(runtime).max_refinements:
+        return "refine_rationale"
+    return "generate_answer"
+
+
+# -------------------------------------------------------------------- graph
+
+
+def build_graph() -> StateGraph[State, FEContext, InputState, FEOutput]:
+    """Return the Factual Evidence graph builder."""
+    builder = StateGraph(
+        State, context_schema=FEContext, input_schema=InputState, output_schema=FEOutput
+    )
+    builder.add_node("check_question", check_question)
+    builder.add_node("retrieve", retrieve)
+    builder.add_node("refuse", refuse)
+    builder.add_node("generate_rationale", generate_rationale)
+    builder.add_node("verify_rationale", verify_rationale)
+    builder.add_node("refine_rationale", refine_rationale)
+    builder.add_node("generate_answer", generate_answer)
+    builder.add_node("generate_direct", generate_direct)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_question")
+    builder.add_edge("check_question", "retrieve")
+    builder.add_conditional_edges("retrieve", after_retrieval)
+    builder.add_edge("refuse", "finish")
+    builder.add_conditional_edges("generate_rationale", after_rationale)
+    builder.add_conditional_edges("verify_rationale", after_verification)
+    builder.add_edge("refine_rationale", "verify_rationale")
+    builder.add_edge("generate_answer", "finish")
+    builder.add_edge("generate_direct", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name="factual_evidence")
