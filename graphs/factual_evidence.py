@@ -21,7 +21,9 @@
 - refine_rationale: rewrites only the INCORRECT statements using the justifications;
   re-verified; counter `refinements`, cap `max_refinements` (2; the paper gives none).
 - generate_answer: from the verified rationale only (statements labelled CORRECT-* in the
-  last verification; all of them if verification was skipped or its reply unusable), with
+  last usable verification; all of them if verification was skipped, or if the first
+  verification's reply was unusable; an unusable re-verification keeps the previous
+  labels, so refined statements stay out), with
   bracketed ids. Cited ids that name no verified unit are removed from the answer and
   listed in `invalid_citations`. When no statement survives verification the method
   refuses (soft), rather than answer from statements its own verifier rejected.
@@ -236,7 +238,7 @@ def _keyed_model(name: str, ids: list[str], value: Any) -> type[BaseModel]:
 
 def statements_model(ids: list[str]) -> type[BaseModel]:
     """Return the reply model with one statement per id (JSON keys are the ids)."""
-    return _keyed_model("Statements", ids, (str, Field(max_length=STATEMENT_CHARS)))
+    return _keyed_model("Statements", ids, Annotated[str, Field(max_length=STATEMENT_CHARS)])
 
 
 class _Judgement(BaseModel):
@@ -462,6 +464,15 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
         verdict=verdict,
         error=error,
     )
+    if labels is None and state.labels is not None:
+        # An unusable re-verification keeps the last usable labels: refined statements stay
+        # INCORRECT (left out of the answer) rather than pass unchecked.
+        return {
+            "verification_error": f"a re-verification was unusable: {error}",
+            "rationale_versions": [version],
+            "candidates": [_rationale_candidate(version, state.refinements)],
+            "calls": calls,
+        }
     return {
         "labels": labels,
         "verification_error": None if labels else f"the verifier's reply was unusable: {error}",
@@ -650,6 +661,11 @@ def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     return {
         "knowledge": format_context(state.context_units) if state.context_units else None,
         "stop_reason": reason,
+        "answer": state.answer,
+        "refusal": state.refusal,
+        "citations": state.citations,
+        "context_units": state.context_units,
+        "seed_entities": state.seed_entities,
         "rationale": rationale,
         "invalid_citations": invalid,
         "trace": trace,

@@ -13,7 +13,8 @@ Retrieval (`TripletGraph.subgraph`) is a simple version of the paper's sub-graph
 1. seed entities = canonical entity names that occur in the question as whole-word
    n-grams, plus the entities whose name embeddings are nearest the question's (cosine at
    least `min_entity_similarity`), at most `max_seeds`;
-2. candidate triplets = every edge within `hops` of a seed (undirected);
+2. candidate triplets = the subgraph induced by the entities within `hops` of a seed
+   (direction ignored);
 3. rank the candidates by the cosine between the question and the triplet's text
    ("subject relation object") and keep the top k.
 """
@@ -207,18 +208,17 @@ class TripletGraph:
         return found
 
     def neighbourhood_rows(self, seeds: Sequence[str], hops: int) -> list[int]:
-        """Return the rows of every triplet within `hops` (undirected) of a seed entity."""
+        """Return the rows of the subgraph induced by the entities within `hops` of a seed.
+
+        Distances ignore edge direction; a triplet is kept when both its entities are
+        within reach, so one hop gives the facts linking a seed to its neighbours.
+        """
         undirected = self.graph.to_undirected(as_view=True)
         nodes: set[str] = set()
         for seed in seeds:
             if seed in undirected:
                 nodes.update(nx.single_source_shortest_path_length(undirected, seed, hops))
-        rows: set[int] = set()
-        for node in nodes:
-            for _, _, data in self.graph.out_edges(node, data=True):
-                rows.add(int(data["row"]))
-            for _, _, data in self.graph.in_edges(node, data=True):
-                rows.add(int(data["row"]))
+        rows = {int(data["row"]) for _, _, data in self.graph.subgraph(nodes).edges(data=True)}
         return sorted(rows)
 
     def subgraph(self, rows: Sequence[int]) -> nx.MultiDiGraph[str]:

@@ -78,7 +78,14 @@ def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
 
     client = get_sync_client(url=server_url)
     assistants = client.assistants.search()
-    graphs = {"self_reflection", "learn_to_refuse", "knowledge_enrichment", "direct", "rag"}
+    graphs = {
+        "self_reflection",
+        "learn_to_refuse",
+        "knowledge_enrichment",
+        "direct",
+        "rag",
+        "factual_evidence",
+    }
     assert graphs <= {a["graph_id"] for a in assistants}
     for assistant in assistants:  # what Studio fetches to draw its forms
         schemas = client.assistants.get_schemas(assistant["assistant_id"])
@@ -98,6 +105,31 @@ def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
         context={"kb_dir": str(tmp_path / "kb")},
     )
     assert refused["refusal"]["kind"] == "hard" and refused["retrieved"][0]["id"] == "K-1"
+
+    from knowledge.corpus import Document, chunk_documents
+    from knowledge.corpus_index import CorpusIndex
+
+    documents = [
+        Document("d1", "Aspirin can cause stomach bleeding, especially in older adults."),
+        Document("d2", "Paris is the capital of France."),
+    ]
+    CorpusIndex.build(tmp_path / "corpus", chunk_documents(documents), embedder)
+    cited = client.runs.wait(
+        None,
+        "factual_evidence",
+        input={"question": "Can aspirin cause bleeding?"},
+        context={"corpus_dir": str(tmp_path / "corpus"), "top_paragraphs": 1, "max_refinements": 0},
+    )
+    assert cited["trace"]["method"] == "fe"
+    assert [unit["id"] for unit in cited["context_units"]] == ["PID-1"]
+    assert cited["stop_reason"] in {
+        "met",
+        "cap_reached",
+        "single_pass",
+        "refused",
+        "no_usable_output",
+    }
+    assert set(cited["citations"]) <= {"PID-1"}
 
     direct = client.runs.wait(None, "direct", input={"question": "Is Noonan syndrome inherited?"})
     assert direct["answer"] and direct["trace"]["method"] == "direct"

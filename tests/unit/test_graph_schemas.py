@@ -5,13 +5,22 @@ from pathlib import Path
 
 import pytest
 
-from graphs import baselines, knowledge_enrichment, learn_to_refuse, rag, self_reflection
+from graphs import (
+    baselines,
+    factual_evidence,
+    knowledge_enrichment,
+    learn_to_refuse,
+    rag,
+    self_reflection,
+)
 
-QA_GRAPHS = [self_reflection, learn_to_refuse, baselines, rag]
+QA_GRAPHS = [self_reflection, learn_to_refuse, baselines, rag, factual_evidence]
 
 
 @pytest.mark.parametrize(
-    "module", QA_GRAPHS, ids=["self_reflection", "learn_to_refuse", "direct", "rag"]
+    "module",
+    QA_GRAPHS,
+    ids=["self_reflection", "learn_to_refuse", "direct", "rag", "factual_evidence"],
 )
 def test_graph_schemas_generate(module):
     graph = module.graph
@@ -55,4 +64,5 @@ def test_langgraph_json_serves_every_graph():
         "knowledge_enrichment",
         "direct",
         "rag",
+        "factual_evidence",
     }

@@ -67,7 +67,7 @@ def parse_lenient(text: str, model: type[M]) -> M:
     start = text.find("{")
     if start < 0:
         raise ValueError("the reply contains no JSON object")
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)  # small models put raw newlines in strings
     try:
         data, _ = decoder.raw_decode(text[start:])
     except json.JSONDecodeError as exc:
