@@ -135,9 +135,7 @@ def measure_size(size: int, queries_count: int, seed: int, ef_values: list[int])
             embedding_model="synthetic",
             dim=DIM,
             index_spec=IndexSpec(kind="flat"),
-            entries=[
-                Entry(f"K-{i + 1}", f"fact {i}", 0.9, "synthetic", "") for i in range(size)
-            ],
+            entries=[Entry(f"K-{i + 1}", f"fact {i}", 0.9, "synthetic", "") for i in range(size)],
             vectors=vectors,
             index=flat,
         )

@@ -37,7 +37,6 @@ lookalikes inside retrieved text are defused (`fence`).
 from __future__ import annotations
 
 import operator
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -46,7 +45,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from typing_extensions import TypedDict
 
-from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings
+from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, fence, format_units
 from knowledge.triplets import TripletGraph, rank_rows, triplet_text
 from nodes.citations import cited_ids, split_citations
 from nodes.corpus_retrieval import open_retriever, retrieve_context
@@ -215,16 +214,6 @@ class FEOutput(OutputState):
 
 def _context(runtime: Runtime[FEContext]) -> FEContext:
     return resolve_context(runtime.context, FEContext)
-
-
-def fence(text: str) -> str:
-    """Defuse prompt-marker lookalikes (`#### ... ####`) inside retrieved text."""
-    return re.sub(r"#{3,}", "#", text)
-
-
-def format_context(units: list[ContextUnit]) -> str:
-    """Render context units as `[PID-3] text` lines with fenced text."""
-    return "\n".join(f"[{u['id']}] {fence(u['text'])}" for u in units)
 
 
 def _keyed_model(name: str, ids: list[str], value: Any) -> type[BaseModel]:
@@ -411,7 +400,7 @@ def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, A
     prompt = render(
         "fe_rationale",
         context.prompt_overrides,
-        context=format_context(state.context_units),
+        context=format_units(state.context_units),
         question=state.question,
         ids=", ".join(ids),
         first_id=ids[0],
@@ -438,7 +427,7 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     prompt = render(
         "fe_verifier",
         context.prompt_overrides,
-        context=format_context(state.context_units),
+        context=format_units(state.context_units),
         question=state.question,
         rationale=format_statements(state.statements),
         ids=", ".join(ids),
@@ -494,7 +483,7 @@ def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     prompt = render(
         "fe_refiner",
         context.prompt_overrides,
-        context=format_context([u for u in state.context_units if u["id"] in wrong]),
+        context=format_units([u for u in state.context_units if u["id"] in wrong]),
         question=state.question,
         feedback=feedback,
         ids=", ".join(wrong),
@@ -571,7 +560,7 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
     prompt = render(
         "fe_direct",
         context.prompt_overrides,
-        context=format_context(state.context_units),
+        context=format_units(state.context_units),
         question=state.question,
         ids=", ".join(ids),
         first_id=ids[0],
@@ -659,7 +648,7 @@ def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     settings["reranker"] = context.reranker_model or "rrf"
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, state.citations)
     return {
-        "knowledge": format_context(state.context_units) if state.context_units else None,
+        "knowledge": format_units(state.context_units) if state.context_units else None,
         "stop_reason": reason,
         "answer": state.answer,
         "refusal": state.refusal,

@@ -1,10 +1,14 @@
-"""Plain retrieval-augmented generation: the baseline for the knowledge-base methods.
+"""Plain retrieval-augmented generation: the baseline for the retrieval methods.
 
     check_question -> retrieve -> answer_with_knowledge -> finish
 
-The same knowledge base, embeddings, top-k and model as Learn-to-Refuse, without the
-refusal gates or the evidence/reason steps: it always answers from whatever it retrieved.
-Comparing L2R with it separates what refusing buys from what retrieval buys.
+Two sources, one graph:
+- `kb_dir`: the same knowledge base, embeddings, top-k and model as Learn-to-Refuse,
+  without the refusal gates or the evidence/reason steps: it always answers from whatever
+  it retrieved. Comparing L2R with it separates what refusing buys from what retrieval buys.
+- `corpus_dir`: the same hybrid retriever as Factual Evidence (`top_k` fused paragraphs),
+  answered in one call with the same answer style and bracketed ids, without rationale,
+  verification or refinement: the paper's RAG row.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ from typing import Annotated, Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
 from knowledge.store import Hit
 from nodes.choice import check_options, choice_reply_model, question_text, score_options
+from nodes.citations import cited_ids
+from nodes.corpus_retrieval import open_retriever, retrieve_context
 from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
 from nodes.retrieval import format_hits, open_knowledge_base, retrieve
@@ -39,7 +46,16 @@ class RAGContext(ModelSettings):
         default="",
         metadata={"description": "Knowledge-base directory (`veriloop kb create DIR`)."},
     )
-    top_k: int = field(default=4, metadata={"description": "Entries retrieved per question."})
+    corpus_dir: str = field(
+        default="",
+        metadata={
+            "description": "Corpus index directory (`veriloop index`); used instead of kb_dir "
+            "when set (the Factual Evidence baseline)."
+        },
+    )
+    top_k: int = field(
+        default=4, metadata={"description": "Entries (or paragraphs) retrieved per question."}
+    )
     score_options: bool = field(
         default=True,
         metadata={"description": "Multiple-choice items: score each option (standard MC2)."},
@@ -56,6 +72,7 @@ class State(OutputState):
 
     options: dict[str, str] | None = None
     retrieved: list[Hit] = field(default_factory=list)
+    context_units: list[ContextUnit] = field(default_factory=list)
     error: str | None = None
     candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
@@ -63,9 +80,10 @@ class State(OutputState):
 
 @dataclass
 class RAGOutput(OutputState):
-    """The shared output plus the retrieved entries."""
+    """The shared output plus the retrieved entries (or corpus context units)."""
 
     retrieved: list[Hit] = field(default_factory=list)
+    context_units: list[ContextUnit] = field(default_factory=list)
 
 
 def _context(runtime: Runtime[RAGContext]) -> RAGContext:
@@ -82,9 +100,14 @@ def check_question(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]
 
 
 def retrieve_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
-    """Retrieve the top-k entries (no gate)."""
+    """Retrieve the top-k entries, or the top-k fused corpus paragraphs (no gate)."""
     context = _context(runtime)
     models = get_models(context)
+    if context.corpus_dir:
+        retriever = open_retriever(context.corpus_dir, models)
+        settings = RetrievalSettings(mode="paragraphs", top_paragraphs=context.top_k)
+        result, call = retrieve_context(models, retriever, state.question, settings)
+        return {"context_units": result.units, "calls": [call]}
     base = open_knowledge_base(context.kb_dir, models)
     hits, call = retrieve(models, base, state.question, context.top_k)
     return {"retrieved": hits, "calls": [call]}
@@ -96,12 +119,25 @@ def answer_with_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[st
     models = get_models(context)
     overrides = context.prompt_overrides
     reply_format = "reply_format_choice" if state.options else "reply_format_paragraph"
+    if state.context_units:
+        knowledge = format_units(state.context_units)
+        reply_format = "reply_format_cited"
+    else:
+        knowledge = format_hits(state.retrieved)
     prompt = render(
         "rag_answer",
         overrides,
-        knowledge=format_hits(state.retrieved),
+        knowledge=knowledge,
         question=question_text(state.question, state.options, overrides),
-        reply_format=render(reply_format, overrides),
+        reply_format=render(
+            reply_format,
+            overrides,
+            **(
+                {"answer_style": render("fe_answer_style", overrides)}
+                if state.context_units
+                else {}
+            ),
+        ),
     )
     update: dict[str, Any] = {}
     if state.options:
@@ -162,13 +198,22 @@ def finish(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     settings: dict[str, Any] = {
         key: value
         for key, value in asdict(context).items()
-        if key in {"kb_dir", "top_k", "temperature", "seed"}
+        if key in {"kb_dir", "corpus_dir", "top_k", "temperature", "seed"}
     }
     settings["models"] = get_models(context).describe()
-    evidence_ids = [hit["id"] for hit in state.retrieved] if state.answer else []
+    if state.context_units:
+        known = {unit["id"] for unit in state.context_units}
+        evidence_ids = [i for i in cited_ids(state.answer or "") if i in known]
+    else:
+        evidence_ids = [hit["id"] for hit in state.retrieved] if state.answer else []
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, evidence_ids)
+    if state.context_units:
+        knowledge: str | None = format_units(state.context_units)
+    else:
+        knowledge = format_hits(state.retrieved) if state.retrieved else None
     return {
-        "knowledge": format_hits(state.retrieved) if state.retrieved else None,
+        "context_units": state.context_units,
+        "knowledge": knowledge,
         "stop_reason": reason,
         "trace": trace,
     }

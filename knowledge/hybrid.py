@@ -19,6 +19,7 @@ model; extracting triplets from retrieved paragraphs on the fly is a graph node'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -331,8 +332,13 @@ class HybridRetriever:
         return Retrieval(units, seeds, rows, reranker)
 
 
+def fence(text: str) -> str:
+    """Defuse prompt-marker lookalikes (`#### ... ####`) inside retrieved text."""
+    return re.sub(r"#{3,}", "#", text)
+
+
 def format_units(units: Sequence[ContextUnit]) -> str:
-    """Render units one per line as `[PID-3] text`, for prompts."""
+    """Render units one per line as `[PID-3] text` (fenced), for prompts."""
     if not units:
         return "(no context was retrieved)"
-    return "\n".join(f"[{unit['id']}] {unit['text']}" for unit in units)
+    return "\n".join(f"[{unit['id']}] {fence(unit['text'])}" for unit in units)
