@@ -280,7 +280,8 @@ def bench(
         list[str] | None,
         typer.Option(
             help="Ablation(s) of the methods that have them: self-reflection no_refinement, "
-            "no_aspect, no_number; l2r no_reasoning."
+            "no_aspect, no_number; l2r no_reasoning; fe direct_generation, "
+            "triplets_instead_of_paragraphs, no_verification."
         ),
     ] = None,
     variant: Annotated[
@@ -422,12 +423,39 @@ def _typed_settings(runs: list[Any], raw: dict[str, Any]) -> dict[str, Any]:
 @app.command("report")
 def report_command(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by veriloop bench.")],
+    grader_backend: Annotated[
+        str | None, typer.Option(help="Auto-Grader backend (corpus runs): embedded, openai.")
+    ] = None,
+    grader_model_path: Annotated[
+        str | None, typer.Option(help="Auto-Grader GGUF file (embedded backend).")
+    ] = None,
+    grader_model_name: Annotated[
+        str | None, typer.Option(help="Auto-Grader model name (openai backend).")
+    ] = None,
+    grader_base_url: Annotated[
+        str | None, typer.Option(help="Auto-Grader server URL (openai backend).")
+    ] = None,
 ) -> None:
-    """(Re)write report.md and the plots of a run directory from its results.jsonl."""
+    """(Re)write report.md and the plots of a run directory from its results.jsonl.
+
+    Runs over a corpus are graded by the Auto-Grader; by default it is the run's own chat
+    model at temperature 0. Point it at a stronger, separate model with the --grader-*
+    options (the paper used GPT-4).
+    """
     from veriloop.evaluation.report import write_report
 
+    grader = {
+        key: value
+        for key, value in {
+            "backend": grader_backend,
+            "chat_model_path": grader_model_path,
+            "model_name": grader_model_name,
+            "base_url": grader_base_url,
+        }.items()
+        if value
+    }
     try:
-        err.print(f"report: {write_report(run_dir)}")
+        err.print(f"report: {write_report(run_dir, grader_settings=grader)}")
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None

@@ -339,9 +339,18 @@ def write_plots(
 
 
 def write_report(
-    run_dir: Path, *, judge: NLIJudge | None = None, models: Models | None = None
+    run_dir: Path,
+    *,
+    judge: NLIJudge | None = None,
+    models: Models | None = None,
+    grader: Models | None = None,
+    grader_settings: dict[str, Any] | None = None,
 ) -> Path:
     """Write `report.md` (and the plots) for a run directory; return its path.
+
+    Runs over a corpus (`corpus_dir` in the settings) also get faithfulness, Auto-Grader and
+    decision-accuracy columns; the grader is `grader`, or models built from
+    `grader_settings` (default: the run's models at temperature 0).
 
     Raises:
         InvalidInputError: The directory holds no results.
@@ -356,13 +365,13 @@ def write_report(
         from veriloop.evaluation.choice_report import write_choice_report
 
         return write_choice_report(run_dir, manifest, records)
+    settings = {
+        k: v
+        for k, v in manifest.get("settings", {}).items()
+        if k in ModelSettings.__dataclass_fields__
+    }
+    cache = os.environ.get("VERILOOP_CACHE_DIR", str(Path("~/.cache/veriloop").expanduser()))
     if models is None:
-        settings = {
-            k: v
-            for k, v in manifest.get("settings", {}).items()
-            if k in ModelSettings.__dataclass_fields__
-        }
-        cache = os.environ.get("VERILOOP_CACHE_DIR", str(Path("~/.cache/veriloop").expanduser()))
         models = get_models(ModelSettings(**{**settings, "cache_dir": cache}))
     judge = judge or EmbeddingNLI(models)
     per_record = _cached_metrics(run_dir, records, judge, models)
@@ -419,6 +428,25 @@ def write_report(
                     f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]{verdict} | "
                     f"{row['wins']} / {row['ties']} / {row['losses']} |"
                 )
+    grounding: dict[str, Any] = {}
+    if manifest.get("settings", {}).get("corpus_dir"):
+        from veriloop.evaluation.grounding_report import grounding_section
+
+        if grader is None:
+            grader = get_models(
+                ModelSettings(
+                    **{
+                        **settings,
+                        "temperature": 0.0,
+                        "cache_dir": cache,
+                        **(grader_settings or {}),
+                    }
+                )
+            )
+        grounding_lines, grounding = grounding_section(
+            run_dir, manifest, records, judge, models, grader
+        )
+        lines += ["", *grounding_lines]
     effect = refinement_effect(
         [r for r in records if r.get("trace") and r.get("role") != "baseline"]
     )
@@ -451,7 +479,8 @@ def write_report(
     for file in write_plots(run_dir, summaries, records, per_record):
         lines.append(f"![{file}]({file})")
     (run_dir / "summary.json").write_text(
-        json.dumps({"summaries": summaries, "loops": effect}, indent=2) + "\n"
+        json.dumps({"summaries": summaries, "loops": effect, "grounding": grounding}, indent=2)
+        + "\n"
     )
     report = run_dir / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,126 @@
+"""Faithfulness, the Auto-Grader and decision accuracy on hand-computed cases."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from veriloop.evaluation.grounding import (
+    answer_claims,
+    auto_grade,
+    faithfulness,
+    first_decision,
+)
+from veriloop.evaluation.grounding_report import grounding_section
+from veriloop.models import Models
+
+
+class WordJudge:
+    """Entailed (+1) when every word of the hypothesis occurs in the premise."""
+
+    name = "word-judge"
+
+    def judge_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
+        out = []
+        for premise, hypothesis in zip(premises, hypotheses, strict=True):
+            if "BOOM" in hypothesis:
+                raise RuntimeError("judge failed")
+            words = {w.strip(".,").lower() for w in hypothesis.split()}
+            out.append(1 if words <= {w.strip(".,").lower() for w in premise.split()} else 0)
+        return out
+
+
+def test_claims_are_sentences_without_citations() -> None:
+    assert answer_claims("Yes [PID-1]. Aspirin thins blood [PID-2, TID-3]! ok") == [
+        "Yes.",
+        "Aspirin thins blood!",
+        "ok",
+    ]
+    assert answer_claims(None) == [] and answer_claims("[PID-1]") == []
+
+
+def test_faithfulness_counts_supported_unsupported_and_undetermined() -> None:
+    context = ["aspirin thins blood", "paris is in france"]
+    claims = ["Aspirin thins blood.", "Paris is in France.", "Aspirin cures cancer.", "BOOM"]
+    result = faithfulness(WordJudge(), claims, context)
+    assert result == {
+        "claims": 4,
+        "supported": 2,
+        "unsupported": 1,
+        "undetermined": 1,
+        "faithfulness": 0.5,  # 2 of 4 claims; the undetermined one is not counted supported
+    }
+    empty = faithfulness(WordJudge(), [], context)
+    assert empty["faithfulness"] is None and empty["claims"] == 0
+    no_context = faithfulness(WordJudge(), ["x"], [])
+    assert no_context["faithfulness"] is None and no_context["undetermined"] == 1
+
+
+def test_first_decision_reads_only_the_first_sentence() -> None:
+    assert first_decision("Yes, it does. No doubt.") == "yes"
+    assert first_decision("The answer is maybe. Yes.") == "maybe"
+    assert first_decision("It is known. Yes.") is None
+    assert first_decision("Nobody knows.") is None  # whole words only
+    assert first_decision(None) is None
+
+
+def test_auto_grade_parses_and_reports_unusable_replies(
+    fake_backend: Callable[..., tuple[str, Models]],
+) -> None:
+    good = json.dumps({"justification": "matches", "grade": 4, "verdict": "CORRECT"})
+    _, models = fake_backend([good, "no", '{"grade": 9}'])
+    graded = auto_grade(models, "q?", "Yes. Because.", "Yes.", [])
+    assert graded == {"grade": 4, "correct": True, "justification": "matches", "error": None}
+    failed = auto_grade(models, "q?", "Yes.", "No.", [])
+    assert failed["grade"] is None and failed["correct"] is None and failed["error"]
+
+
+def _record(run: str, role: str, item: str, answer: str | None, units: list[Any]) -> dict:
+    return {
+        "run": run,
+        "role": role,
+        "item_id": item,
+        "question": "Does aspirin thin blood?",
+        "references": ["yes. aspirin thins blood"],
+        "gold": "yes",
+        "answer": answer,
+        "refusal": None,
+        "outputs": {"context_units": units},
+        "trace": {"usage": {"tokens_in": 100}},
+    }
+
+
+def test_grounding_section_by_hand(
+    fake_backend: Callable[..., tuple[str, Models]], tmp_path: Path
+) -> None:
+    unit = {"id": "PID-1", "kind": "paragraph", "text": "yes aspirin thins blood", "source": "d"}
+    grade = json.dumps({"justification": "ok", "grade": 5, "verdict": "CORRECT"})
+    wrong = json.dumps({"justification": "no", "grade": 1, "verdict": "INCORRECT"})
+    _, models = fake_backend([grade, wrong, grade])
+    records = [
+        _record("fe", "method", "1", "Yes [PID-1]. Aspirin thins blood.", [unit]),
+        _record("fe", "method", "2", None, [unit]),
+        _record("rag", "baseline", "1", "No. Aspirin cures colds.", [unit]),
+        _record("rag", "baseline", "2", "Yes. Aspirin thins blood.", [unit]),
+    ]
+    lines, summaries = grounding_section(
+        tmp_path, {"settings": {"corpus_dir": "unused"}}, records, WordJudge(), models, models
+    )
+    fe, rag = summaries["fe"], summaries["rag"]
+    assert fe["faithful"] == pytest.approx(100.0) and fe["answered"] == 1
+    assert fe["decision_accuracy"] == pytest.approx(50.0) and fe["no_decision"] == 1
+    assert rag["faithful"] == pytest.approx(50.0)  # item 1: 0/2, item 2: 2/2
+    assert rag["supported"] == 2 and rag["unsupported"] == 2
+    assert rag["grader_accuracy"] == pytest.approx(50.0) and rag["grade"] == pytest.approx(3.0)
+    assert rag["decision_accuracy"] == pytest.approx(50.0)
+    assert any(line.startswith("| fe − rag | faithful % | 1 | +100.0") for line in lines)
+    cached = (tmp_path / "grounding.jsonl").read_text().splitlines()
+    assert len(cached) == 4
+    again, _ = grounding_section(  # no model call: everything comes from grounding.jsonl
+        tmp_path, {"settings": {"corpus_dir": "unused"}}, records, WordJudge(), models, models
+    )
+    assert again == lines

@@ -1,0 +1,115 @@
+"""Grounding metrics for retrieval methods: faithfulness, the Auto-Grader, decision accuracy.
+
+- Faithfulness (after RAGAS, as Muneeswaran et al. use it): the answer's claims (its
+  sentences, citation markers removed) that the retrieved context supports, over all its
+  claims. A claim is supported when the NLI judge labels it entailed (+1) by at least one
+  context unit. A claim the judge could not label is *undetermined* and an answer with no
+  claims (refused, empty) is undetermined as a whole; both are counted and shown on their
+  own, never folded into 0 or NaN. The context is what the run retrieved; a run that
+  retrieves nothing (the direct baseline) is judged against the context the corpus
+  retriever returns for the question (the paper's "None" row is scored the same way).
+- Auto-Grader: an LLM judge with the paper's 1-5 rubric and a CORRECT / INCORRECT verdict
+  against the reference answer (`prompts/grader.txt`), grammar-constrained. Its model is
+  configured apart from the generator (`veriloop report --grader-...`); an unusable reply
+  is undetermined.
+- Decision accuracy (items with a yes/no/maybe gold label, PubMedQA): the first of "yes",
+  "no", "maybe" in the answer's first sentence against the gold label; an answer with none
+  counts wrong and is counted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knowledge.hybrid import ContextUnit, format_units
+from nodes.citations import BRACKETED, CITATION_ID
+from prompts import render
+from veriloop.evaluation.metrics import split_sentences
+from veriloop.evaluation.nli import NLIJudge
+from veriloop.models import ChatTurn, Models
+from veriloop.models.structured import ask_structured
+
+DECISIONS = ("yes", "no", "maybe")
+
+
+def answer_claims(answer: str | None) -> list[str]:
+    """Return the answer's claims: its sentences with citation markers removed."""
+    if not answer:
+        return []
+    text = CITATION_ID.sub("", BRACKETED.sub("", answer))
+    return [s for s in split_sentences(text) if re.search(r"\w{2,}", s)]
+
+
+def faithfulness(judge: NLIJudge, claims: Sequence[str], context: Sequence[str]) -> dict[str, Any]:
+    """Judge each claim against every context text; return the counts and the share.
+
+    Returns:
+        {"claims", "supported", "unsupported", "undetermined", "faithfulness"}, with
+        faithfulness None when there are no claims or no context (undetermined answer).
+    """
+    counts: dict[str, Any] = {
+        "claims": len(claims),
+        "supported": 0,
+        "unsupported": 0,
+        "undetermined": 0,
+    }
+    if not claims or not context:
+        counts["undetermined"] = len(claims)
+        counts["faithfulness"] = None
+        return counts
+    for claim in claims:
+        try:
+            verdicts = judge.judge_pairs(list(context), [claim] * len(context))
+        except Exception:  # noqa: BLE001 - any judge failure makes the claim undetermined
+            counts["undetermined"] += 1
+            continue
+        counts["supported" if max(verdicts) == 1 else "unsupported"] += 1
+    counts["faithfulness"] = counts["supported"] / len(claims)
+    return counts
+
+
+def first_decision(answer: str | None) -> str | None:
+    """Return the first yes/no/maybe in the answer's first sentence (None if absent)."""
+    sentences = split_sentences(answer or "")
+    if not sentences:
+        return None
+    match = re.search(r"\b(yes|no|maybe)\b", sentences[0].casefold())
+    return match.group(1) if match else None
+
+
+class GraderReply(BaseModel):
+    """The Auto-Grader's structured reply."""
+
+    model_config = ConfigDict(extra="ignore")
+    justification: str = Field(max_length=300)
+    grade: Literal[1, 2, 3, 4, 5]
+    verdict: Literal["CORRECT", "INCORRECT"]
+
+
+def auto_grade(
+    grader: Models, question: str, reference: str, answer: str, context: list[ContextUnit]
+) -> dict[str, Any]:
+    """Grade one answer; return {"grade", "correct", "justification", "error"}."""
+    prompt = render(
+        "grader",
+        None,
+        context=format_units(context),
+        question=question,
+        reference=reference,
+        answer=answer,
+    )
+    reply = ask_structured(
+        grader, [ChatTurn(role="user", content=prompt)], GraderReply, purpose="auto_grader"
+    )
+    if reply.value is None:
+        return {"grade": None, "correct": None, "justification": None, "error": reply.error}
+    return {
+        "grade": reply.value.grade,
+        "correct": reply.value.verdict == "CORRECT",
+        "justification": reply.value.justification,
+        "error": None,
+    }

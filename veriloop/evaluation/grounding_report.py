@@ -1,0 +1,241 @@
+"""The report section for runs over a corpus: faithfulness, Auto-Grader, decision accuracy.
+
+Shaped like Muneeswaran et al. (2023) Tables 1 and 2 (Faithful %, Grade Score, Accuracy),
+plus what a reader needs to trust them: undetermined counts, the judge and grader models,
+tokens per answer, and item-by-item differences with bootstrap intervals. Per-record
+results are cached in `grounding.jsonl` (keyed by run, item, answer and grader), so a
+re-report only grades new answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from knowledge.hybrid import ContextUnit, RetrievalSettings
+from nodes.corpus_retrieval import open_retriever, retrieve_context
+from veriloop.evaluation.grounding import answer_claims, auto_grade, faithfulness, first_decision
+from veriloop.evaluation.metrics import mean
+from veriloop.evaluation.nli import NLIJudge
+from veriloop.models import Models
+
+GROUNDING_VERSION = "1"
+
+
+def _key(record: dict[str, Any], grader: str) -> str:
+    text = "\x00".join(
+        [GROUNDING_VERSION, record["run"], record["item_id"], str(record.get("answer")), grader]
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def record_context(
+    record: dict[str, Any], corpus_dir: str, models: Models, top_k: int = 4
+) -> list[ContextUnit]:
+    """Return the context a record's answer is judged against (retrieved if it had none)."""
+    units = (record.get("outputs") or {}).get("context_units")
+    if units:
+        return list(units)
+    retriever = open_retriever(corpus_dir, models)
+    result, _ = retrieve_context(
+        models, retriever, record["question"], RetrievalSettings(top_paragraphs=top_k)
+    )
+    return result.units
+
+
+def score_grounding(
+    record: dict[str, Any], corpus_dir: str, judge: NLIJudge, models: Models, grader: Models
+) -> dict[str, Any]:
+    """Compute one record's faithfulness, grade and decision."""
+    answer = record.get("answer")
+    usage = (record.get("trace") or {}).get("usage") or {}
+    metrics: dict[str, Any] = {
+        "answered": bool(answer),
+        "refused": bool(record.get("refusal")),
+        "tokens_in": usage.get("tokens_in"),
+        "decision": first_decision(answer),
+        "gold": record.get("gold"),
+    }
+    context = record_context(record, corpus_dir, models) if answer else []
+    metrics["context_chars"] = sum(len(u["text"]) for u in context)
+    metrics.update(faithfulness(judge, answer_claims(answer), [u["text"] for u in context]))
+    if answer and record.get("references"):
+        metrics.update(
+            auto_grade(grader, record["question"], record["references"][0], answer, context)
+        )
+    else:
+        metrics.update(grade=None, correct=None, justification=None, error="no answer")
+    return metrics
+
+
+def _cached(
+    run_dir: Path,
+    records: list[dict[str, Any]],
+    corpus_dir: str,
+    judge: NLIJudge,
+    models: Models,
+    grader: Models,
+) -> dict[str, dict[str, Any]]:
+    path = run_dir / "grounding.jsonl"
+    cache: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                cache[entry["key"]] = entry["metrics"]
+    grader_name = grader.chat_name
+    out: dict[str, dict[str, Any]] = {}
+    for record in records:
+        key = _key(record, grader_name)
+        if key not in cache:
+            cache[key] = score_grounding(record, corpus_dir, judge, models, grader)
+            with path.open("a", encoding="utf-8") as handle:  # a crash keeps what was graded
+                handle.write(json.dumps({"key": key, "metrics": cache[key]}) + "\n")
+        out[f"{record['run']}\x00{record['item_id']}"] = cache[key]
+    return out
+
+
+def _summary(per_item: list[dict[str, Any]]) -> dict[str, Any]:
+    answered = [m for m in per_item if m["answered"]]
+    determined = [m for m in answered if m["faithfulness"] is not None]
+    graded = [m for m in answered if m["grade"] is not None]
+    with_gold = [m for m in per_item if m["gold"] in ("yes", "no", "maybe")]
+    return {
+        "items": len(per_item),
+        "answered": len(answered),
+        "refused": sum(m["refused"] for m in per_item),
+        "faithful": mean(100 * m["faithfulness"] for m in determined),
+        "all_claims_supported": mean(100.0 * (m["faithfulness"] == 1.0) for m in determined),
+        "claims": sum(m["claims"] for m in answered),
+        "supported": sum(m["supported"] for m in answered),
+        "unsupported": sum(m["unsupported"] for m in answered),
+        "undetermined_claims": sum(m["undetermined"] for m in answered),
+        "undetermined_answers": len(answered) - len(determined),
+        "grade": mean(m["grade"] for m in graded),
+        "grader_accuracy": mean(100.0 * bool(m["correct"]) for m in graded),
+        "ungraded": len(answered) - len(graded),
+        "decision_accuracy": (
+            mean(100.0 * (m["decision"] == m["gold"]) for m in with_gold) if with_gold else None
+        ),
+        "no_decision": sum(m["decision"] is None for m in with_gold),
+        "tokens_in": mean(m["tokens_in"] for m in per_item),
+        "context_chars": mean(m["context_chars"] for m in answered),
+    }
+
+
+def _cell(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _paired(
+    per_record: dict[str, dict[str, Any]], method: str, baseline: str, metric: str
+) -> dict[str, Any] | None:
+    from veriloop.evaluation.report import bootstrap_interval
+
+    items = {k.split("\x00", 1)[1] for k in per_record if k.startswith(method + "\x00")}
+    differences = []
+    for item in sorted(items):
+        a, b = per_record.get(f"{method}\x00{item}"), per_record.get(f"{baseline}\x00{item}")
+        if a is None or b is None:
+            continue
+        if metric == "decision":
+            if a["gold"] not in ("yes", "no", "maybe"):
+                continue
+            differences.append(
+                100.0 * (a["decision"] == a["gold"]) - 100.0 * (b["decision"] == b["gold"])
+            )
+        elif metric == "grader":
+            if a["correct"] is None or b["correct"] is None:
+                continue
+            differences.append(100.0 * a["correct"] - 100.0 * b["correct"])
+        elif a["faithfulness"] is not None and b["faithfulness"] is not None:
+            differences.append(100.0 * (a["faithfulness"] - b["faithfulness"]))
+    if not differences:
+        return None
+    low, high = bootstrap_interval(differences)
+    return {
+        "items": len(differences),
+        "mean": sum(differences) / len(differences),
+        "low": low,
+        "high": high,
+    }
+
+
+def grounding_section(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    records: list[dict[str, Any]],
+    judge: NLIJudge,
+    models: Models,
+    grader: Models,
+) -> tuple[list[str], dict[str, Any]]:
+    """Return the report lines and per-run summaries of the grounding metrics."""
+    corpus_dir = str(manifest.get("settings", {}).get("corpus_dir", ""))
+    per_record = _cached(run_dir, records, corpus_dir, judge, models, grader)
+    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    roles: dict[str, str] = {}
+    for record in records:
+        by_run[record["run"]].append(per_record[f"{record['run']}\x00{record['item_id']}"])
+        roles[record["run"]] = record.get("role", "method")
+    summaries = {name: _summary(items) for name, items in by_run.items()}
+    lines = [
+        "## Faithfulness, Auto-Grader and accuracy (shaped like Muneeswaran et al. Tables 1-2)",
+        "",
+        "| run | items (answered / refused) | faithful % | all claims supported % | claims: "
+        "supported / unsupported / undetermined | undetermined answers | grade (1-5) | "
+        "grader accuracy % (ungraded) | decision accuracy % (no decision) | tokens in / item "
+        "| context chars / answer |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in summaries.items():
+        lines.append(
+            f"| {name} | {s['items']} ({s['answered']} / {s['refused']}) | {_cell(s['faithful'])} "
+            f"| {_cell(s['all_claims_supported'])} | {s['supported']} / {s['unsupported']} / "
+            f"{s['undetermined_claims']} | {s['undetermined_answers']} | {_cell(s['grade'], 2)} "
+            f"| {_cell(s['grader_accuracy'])} ({s['ungraded']}) | "
+            f"{_cell(s['decision_accuracy'])} ({s['no_decision']}) | {_cell(s['tokens_in'], 0)} "
+            f"| {_cell(s['context_chars'], 0)} |"
+        )
+    baselines = [n for n in summaries if roles[n] == "baseline"]
+    comparisons = []
+    for method in [n for n in summaries if roles[n] != "baseline"]:
+        for baseline in baselines:
+            for metric, label in (
+                ("faithfulness", "faithful %"),
+                ("grader", "grader accuracy %"),
+                ("decision", "decision accuracy %"),
+            ):
+                row = _paired(per_record, method, baseline, metric)
+                if row:
+                    verdict = (
+                        " (better)" if row["low"] > 0 else " (worse)" if row["high"] < 0 else ""
+                    )
+                    comparisons.append(
+                        f"| {method} − {baseline} | {label} | {row['items']} | "
+                        f"{row['mean']:+.1f} | [{row['low']:+.1f}, {row['high']:+.1f}]{verdict} |"
+                    )
+    if comparisons:
+        lines += [
+            "",
+            "Item by item (points; items both runs could be scored on):",
+            "",
+            "| comparison | metric | items | mean difference | 95% bootstrap CI |",
+            "|---|---|---|---|---|",
+            *comparisons,
+        ]
+    lines += [
+        "",
+        f"Faithfulness: each answer sentence (citations removed) is a claim; it is supported "
+        f"when the NLI judge ({judge.name}) labels it entailed by at least one context unit "
+        "the run retrieved (for runs without retrieval, the top 4 fused paragraphs the corpus "
+        "retriever returns for the question). 'Faithful %' averages per-answer shares over "
+        "answers with claims; an answer with no claims is an undetermined answer. See the NLI "
+        "judge's measured accuracy below: it bounds how far to trust this column. "
+        f"Auto-Grader model: {grader.chat_name} (temperature 0; the paper used GPT-4). Decision "
+        "accuracy: the first yes/no/maybe in the answer's first sentence against the gold "
+        "label; no decision counts wrong.",
+    ]
+    return lines, summaries
