@@ -23,10 +23,11 @@
 - generate_answer: from the verified rationale only (statements labelled CORRECT-* in the
   last usable verification; all of them if verification was skipped, or if the first
   verification's reply was unusable; an unusable re-verification keeps the previous
-  labels, so refined statements stay out), with
-  bracketed ids. Cited ids that name no verified unit are removed from the answer and
-  listed in `invalid_citations`. When no statement survives verification the method
-  refuses (soft), rather than answer from statements its own verifier rejected.
+  labels, so refined statements stay out), written as prose with bracketed ids (a 135M
+  model writes usable prose far more often than a usable JSON string). Cited ids that
+  name no verified unit are removed from the answer and listed in `invalid_citations`.
+  When no statement survives verification the method refuses (soft), rather than answer
+  from statements its own verifier rejected.
 - Ablations (paper Table 2): `direct_generation` (rationale and answer in one call),
   `triplets_instead_of_paragraphs`, `no_verification` (no verifier, no refiner).
 
@@ -49,6 +50,7 @@ from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, fence,
 from knowledge.triplets import TripletGraph, rank_rows, triplet_text
 from nodes.citations import cited_ids, split_citations
 from nodes.corpus_retrieval import open_retriever, retrieve_context
+from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
 from nodes.triplet_extraction import extract_triplets
 from prompts import render
@@ -244,17 +246,6 @@ def verification_model(ids: list[str]) -> type[BaseModel]:
         __config__=ConfigDict(extra="ignore"),
         labels=(labels, ...),
         verdict=(Verdict, ...),
-    )
-
-
-def answer_model(ids: list[str]) -> type[BaseModel]:
-    """Return the answer generator's reply model (citations limited to `ids`)."""
-    cited = Literal[tuple(ids)]  # type: ignore[valid-type]
-    return create_model(
-        "CitedAnswer",
-        __config__=ConfigDict(extra="ignore"),
-        answer=(str, Field(max_length=ANSWER_CHARS)),
-        citations=(list[cited], Field(default_factory=list, max_length=len(ids))),  # type: ignore[valid-type]
     )
 
 
@@ -547,10 +538,21 @@ def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
         answer_style=render("fe_answer_style", context.prompt_overrides),
         first_id=ids[0],
     )
-    value, calls, error = _ask(
-        get_models(context), prompt, answer_model(ids), "answer", ANSWER_CHARS
+    generated = generate_turn(
+        get_models(context),
+        [],
+        prompt,
+        purpose="answer",
+        echo_guard=[prompt.replace(state.question, "")],
+        restated=[state.question],
+        seed=context.seed,
     )
-    return {"used_ids": ids, "calls": calls, **_finish_answer(state, value, ids, error)}
+    value = {"answer": generated.text, "citations": []} if generated.text else None
+    return {
+        "used_ids": ids,
+        "calls": [generated.call],
+        **_finish_answer(state, value, ids, generated.error),
+    }
 
 
 def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:

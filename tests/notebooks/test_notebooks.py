@@ -24,6 +24,11 @@ def test_notebook_executes(path: Path) -> None:
 
 
 def test_there_is_a_notebook_per_method_and_one_for_benchmarks() -> None:
-    assert {"self_reflection.ipynb", "learn_to_refuse.ipynb", "benchmark.ipynb"} <= {
+    assert {
+        "self_reflection.ipynb",
+        "learn_to_refuse.ipynb",
+        "factual_evidence.ipynb",
+        "benchmark.ipynb",
+    } <= {
         p.name for p in NOTEBOOKS
     }

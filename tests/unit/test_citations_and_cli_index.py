@@ -46,7 +46,7 @@ def test_index_then_ask_fe_prints_numbered_citations_and_the_rationale(
                 "verdict": "CORRECT",
             }
         ),
-        json.dumps({"answer": "Yes, it can [PID-1] [PID-5].", "citations": ["PID-1"]}),
+        "Yes, it can [PID-1] [PID-5].",
     ]
     backend, _ = fake_backend(replies)
     index_dir = tmp_path / "idx"

@@ -63,7 +63,8 @@ def verdict(**labels: str) -> str:
 
 
 def answer(text: str, citations: list[str]) -> str:
-    return json.dumps({"answer": text, "citations": citations})
+    """The answer generator writes prose; `citations` only documents the intent."""
+    return text
 
 
 GOOD = statements(PID_1="PID-1 states aspirin causes bleeding.", PID_2="PID-2 is about use.")
@@ -257,7 +258,7 @@ def test_retrieved_instructions_stay_data(fake_backend: Make, tmp_path: Path) ->
     backend, models, corpus = setup(
         fake_backend,
         tmp_path,
-        [statements(PID_1="PID-1 says aspirin causes bleeding."), "x", "y", answer("Yes.", [])],
+        [statements(PID_1="PID-1 says aspirin causes bleeding."), "x", "y", "Yes."],
         texts=[hostile],
     )
     VECTORS[hostile] = [1, 0, 0, 0]
