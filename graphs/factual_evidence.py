@@ -43,45 +43,37 @@ from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict, Field, create_model
-from typing_extensions import TypedDict
 
-from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, fence, format_units
-from knowledge.triplets import TripletGraph, rank_rows, triplet_text
+from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
 from nodes.citations import cited_ids, split_citations
 from nodes.corpus_retrieval import open_retriever, retrieve_context
 from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
-from nodes.triplet_extraction import extract_triplets
+from nodes.rationale import (
+    ANSWER_CHARS,
+    JUSTIFICATION_CHARS,
+    STATEMENT_CHARS,
+    RationaleItem,
+    RationaleVersion,
+    StatementLabel,
+    ask_json,
+    direct_model,
+    format_statements,
+    incorrect_ids,
+    is_correct,
+    rationale_candidate,
+    statements_model,
+    verification_model,
+)
+from nodes.triplet_extraction import triplets_from_paragraphs
 from prompts import render
 from veriloop.context import ModelSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.models import ChatTurn, Models, get_models
-from veriloop.models.structured import ask_structured
+from veriloop.models import get_models
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
 
 METHOD = "fe"
-LABELS = (
-    "CORRECT-EXPLICIT",
-    "CORRECT-IMPLICIT",
-    "CORRECT-ADDITIONAL_INFO",
-    "INCORRECT-FALSE_INFO",
-    "INCORRECT-DEVIATING_INFO",
-    "INCORRECT-ILLOGICAL",
-)
-Label = Literal[
-    "CORRECT-EXPLICIT",
-    "CORRECT-IMPLICIT",
-    "CORRECT-ADDITIONAL_INFO",
-    "INCORRECT-FALSE_INFO",
-    "INCORRECT-DEVIATING_INFO",
-    "INCORRECT-ILLOGICAL",
-]
-Verdict = Literal["CORRECT", "INCORRECT"]
-STATEMENT_CHARS = 240
-JUSTIFICATION_CHARS = 160
-ANSWER_CHARS = 600
 
 
 @dataclass(kw_only=True)
@@ -143,35 +135,6 @@ class FEContext(ModelSettings):
         )
 
 
-class StatementLabel(TypedDict):
-    """The verifier's judgement of one rationale statement."""
-
-    label: str
-    justification: str
-
-
-class RationaleVersion(TypedDict):
-    """One version of the rationale and, once verified, its labels."""
-
-    version: int
-    statements: dict[str, str]
-    """Context id -> statement."""
-    labels: dict[str, StatementLabel] | None
-    verdict: str | None
-    """The verifier's overall verdict (CORRECT / INCORRECT) as it gave it."""
-    error: str | None
-
-
-class RationaleItem(TypedDict):
-    """A statement of the final rationale with its last label."""
-
-    id: str
-    statement: str
-    label: str | None
-    justification: str | None
-    used_in_answer: bool
-
-
 @dataclass
 class State(OutputState):
     """Working state."""
@@ -218,97 +181,6 @@ def _context(runtime: Runtime[FEContext]) -> FEContext:
     return resolve_context(runtime.context, FEContext)
 
 
-def _keyed_model(name: str, ids: list[str], value: Any) -> type[BaseModel]:
-    fields: dict[str, Any] = {
-        f"f{n}": (value, Field(alias=unit_id)) for n, unit_id in enumerate(ids)
-    }
-    return create_model(
-        name, __config__=ConfigDict(extra="ignore", populate_by_name=True), **fields
-    )
-
-
-def statements_model(ids: list[str]) -> type[BaseModel]:
-    """Return the reply model with one statement per id (JSON keys are the ids)."""
-    return _keyed_model("Statements", ids, Annotated[str, Field(max_length=STATEMENT_CHARS)])
-
-
-class _Judgement(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    label: Label
-    justification: str = Field(max_length=JUSTIFICATION_CHARS)
-
-
-def verification_model(ids: list[str]) -> type[BaseModel]:
-    """Return the verifier's reply model: a label per id and the overall verdict."""
-    labels = _keyed_model("Labels", ids, _Judgement)
-    return create_model(
-        "Verification",
-        __config__=ConfigDict(extra="ignore"),
-        labels=(labels, ...),
-        verdict=(Verdict, ...),
-    )
-
-
-def direct_model(ids: list[str]) -> type[BaseModel]:
-    """Return the one-step ablation's reply model: rationale, answer and citations."""
-    cited = Literal[tuple(ids)]  # type: ignore[valid-type]
-    return create_model(
-        "DirectRationaleAnswer",
-        __config__=ConfigDict(extra="ignore"),
-        rationale=(statements_model(ids), ...),
-        answer=(str, Field(max_length=ANSWER_CHARS)),
-        citations=(list[cited], Field(default_factory=list, max_length=len(ids))),  # type: ignore[valid-type]
-    )
-
-
-def format_statements(statements: dict[str, str]) -> str:
-    """Render a rationale one statement per line, keyed by id."""
-    return "\n".join(f"[{unit_id}] {text}" for unit_id, text in statements.items())
-
-
-def is_correct(label: str | None) -> bool:
-    """Return True for the three CORRECT-* labels."""
-    return bool(label) and str(label).startswith("CORRECT")
-
-
-def incorrect_ids(labels: dict[str, StatementLabel] | None) -> list[str]:
-    """Return the ids whose statement was labelled INCORRECT-*."""
-    return [i for i, judgement in (labels or {}).items() if not is_correct(judgement["label"])]
-
-
-def _ask(
-    models: Models, prompt: str, model: type[BaseModel], purpose: str, max_chars: int
-) -> tuple[dict[str, Any] | None, list[ModelCall], str | None]:
-    reply = ask_structured(
-        models,
-        [ChatTurn(role="user", content=prompt)],
-        model,
-        purpose=purpose,
-        max_string_length=max_chars,
-    )
-    value = None if reply.value is None else reply.value.model_dump(by_alias=True)
-    return value, list(reply.calls), reply.error
-
-
-def _rationale_candidate(version: RationaleVersion, round_: int) -> Candidate:
-    labels = version["labels"]
-    share = (
-        None
-        if not labels
-        else sum(is_correct(j["label"]) for j in labels.values()) / max(1, len(labels))
-    )
-    return Candidate(
-        stage="rationale",
-        round=0,
-        iteration=round_,
-        text=format_statements(version["statements"]),
-        scores={"correct_share": share},
-        thresholds={"correct_share": 1.0},
-        passed=share == 1.0,
-        error=version["error"],
-    )
-
-
 # -------------------------------------------------------------------- nodes
 
 
@@ -340,33 +212,10 @@ def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     units = result.units
     if on_the_fly:
         paragraphs = [u for u in units if u["kind"] == "paragraph"]
-        graph = TripletGraph()
-        for unit in paragraphs:
-            rows, extraction_calls, _ = extract_triplets(
-                models, fence(unit["text"]), unit["id"], overrides=context.prompt_overrides
-            )
-            calls.extend(extraction_calls)
-            graph.add_many(rows)
-        triplet_units: list[ContextUnit] = []
-        if graph.triplets:
-            texts = [triplet_text(t) for t in graph.triplets]
-            vectors, embed_call = models.embed([state.question, *texts], purpose="retrieval")
-            calls.append(embed_call)
-            ranked = rank_rows(
-                list(range(len(texts))), vectors[1:], vectors[0], context.top_triplets
-            )
-            for rank, (row, cosine) in enumerate(ranked, start=1):
-                triplet = graph.triplets[row]
-                triplet_units.append(
-                    ContextUnit(
-                        id=triplet["id"],
-                        kind="triplet",
-                        text=texts[row],
-                        source=triplet["source"],
-                        score=round(cosine, 6),
-                        ranks={"triplet": rank},
-                    )
-                )
+        triplet_units, extraction_calls = triplets_from_paragraphs(
+            models, state.question, paragraphs, context.top_triplets, context.prompt_overrides
+        )
+        calls.extend(extraction_calls)
         others = [u for u in units if u["kind"] == "web"]
         keep_paragraphs = context.retrieval_settings().mode == "both"
         units = (paragraphs if keep_paragraphs else []) + triplet_units + others
@@ -396,7 +245,7 @@ def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, A
         ids=", ".join(ids),
         first_id=ids[0],
     )
-    value, calls, error = _ask(
+    value, calls, error = ask_json(
         get_models(context), prompt, statements_model(ids), "rationale", STATEMENT_CHARS
     )
     statements = {i: " ".join(str(value[i]).split()) for i in ids} if value else {}
@@ -423,7 +272,7 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
         rationale=format_statements(state.statements),
         ids=", ".join(ids),
     )
-    value, calls, error = _ask(
+    value, calls, error = ask_json(
         get_models(context), prompt, verification_model(ids), "verification", JUSTIFICATION_CHARS
     )
     labels: dict[str, StatementLabel] | None = None
@@ -450,14 +299,14 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
         return {
             "verification_error": f"a re-verification was unusable: {error}",
             "rationale_versions": [version],
-            "candidates": [_rationale_candidate(version, state.refinements)],
+            "candidates": [rationale_candidate(version, state.refinements)],
             "calls": calls,
         }
     return {
         "labels": labels,
         "verification_error": None if labels else f"the verifier's reply was unusable: {error}",
         "rationale_versions": [version],
-        "candidates": [_rationale_candidate(version, state.refinements)],
+        "candidates": [rationale_candidate(version, state.refinements)],
         "calls": calls,
     }
 
@@ -479,7 +328,7 @@ def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
         feedback=feedback,
         ids=", ".join(wrong),
     )
-    value, calls, error = _ask(
+    value, calls, error = ask_json(
         get_models(context), prompt, statements_model(wrong), "refinement", STATEMENT_CHARS
     )
     statements = dict(state.statements)
@@ -568,7 +417,7 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
         first_id=ids[0],
         answer_style=render("fe_answer_style", context.prompt_overrides),
     )
-    value, calls, error = _ask(
+    value, calls, error = ask_json(
         get_models(context), prompt, direct_model(ids), "rationale_and_answer", ANSWER_CHARS
     )
     statements = {i: " ".join(str(value["rationale"][i]).split()) for i in ids} if value else {}

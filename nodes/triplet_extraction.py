@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowledge.hybrid import ContextUnit, fence
+from knowledge.triplets import TripletGraph, rank_rows, triplet_text
 from prompts import render
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
@@ -69,3 +71,46 @@ def extract_triplets(
         for t in reply.value.model_dump()["triplets"]
     ]
     return rows, list(reply.calls), None
+
+
+def triplets_from_paragraphs(
+    models: Models,
+    question: str,
+    paragraphs: list[ContextUnit],
+    k: int,
+    overrides: dict[str, str] | None = None,
+) -> tuple[list[ContextUnit], list[ModelCall]]:
+    """Extract triplets from retrieved paragraphs and keep the `k` nearest the question.
+
+    Triplets are canonicalised and de-duplicated in a per-question graph; their ids
+    (`TID-n`) are stable within the question and their source is the paragraph id. A
+    paragraph whose reply is unusable contributes nothing.
+    """
+    graph = TripletGraph()
+    calls: list[ModelCall] = []
+    for unit in paragraphs:
+        rows, extraction_calls, _ = extract_triplets(
+            models, fence(unit["text"]), unit["id"], overrides=overrides
+        )
+        calls.extend(extraction_calls)
+        graph.add_many(rows)
+    if not graph.triplets:
+        return [], calls
+    texts = [triplet_text(t) for t in graph.triplets]
+    vectors, embed_call = models.embed([question, *texts], purpose="retrieval")
+    calls.append(embed_call)
+    units = []
+    ranked = rank_rows(list(range(len(texts))), vectors[1:], vectors[0], k)
+    for rank, (row, cosine) in enumerate(ranked, start=1):
+        triplet = graph.triplets[row]
+        units.append(
+            ContextUnit(
+                id=triplet["id"],
+                kind="triplet",
+                text=texts[row],
+                source=triplet["source"],
+                score=round(cosine, 6),
+                ranks={"triplet": rank},
+            )
+        )
+    return units, calls

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from graphs.factual_evidence import LABELS, FEContext
+from graphs.factual_evidence import FEContext
 from graphs.factual_evidence import build_graph as build_fe
 from graphs.rag import RAGContext
 from graphs.rag import build_graph as build_rag
 from knowledge.corpus import Document, chunk_documents
 from knowledge.corpus_index import CorpusIndex
+from nodes.rationale import LABELS
 from veriloop.context import ModelSettings
 from veriloop.models import get_models
 
