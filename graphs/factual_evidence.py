@@ -149,6 +149,10 @@ class State(OutputState):
     verification_error: str | None = None
     refinements: int = 0
     """Refine-and-re-verify rounds done (loop counter; cap: max_refinements)."""
+    max_refinements: int = 2
+    direct_generation: bool = False
+    no_verification: bool = False
+    """The cap and switches the routers need, copied from the Context by check_question."""
     rationale_versions: Annotated[list[RationaleVersion], operator.add] = field(
         default_factory=list
     )
@@ -194,7 +198,12 @@ def check_question(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
         )
     if context.max_refinements < 0:
         raise InvalidInputError(f"max_refinements must be >= 0, got {context.max_refinements}")
-    return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
+    return {
+        "question": validate_question(state.question, max_chars=context.max_question_chars),
+        "max_refinements": context.max_refinements,
+        "direct_generation": context.direct_generation,
+        "no_verification": context.no_verification,
+    }
 
 
 def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
@@ -516,28 +525,24 @@ def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
 
 
 def after_retrieval(
-    state: State, runtime: Runtime[FEContext]
+    state: State,
 ) -> Literal["refuse", "generate_direct", "generate_rationale"]:
     """Refuse without context; otherwise one-step (ablation) or the rationale generator."""
     if not state.context_units:
         return "refuse"
-    return "generate_direct" if _context(runtime).direct_generation else "generate_rationale"
+    return "generate_direct" if state.direct_generation else "generate_rationale"
 
 
-def after_rationale(
-    state: State, runtime: Runtime[FEContext]
-) -> Literal["finish", "generate_answer", "verify_rationale"]:
+def after_rationale(state: State) -> Literal["finish", "generate_answer", "verify_rationale"]:
     """Stop on an unusable rationale; skip verification in the ablation."""
     if not state.statements:
         return "finish"
-    return "generate_answer" if _context(runtime).no_verification else "verify_rationale"
+    return "generate_answer" if state.no_verification else "verify_rationale"
 
 
-def after_verification(
-    state: State, runtime: Runtime[FEContext]
-) -> Literal["refine_rationale", "generate_answer"]:
+def after_verification(state: State) -> Literal["refine_rationale", "generate_answer"]:
     """Refine while a statement is INCORRECT and the cap allows; otherwise answer."""
-    if incorrect_ids(state.labels) and state.refinements < _context(runtime).max_refinements:
+    if incorrect_ids(state.labels) and state.refinements < state.max_refinements:
         return "refine_rationale"
     return "generate_answer"
 

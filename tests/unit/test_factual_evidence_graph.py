@@ -288,20 +288,36 @@ def test_bad_input_is_rejected_clearly(fake_backend: Make, tmp_path: Path) -> No
         )
 
 
-class _Runtime:
-    def __init__(self, **settings: Any) -> None:
-        self.context = FEContext(**settings)
-
-
-def test_after_verification_router() -> None:
-    from graphs.factual_evidence import State
+def test_routers_follow_state_only() -> None:
+    from graphs.factual_evidence import State, after_rationale, after_retrieval
 
     wrong = {"PID-1": {"label": "INCORRECT-FALSE_INFO", "justification": ""}}
     right = {"PID-1": {"label": "CORRECT-EXPLICIT", "justification": ""}}
-    state = State(question="q", labels=wrong, refinements=1)  # type: ignore[arg-type]
-    assert after_verification(state, _Runtime(max_refinements=2)) == "refine_rationale"  # type: ignore[arg-type]
-    assert after_verification(state, _Runtime(max_refinements=1)) == "generate_answer"  # type: ignore[arg-type]
-    state.labels = right  # type: ignore[assignment]
-    assert after_verification(state, _Runtime(max_refinements=2)) == "generate_answer"  # type: ignore[arg-type]
+    state = State(question="q", labels=wrong, refinements=1, max_refinements=2)  # type: ignore[arg-type]
+    assert after_verification(state) == "refine_rationale"
+    state.max_refinements = 1
+    assert after_verification(state) == "generate_answer"  # cap reached
+    state.max_refinements, state.labels = 2, right  # type: ignore[assignment]
+    assert after_verification(state) == "generate_answer"  # nothing incorrect
     state.labels = None
-    assert after_verification(state, _Runtime(max_refinements=2)) == "generate_answer"  # type: ignore[arg-type]
+    assert after_verification(state) == "generate_answer"  # verification unusable
+    assert after_retrieval(State(question="q")) == "refuse"
+    unit = {
+        "id": "PID-1",
+        "kind": "paragraph",
+        "text": "t",
+        "source": "d",
+        "score": 1.0,
+        "ranks": {},
+    }
+    assert after_retrieval(State(question="q", context_units=[unit])) == "generate_rationale"  # type: ignore[list-item]
+    assert (
+        after_retrieval(State(question="q", context_units=[unit], direct_generation=True))  # type: ignore[list-item]
+        == "generate_direct"
+    )
+    assert after_rationale(State(question="q")) == "finish"
+    assert after_rationale(State(question="q", statements={"PID-1": "s"})) == "verify_rationale"
+    assert (
+        after_rationale(State(question="q", statements={"PID-1": "s"}, no_verification=True))
+        == "generate_answer"
+    )
