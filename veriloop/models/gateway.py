@@ -13,6 +13,7 @@ import hashlib
 import json
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import openai
 from langchain_community.cache import SQLiteCache
+from langchain_core._api.deprecation import LangChainPendingDeprecationWarning
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
@@ -86,7 +88,12 @@ class _ObservedSQLiteCache(SQLiteCache):
         self.last_hit = threading.local()
 
     def lookup(self, prompt: str, llm_string: str) -> Any:
-        value = super().lookup(prompt, llm_string)
+        # The cache file holds only generations this process family wrote; the pending
+        # change of `loads`' default `allowed_objects` does not concern it, and the warning
+        # would print once per cached call.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LangChainPendingDeprecationWarning)
+            value = super().lookup(prompt, llm_string)
         self.last_hit.value = value is not None
         return value
 
