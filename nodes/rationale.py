@@ -144,7 +144,11 @@ def ask_json(
 
 
 def rationale_candidate(version: RationaleVersion, round_: int) -> Candidate:
-    """Return a verified rationale version as a trace candidate (score: share CORRECT)."""
+    """Return a verified rationale version as a trace candidate (score: share CORRECT).
+
+    The text holds every statement with its label and justification, so the trace alone
+    shows each rationale version and how it was judged.
+    """
     labels = version["labels"]
     share = (
         None
@@ -155,7 +159,15 @@ def rationale_candidate(version: RationaleVersion, round_: int) -> Candidate:
         stage="rationale",
         round=0,
         iteration=round_,
-        text=format_statements(version["statements"]),
+        text="\n".join(
+            f"[{unit_id}] {statement}"
+            + (
+                f" => {labels[unit_id]['label']}: {labels[unit_id]['justification']}"
+                if labels and unit_id in labels
+                else ""
+            )
+            for unit_id, statement in version["statements"].items()
+        ),
         scores={"correct_share": share},
         thresholds={"correct_share": 1.0},
         passed=share == 1.0,

@@ -113,7 +113,12 @@ def test_refines_the_incorrect_statement_then_answers_with_valid_citations(
     assert "[PID-1]" not in prompts[2].split("#### Context End ####")[0]  # only PID-2 refined
     assert "Verified Statements" in prompts[4] and "[PID-2] PID-2 says" in prompts[4]
     assert result["trace"]["evidence_ids"] == ["PID-1"]
-    assert [c["scores"]["correct_share"] for c in result["trace"]["candidates"]] == [0.5, 1.0]
+    candidates = result["trace"]["candidates"]
+    assert [c["scores"]["correct_share"] for c in candidates] == [0.5, 1.0]
+    assert (
+        "[PID-2] PID-2 is about use. => INCORRECT-FALSE_INFO: incorrect-false_info because"
+        in (candidates[0]["text"])
+    )
 
 
 def test_cap_leaves_still_incorrect_statements_out_of_the_answer(
