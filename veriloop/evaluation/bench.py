@@ -274,8 +274,32 @@ def run_bench(
     return len(todo)
 
 
+def code_version() -> str:
+    """Return the git commit of the veriloop checkout (+ "-dirty"), or "unknown"."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("-dirty" if dirty else "")
+
+
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     """Record the benchmark's arguments; refuse to mix another dataset into the directory.
+
+    The manifest also lists the code versions (git commits) that wrote results into it, so
+    a resumed run that crossed a code change says so.
 
     Raises:
         InvalidInputError: `run_dir` already holds results for other items.
@@ -290,7 +314,10 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
                 f"{run_dir} holds results for other items ({held}); use another --out"
             )
         runs = sorted(set(previous.get("runs", [])) | set(manifest.get("runs", [])))
-        manifest = {**previous, **manifest, "runs": runs}
+        commits = list(dict.fromkeys([*previous.get("code_versions", []), code_version()]))
+        manifest = {**previous, **manifest, "runs": runs, "code_versions": commits}
+    else:
+        manifest = {**manifest, "code_versions": [code_version()]}
     run_dir.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(manifest, indent=2) + "\n")
