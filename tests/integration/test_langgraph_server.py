@@ -85,6 +85,7 @@ def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
         "direct",
         "rag",
         "factual_evidence",
+        "factored_verification",
     }
     assert graphs <= {a["graph_id"] for a in assistants}
     for assistant in assistants:  # what Studio fetches to draw its forms

@@ -56,6 +56,18 @@ def test_enrichment_graph_schemas_generate():
     assert all(p.get("description") for p in context.values())
 
 
+def test_verification_graph_schemas_generate():
+    from graphs import factored_verification
+
+    graph = factored_verification.graph
+    inputs = set(graph.get_input_jsonschema()["properties"])
+    assert {"question", "answer", "sources", "context_units", "retrieved", "knowledge"} <= inputs
+    outputs = set(graph.get_output_jsonschema()["properties"])
+    assert {"answer", "claims", "verdict", "answer_probabilities", "trace"} <= outputs
+    context = graph.get_context_jsonschema()["properties"]
+    assert all(p.get("description") for p in context.values())
+
+
 def test_langgraph_json_serves_every_graph():
     config = json.loads((Path(__file__).parents[2] / "langgraph.json").read_text())
     assert set(config["graphs"]) == {
@@ -65,4 +77,5 @@ def test_langgraph_json_serves_every_graph():
         "direct",
         "rag",
         "factual_evidence",
+        "factored_verification",
     }

@@ -1,0 +1,500 @@
+"""Factored Verification (George & Stuhlmüller 2023): claims, checked one by one, revised.
+
+    check_input -> decompose -> [route_claims] --Send per claim--> verify_claim -> combine
+        -> [after_combine]
+            hallucinated and revisions < max_revisions -> critique -> revise -> decompose
+            otherwise                                  -> finish
+
+- Input: an answer to check and its sources, or any veriloop graph's output (its
+  `context_units`, `retrieved` entries or `knowledge` become the sources), so the graph
+  chains after any method.
+- decompose: the model lists the answer's claims (the paper's prompt, grammar-constrained
+  JSON), or `sentences_as_claims` takes its sentences (a sentence's bracketed citations
+  then pick the sources it is checked against, as the paper does for cited summaries).
+- verify_claim (one `Send` per claim, run concurrently): P(supported) = the probability of
+  " Yes" + " yes" after the paper's few-shot prompt, from the scorer's token log-probs; a
+  backend without log-probs (or `verification="cot"`) answers with reasoning and Yes/No,
+  read as 1/0.
+- combine: P(answer) = product of the claim probabilities; hallucinated iff P(answer) < θ
+  (`threshold`; the paper fits θ on a training split: `nodes.claims.fit_threshold`). A
+  claim whose check failed is left out of the product and counted.
+- critique (unsupported claims only: P < `claim_threshold`) -> revise (all critiques in one
+  feedback turn) -> decompose again: the mitigation loop, counter `revisions`, cap
+  `max_revisions` (0: detection only).
+- Output: the (revised) answer, the original answer, every claim check of every round, the
+  critiques, P(answer) per round and the verdict: supported, hallucinated, or undetermined
+  (no claims could be extracted or checked - never reported as supported).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from nodes.claims import (
+    YES_TARGETS,
+    ClaimList,
+    CotVerdict,
+    Critique,
+    Source,
+    answer_probability,
+    bare_claim,
+    claim_document,
+    probability_from_logprobs,
+    sentence_claims,
+    sources_from,
+)
+from nodes.generation import generate_turn
+from prompts import load_prompt, render
+from veriloop.context import ModelSettings, resolve_context
+from veriloop.errors import InvalidInputError
+from veriloop.models import ChatTurn, ScoreError, get_models
+from veriloop.models.structured import ask_structured
+from veriloop.state import OutputState
+from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
+
+METHOD = "factored-verification"
+Verdict = Literal["supported", "hallucinated", "undetermined"]
+
+
+@dataclass(kw_only=True)
+class FVContext(ModelSettings):
+    """Claim extraction, verification mode, thresholds and the revision cap."""
+
+    sentences_as_claims: bool = field(
+        default=False,
+        metadata={"description": "Use the answer's sentences as claims (no decomposition call)."},
+    )
+    verification: Literal["auto", "logprob", "cot"] = field(
+        default="auto",
+        metadata={
+            "description": "'logprob': P(Yes) from token log-probs; 'cot': reasoning then "
+            "Yes/No as 1/0; 'auto': log-probs when the backend has them, else cot."
+        },
+    )
+    threshold: float = field(
+        default=0.5,
+        metadata={
+            "description": "θ: the answer is hallucinated iff P(answer) < θ. 0.5 is an "
+            "uncalibrated default; fit θ on a training split (nodes.claims.fit_threshold)."
+        },
+    )
+    claim_threshold: float = field(
+        default=0.5,
+        metadata={"description": "A claim is unsupported (and critiqued) iff P(claim) < this."},
+    )
+    max_claims: int = field(default=8, metadata={"description": "Claims checked per answer."})
+    max_revisions: int = field(
+        default=1,
+        metadata={"description": "Critique-and-revise rounds at most (0: detect only)."},
+    )
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+
+@dataclass
+class VerifyInput:
+    """What the graph checks: an answer and its sources, or another graph's output."""
+
+    question: str = ""
+    answer: str | None = None
+    sources: list[Source | str] | None = None
+    """Source documents; a plain list of strings is accepted too."""
+    context_units: list[dict[str, Any]] | None = None
+    """Chained after fe/rag: their retrieved context units."""
+    retrieved: list[dict[str, Any]] | None = None
+    """Chained after l2r/rag: the knowledge-base entries they retrieved."""
+    knowledge: str | None = None
+    """Chained after any graph: its knowledge text, used as one source."""
+
+
+class ClaimCheck(TypedDict):
+    """One claim's verification in one round."""
+
+    round: int
+    index: int
+    claim: str
+    p_supported: float | None
+    method: Literal["logprob", "cot"]
+    supported: bool | None
+    error: str | None
+
+
+class CritiqueRecord(TypedDict):
+    """A claim-wise critique of an unsupported claim."""
+
+    round: int
+    claim: str
+    critique: str | None
+    revised_claim: str | None
+    error: str | None
+
+
+class ClaimTask(TypedDict):
+    """The payload `Send` gives one verify_claim run."""
+
+    round: int
+    index: int
+    claim: str
+    document: str
+
+
+@dataclass
+class FVOutput(OutputState):
+    """The shared output plus the verification's findings."""
+
+    question: str = ""
+    original_answer: str | None = None
+    claims: list[ClaimCheck] = field(default_factory=list)
+    """Every claim check of every round (round 0 checks the original answer)."""
+    critiques: list[CritiqueRecord] = field(default_factory=list)
+    answer_probabilities: list[float | None] = field(default_factory=list)
+    """P(answer) per round."""
+    hallucinated: bool | None = None
+    verdict: Verdict | None = None
+    revisions: int = 0
+
+
+@dataclass
+class State(FVOutput):
+    """Working state."""
+
+    sources: list[Source] = field(default_factory=list)
+    context_units: list[dict[str, Any]] | None = None
+    retrieved: list[dict[str, Any]] | None = None
+    round: int = 0
+    current_claims: list[str] = field(default_factory=list)
+    claim_checks: Annotated[list[ClaimCheck], operator.add] = field(default_factory=list)
+    critique_records: Annotated[list[CritiqueRecord], operator.add] = field(default_factory=list)
+    round_probabilities: Annotated[list[float | None], operator.add] = field(default_factory=list)
+    max_revisions: int = 1
+    """Copied from the Context by check_input, for the router."""
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+
+
+def _context(runtime: Runtime[FVContext]) -> FVContext:
+    return resolve_context(runtime.context, FVContext)
+
+
+def _round_checks(state: State) -> list[ClaimCheck]:
+    return sorted(
+        (c for c in state.claim_checks if c["round"] == state.round), key=lambda c: c["index"]
+    )
+
+
+# -------------------------------------------------------------------- nodes
+
+
+def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """Collect the sources; reject a missing answer or missing sources clearly."""
+    context = _context(runtime)
+    if not 0 <= context.threshold <= 1 or not 0 <= context.claim_threshold <= 1:
+        raise InvalidInputError("threshold and claim_threshold must lie in [0, 1]")
+    if context.max_revisions < 0 or context.max_claims < 1:
+        raise InvalidInputError("max_revisions must be >= 0 and max_claims >= 1")
+    if state.answer is None:
+        raise InvalidInputError(
+            "there is no answer to verify: pass {'answer': ..., 'sources': [...]}, or chain "
+            "after a graph that produced an answer"
+        )
+    sources = sources_from(state.sources, state.context_units, state.retrieved, state.knowledge)
+    if not sources:
+        raise InvalidInputError(
+            "sources are missing: pass sources=[{'id', 'text'}, ...] (or strings), or chain "
+            "after a graph that returns context_units, retrieved entries or knowledge"
+        )
+    return {
+        "sources": sources,
+        "original_answer": state.answer,
+        "max_revisions": context.max_revisions,
+    }
+
+
+def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """List the answer's claims (model decomposition, or its sentences)."""
+    context = _context(runtime)
+    answer = state.answer or ""
+    if not answer.strip():
+        return {"current_claims": []}
+    if context.sentences_as_claims:
+        return {"current_claims": sentence_claims(answer)[: context.max_claims]}
+    prompt = render(
+        "fv_decompose",
+        context.prompt_overrides,
+        question=state.question or "(not given)",
+        answer=answer,
+        max_claims=context.max_claims,
+    )
+    reply = ask_structured(
+        get_models(context), [ChatTurn(role="user", content=prompt)], ClaimList, purpose="claims"
+    )
+    claims = [] if reply.value is None else [c.strip() for c in reply.value.claims if c.strip()]
+    return {"current_claims": claims[: context.max_claims], "calls": list(reply.calls)}
+
+
+def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """Estimate P(claim supported | its sources)."""
+    context = _context(runtime)
+    models = get_models(context)
+    claim = bare_claim(task["claim"])
+    calls: list[ModelCall] = []
+    if context.verification in ("auto", "logprob"):
+        prompt = render(
+            "fv_verify",
+            context.prompt_overrides,
+            demos=load_prompt("fv_verify_demos", context.prompt_overrides).strip(),
+            number=5,
+            document=task["document"],
+            claim=claim,
+        )
+        try:
+            scored = [models.score(prompt, target, purpose="claim_check") for target in YES_TARGETS]
+        except ScoreError as exc:
+            if context.verification == "logprob":
+                check = ClaimCheck(
+                    round=task["round"],
+                    index=task["index"],
+                    claim=task["claim"],
+                    p_supported=None,
+                    method="logprob",
+                    supported=None,
+                    error=f"log-probs unavailable: {exc}",
+                )
+                return {"claim_checks": [check]}
+        else:
+            calls.extend(s.call for s in scored)
+            p = probability_from_logprobs([s.logprobs.logprobs for s in scored])
+            check = ClaimCheck(
+                round=task["round"],
+                index=task["index"],
+                claim=task["claim"],
+                p_supported=round(p, 6),
+                method="logprob",
+                supported=p >= context.claim_threshold,
+                error=None,
+            )
+            return {"claim_checks": [check], "calls": calls}
+    prompt = render(
+        "fv_verify_cot", context.prompt_overrides, document=task["document"], claim=claim
+    )
+    reply = ask_structured(
+        models, [ChatTurn(role="user", content=prompt)], CotVerdict, purpose="claim_check"
+    )
+    calls.extend(reply.calls)
+    p_cot = None if reply.value is None else (1.0 if reply.value.supported == "Yes" else 0.0)
+    check = ClaimCheck(
+        round=task["round"],
+        index=task["index"],
+        claim=task["claim"],
+        p_supported=p_cot,
+        method="cot",
+        supported=None if p_cot is None else p_cot >= context.claim_threshold,
+        error=reply.error if reply.value is None else None,
+    )
+    return {"claim_checks": [check], "calls": calls}
+
+
+def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """P(answer) = product of this round's claim probabilities; compare with θ."""
+    context = _context(runtime)
+    checks = _round_checks(state)
+    usable = [c["p_supported"] for c in checks if c["p_supported"] is not None]
+    p_answer = answer_probability(usable)
+    hallucinated = None if p_answer is None else p_answer < context.threshold
+    candidate = Candidate(
+        stage="answer",
+        round=state.round,
+        iteration=state.revisions,
+        text=state.answer or "",
+        scores={"p_answer": p_answer},
+        thresholds={"p_answer": context.threshold},
+        passed=hallucinated is False,
+        error=None if usable else "no claim could be extracted or checked",
+    )
+    return {
+        "hallucinated": hallucinated,
+        "round_probabilities": [None if p_answer is None else round(p_answer, 6)],
+        "candidates": [candidate],
+    }
+
+
+def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """Write a claim-wise critique of every unsupported claim of this round."""
+    context = _context(runtime)
+    models = get_models(context)
+    records: list[CritiqueRecord] = []
+    calls: list[ModelCall] = []
+    for check in _round_checks(state):
+        if check["supported"] is not False:
+            continue
+        prompt = render(
+            "fv_critique",
+            context.prompt_overrides,
+            document=claim_document(check["claim"], state.sources),
+            claim=bare_claim(check["claim"]),
+        )
+        reply = ask_structured(
+            models, [ChatTurn(role="user", content=prompt)], Critique, purpose="critique"
+        )
+        calls.extend(reply.calls)
+        records.append(
+            CritiqueRecord(
+                round=state.round,
+                claim=check["claim"],
+                critique=None if reply.value is None else reply.value.critique,
+                revised_claim=None if reply.value is None else reply.value.revised_claim,
+                error=reply.error if reply.value is None else None,
+            )
+        )
+    return {"critique_records": records, "calls": calls}
+
+
+def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """Revise the answer with all critiques of this round in one feedback turn."""
+    context = _context(runtime)
+    records = [r for r in state.critique_records if r["round"] == state.round and r["critique"]]
+    feedback = "\n".join(
+        f'- For the sentence "{bare_claim(r["claim"])}" in the answer: {r["critique"]}'
+        + (
+            f" A supported version: {r['revised_claim']}"
+            if r["revised_claim"] and r["revised_claim"] != "N/A"
+            else ""
+        )
+        for r in records
+    )
+    update: dict[str, Any] = {"round": state.round + 1, "revisions": state.revisions + 1}
+    if not feedback:  # every critique failed: nothing to revise with; re-verify as is
+        return update
+    prompt = render(
+        "fv_revise",
+        context.prompt_overrides,
+        question=state.question or "(not given)",
+        answer=state.answer or "",
+        feedback=feedback,
+    )
+    generated = generate_turn(
+        get_models(context), [], prompt, purpose="revision", echo_guard=[prompt], seed=context.seed
+    )
+    update["calls"] = [generated.call]
+    if generated.text:
+        update["answer"] = generated.text
+    return update
+
+
+def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """Set the verdict and stop reason and build the trace."""
+    context = _context(runtime)
+    verdict: Verdict
+    if state.hallucinated is None:
+        verdict, reason = "undetermined", "no_usable_output"
+        detail = "no claim could be extracted or checked; the answer is not declared supported"
+    elif not state.hallucinated:
+        verdict = "supported"
+        reason = "met" if state.revisions else "single_pass"
+        detail = f"P(answer) >= θ={context.threshold} after {state.revisions} revision(s)"
+    else:
+        verdict = "hallucinated"
+        reason = "cap_reached" if context.max_revisions else "single_pass"
+        detail = f"P(answer) < θ={context.threshold} after {state.revisions} revision(s)"
+    stop_reason: StopReason = reason  # type: ignore[assignment]
+    stop = LoopStop(
+        loop="revision", round=state.round, reason=stop_reason, chosen_iteration=None, detail=detail
+    )
+    settings = {
+        key: value
+        for key, value in asdict(context).items()
+        if key
+        in {
+            "sentences_as_claims",
+            "verification",
+            "threshold",
+            "claim_threshold",
+            "max_claims",
+            "max_revisions",
+            "temperature",
+            "seed",
+        }
+    }
+    settings["models"] = get_models(context).describe()
+    trace = build_trace(
+        METHOD, settings, state.candidates, [stop], state.calls, [s["id"] for s in state.sources]
+    )
+    return {
+        "answer": state.answer,
+        "knowledge": "\n".join(f"[{s['id']}] {s['text']}" for s in state.sources),
+        "stop_reason": stop_reason,
+        "claims": list(state.claim_checks),
+        "critiques": list(state.critique_records),
+        "answer_probabilities": list(state.round_probabilities),
+        "verdict": verdict,
+        "hallucinated": state.hallucinated,
+        "revisions": state.revisions,
+        "original_answer": state.original_answer,
+        "trace": trace,
+    }
+
+
+# ------------------------------------------------------------------ routers
+
+
+def route_claims(state: State) -> list[Send] | Literal["combine"]:
+    """Fan out one verify_claim per claim (concurrently); no claims go straight to combine."""
+    if not state.current_claims:
+        return "combine"
+    return [
+        Send(
+            "verify_claim",
+            ClaimTask(
+                round=state.round,
+                index=index,
+                claim=claim,
+                document=claim_document(claim, state.sources),
+            ),
+        )
+        for index, claim in enumerate(state.current_claims)
+    ]
+
+
+def after_combine(state: State) -> Literal["critique", "finish"]:
+    """Critique and revise while the answer is judged hallucinated and the cap allows."""
+    if state.hallucinated and state.revisions < state.max_revisions:
+        return "critique"
+    return "finish"
+
+
+# -------------------------------------------------------------------- graph
+
+
+def build_graph() -> StateGraph[State, FVContext, VerifyInput, FVOutput]:
+    """Return the Factored Verification graph builder."""
+    builder = StateGraph(
+        State, context_schema=FVContext, input_schema=VerifyInput, output_schema=FVOutput
+    )
+    builder.add_node("check_input", check_input)
+    builder.add_node("decompose", decompose)
+    builder.add_node("verify_claim", verify_claim, input_schema=ClaimTask)  # type: ignore[call-overload]
+    builder.add_node("combine", combine)
+    builder.add_node("critique", critique)
+    builder.add_node("revise", revise)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_input")
+    builder.add_edge("check_input", "decompose")
+    builder.add_conditional_edges("decompose", route_claims, ["verify_claim", "combine"])
+    builder.add_edge("verify_claim", "combine")
+    builder.add_conditional_edges("combine", after_combine)
+    builder.add_edge("critique", "revise")
+    builder.add_edge("revise", "decompose")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name="factored_verification")

@@ -1,0 +1,129 @@
+"""Claims and sources for the verification graphs.
+
+A verification graph checks an answer someone else produced, so it accepts any veriloop
+graph's output as input: explicit `sources`, else Factual Evidence / corpus-RAG
+`context_units`, else knowledge-base `retrieved` hits, else the `knowledge` text as one
+source. Claims come from the model (decomposition) or are the answer's sentences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
+
+from nodes.citations import BRACKETED, CITATION_ID, cited_ids
+from veriloop.evaluation.metrics import split_sentences
+
+YES_TARGETS = (" Yes", " yes")
+MAX_CLAIM_CHARS = 300
+
+
+class Source(TypedDict):
+    """One source document the answer should rest on."""
+
+    id: str
+    text: str
+
+
+def sources_from(
+    sources: Sequence[Any] | None,
+    context_units: Sequence[Any] | None,
+    retrieved: Sequence[Any] | None,
+    knowledge: str | None,
+) -> list[Source]:
+    """Return the sources in order of preference (see the module docstring); [] if none."""
+    if sources:
+        out = []
+        for n, source in enumerate(sources, start=1):
+            if isinstance(source, str):
+                out.append(Source(id=f"S{n}", text=source))
+            else:
+                out.append(Source(id=str(source.get("id") or f"S{n}"), text=str(source["text"])))
+        return [s for s in out if s["text"].strip()]
+    if context_units:
+        return [Source(id=str(u["id"]), text=str(u["text"])) for u in context_units]
+    if retrieved:
+        return [Source(id=str(h["id"]), text=str(h["knowledge"])) for h in retrieved]
+    if knowledge and knowledge.strip():
+        return [Source(id="S1", text=knowledge.strip())]
+    return []
+
+
+def sentence_claims(answer: str) -> list[str]:
+    """Return the answer's sentences as claims (citation markers kept for source lookup)."""
+    return [s for s in split_sentences(answer) if any(ch.isalpha() for ch in s)]
+
+
+def claim_document(claim: str, sources: Sequence[Source]) -> str:
+    """Return the document a claim is checked against: its cited sources, else all sources."""
+    known = {s["id"]: s for s in sources}
+    cited = [known[i] for i in cited_ids(claim) if i in known]
+    chosen = cited or list(sources)
+    return "\n".join(f"[{s['id']}] {s['text']}" for s in chosen)
+
+
+def bare_claim(claim: str) -> str:
+    """Return the claim without citation markers."""
+    return " ".join(CITATION_ID.sub("", BRACKETED.sub("", claim)).split())
+
+
+class ClaimList(BaseModel):
+    """The decomposer's reply."""
+
+    model_config = ConfigDict(extra="ignore")
+    claims: list[str] = Field(max_length=12)
+
+
+class CotVerdict(BaseModel):
+    """The chain-of-thought verifier's reply."""
+
+    model_config = ConfigDict(extra="ignore")
+    reasoning: str = Field(max_length=400)
+    supported: str = Field(pattern="^(Yes|No)$")
+
+
+class Critique(BaseModel):
+    """A claim-wise critique."""
+
+    model_config = ConfigDict(extra="ignore")
+    critique: str = Field(max_length=400)
+    supported: str = Field(pattern="^(Yes|No)$")
+    revised_claim: str = Field(max_length=MAX_CLAIM_CHARS)
+
+
+def probability_from_logprobs(logprob_sets: Sequence[Sequence[float]]) -> float:
+    """Return the summed probability of alternative continuations (each a token sequence)."""
+    return min(1.0, sum(math.exp(sum(logprobs)) for logprobs in logprob_sets))
+
+
+def answer_probability(claim_probabilities: Sequence[float]) -> float | None:
+    """Return P(answer) = the product of claim probabilities (None without claims)."""
+    if not claim_probabilities:
+        return None
+    return math.prod(claim_probabilities)
+
+
+def fit_threshold(scores: Sequence[float], hallucinated: Sequence[bool]) -> tuple[float, float]:
+    """Fit θ for "hallucinated iff P(answer) < θ" to maximise accuracy on a training split.
+
+    Candidates are the midpoints between sorted distinct scores (and both ends); ties keep
+    the smallest θ. Returns (θ, training accuracy).
+    """
+    if not scores or len(scores) != len(hallucinated):
+        raise ValueError("fit_threshold needs one label per score and at least one score")
+    values = sorted(set(scores))
+    candidates = [values[0] - 1e-12]
+    candidates += [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)]
+    candidates.append(values[-1] + 1e-12)
+    best, best_accuracy = candidates[0], -1.0
+    for theta in candidates:
+        accuracy = sum(
+            (score < theta) == label for score, label in zip(scores, hallucinated, strict=True)
+        ) / len(scores)
+        if accuracy > best_accuracy:
+            best, best_accuracy = theta, accuracy
+    return best, best_accuracy

@@ -1,0 +1,219 @@
+"""Factored Verification on fakes: claims in parallel, P(answer), θ, the revision loop."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from graphs.factored_verification import FVContext, after_combine, build_graph, route_claims
+from nodes.claims import (
+    answer_probability,
+    claim_document,
+    fit_threshold,
+    probability_from_logprobs,
+    sources_from,
+)
+from veriloop.errors import InvalidInputError
+from veriloop.models import Models
+
+Make = Callable[..., tuple[str, Models]]
+SOURCES = [{"id": "S1", "text": "Aspirin thins the blood. It can cause stomach bleeding."}]
+
+
+def by_claim(probabilities: dict[str, float]) -> Callable[[str, str], float | None]:
+    """Scorer rule: P(' Yes') per claim text; ' yes' gets nothing (log-prob -50)."""
+
+    def rule(prompt: str, target: str) -> float | None:
+        claim = prompt.rsplit("Claim: ", 1)[1].split("\n", 1)[0]
+        if target == " yes":
+            return -50.0
+        value = probabilities.get(claim)
+        return None if value is None else math.log(value)
+
+    return rule
+
+
+def run(backend: str, payload: dict[str, Any], **settings: Any) -> dict[str, Any]:
+    return build_graph().compile().invoke(payload, context=FVContext(backend=backend, **settings))
+
+
+def claims(*texts: str) -> str:
+    return json.dumps({"claims": list(texts)})
+
+
+def test_supported_answer_is_a_product_over_claims_checked_concurrently(
+    fake_backend: Make,
+) -> None:
+    rule = by_claim({"Aspirin thins the blood.": 0.9, "Aspirin can cause bleeding.": 0.8})
+    backend, models = fake_backend(
+        [claims("Aspirin thins the blood.", "Aspirin can cause bleeding.")], score_rule=rule
+    )
+    result = run(
+        backend,
+        {
+            "question": "What does aspirin do?",
+            "answer": "It thins blood and may cause bleeding.",
+            "sources": SOURCES,
+        },
+        threshold=0.5,
+    )
+    assert result["answer_probabilities"] == [pytest.approx(0.72, abs=1e-4)]
+    assert result["verdict"] == "supported" and result["hallucinated"] is False
+    assert result["stop_reason"] == "single_pass" and result["revisions"] == 0
+    checks = sorted(result["claims"], key=lambda c: c["index"])
+    assert [c["p_supported"] for c in checks] == [pytest.approx(0.9), pytest.approx(0.8)]
+    assert all(c["method"] == "logprob" and c["supported"] for c in checks)
+    assert result["trace"]["usage"]["score_calls"] == 4  # " Yes" and " yes" per claim
+
+
+def test_hallucinated_answer_is_critiqued_revised_and_reverified(fake_backend: Make) -> None:
+    rule = by_claim(
+        {
+            "Aspirin thins the blood.": 0.9,
+            "Aspirin cures cancer.": 0.05,
+            "Aspirin can cause stomach bleeding.": 0.85,
+        }
+    )
+    critique = json.dumps(
+        {
+            "critique": "The source says nothing about cancer.",
+            "supported": "No",
+            "revised_claim": "Aspirin can cause stomach bleeding.",
+        }
+    )
+    backend, models = fake_backend(
+        [
+            claims("Aspirin thins the blood.", "Aspirin cures cancer."),
+            critique,
+            "Aspirin thins the blood and can cause stomach bleeding.",
+            claims("Aspirin thins the blood.", "Aspirin can cause stomach bleeding."),
+        ],
+        score_rule=rule,
+    )
+    result = run(backend, {"answer": "Aspirin thins blood and cures cancer.", "sources": SOURCES})
+    assert result["original_answer"] == "Aspirin thins blood and cures cancer."
+    assert result["answer"] == "Aspirin thins the blood and can cause stomach bleeding."
+    assert result["answer_probabilities"] == [pytest.approx(0.045), pytest.approx(0.765)]
+    assert result["verdict"] == "supported" and result["stop_reason"] == "met"
+    assert [c["claim"] for c in result["critiques"]] == ["Aspirin cures cancer."]
+    revise_prompt = [c[-1].content for c in models.chat_model.conversations][2]  # type: ignore[attr-defined]
+    assert '- For the sentence "Aspirin cures cancer." in the answer: The source says nothing' in (
+        revise_prompt
+    )
+    assert "A supported version: Aspirin can cause stomach bleeding." in revise_prompt
+
+
+def test_cap_keeps_a_still_hallucinated_answer_labelled(fake_backend: Make) -> None:
+    rule = by_claim({"Aspirin cures cancer.": 0.05})
+    critique = json.dumps({"critique": "No.", "supported": "No", "revised_claim": "N/A"})
+    backend, _ = fake_backend(
+        [
+            claims("Aspirin cures cancer."),
+            critique,
+            "Aspirin cures cancer.",
+            claims("Aspirin cures cancer."),
+        ],
+        score_rule=rule,
+    )
+    result = run(backend, {"answer": "Aspirin cures cancer.", "sources": SOURCES}, max_revisions=1)
+    assert result["verdict"] == "hallucinated" and result["stop_reason"] == "cap_reached"
+    assert result["revisions"] == 1 and len(result["answer_probabilities"]) == 2
+    detect_only = run(
+        fake_backend([claims("Aspirin cures cancer.")], score_rule=rule)[0],
+        {"answer": "Aspirin cures cancer.", "sources": SOURCES},
+        max_revisions=0,
+    )
+    assert detect_only["verdict"] == "hallucinated" and detect_only["stop_reason"] == "single_pass"
+
+
+def test_no_claims_is_undetermined_not_supported(fake_backend: Make) -> None:
+    backend, _ = fake_backend([claims()])
+    result = run(backend, {"answer": "Hmm.", "sources": SOURCES})
+    assert result["verdict"] == "undetermined" and result["hallucinated"] is None
+    assert result["stop_reason"] == "no_usable_output" and result["claims"] == []
+    empty = run(fake_backend([])[0], {"answer": "", "sources": SOURCES})
+    assert empty["verdict"] == "undetermined"
+
+
+def test_cot_fallback_when_log_probs_are_unavailable(fake_backend: Make) -> None:
+    verdicts = [
+        json.dumps({"reasoning": '"thins the blood"', "supported": "Yes"}),
+        json.dumps({"reasoning": "nothing on cancer", "supported": "No"}),
+    ]
+    backend, _ = fake_backend(
+        [claims("Aspirin thins the blood.", "Aspirin cures cancer."), *verdicts],
+        score_rule=lambda prompt, target: None,
+    )
+    result = run(backend, {"answer": "x", "sources": SOURCES}, max_revisions=0)
+    checks = sorted(result["claims"], key=lambda c: c["index"])
+    assert [c["method"] for c in checks] == ["cot", "cot"]
+    assert sorted(c["p_supported"] for c in checks) == [0.0, 1.0]
+    assert result["answer_probabilities"] == [0.0] and result["verdict"] == "hallucinated"
+
+
+def test_sentences_as_claims_check_each_against_its_cited_source(fake_backend: Make) -> None:
+    seen: list[str] = []
+
+    def rule(prompt: str, target: str) -> float:
+        seen.append(prompt.rsplit("Document: ", 1)[1].split("\nClaim:", 1)[0])
+        return math.log(0.9)
+
+    backend, _ = fake_backend([], score_rule=rule)
+    sources = [{"id": "PID-1", "text": "Aspirin thins blood."}, {"id": "PID-2", "text": "Paris."}]
+    result = run(
+        backend,
+        {
+            "answer": "Aspirin thins blood [PID-1]. Paris is in France [PID-2].",
+            "context_units": sources,
+        },
+        sentences_as_claims=True,
+        max_revisions=0,
+    )
+    assert sorted(set(seen)) == ["[PID-1] Aspirin thins blood.", "[PID-2] Paris."]
+    assert result["verdict"] == "supported"
+
+
+def test_chains_after_other_graphs_outputs_and_rejects_missing_sources(fake_backend: Make) -> None:
+    assert sources_from(None, None, [{"id": "K-1", "knowledge": "fact"}], None) == [
+        {"id": "K-1", "text": "fact"}
+    ]
+    assert sources_from(["a", "b"], None, None, None)[1] == {"id": "S2", "text": "b"}
+    assert sources_from(None, None, None, "some knowledge") == [
+        {"id": "S1", "text": "some knowledge"}
+    ]
+    backend, _ = fake_backend([])
+    with pytest.raises(InvalidInputError, match="sources are missing"):
+        run(backend, {"answer": "x"})
+    with pytest.raises(InvalidInputError, match="no answer to verify"):
+        run(backend, {"sources": SOURCES})
+
+
+def test_probability_helpers_and_threshold_fit_by_hand() -> None:
+    assert probability_from_logprobs([[math.log(0.5)], [math.log(0.25)]]) == pytest.approx(0.75)
+    assert probability_from_logprobs([[0.0], [0.0]]) == 1.0  # capped
+    assert answer_probability([0.9, 0.5]) == pytest.approx(0.45)
+    assert answer_probability([]) is None
+    theta, accuracy = fit_threshold([0.1, 0.2, 0.8, 0.9], [True, True, False, False])
+    assert theta == pytest.approx(0.5) and accuracy == 1.0
+    theta, accuracy = fit_threshold([0.1, 0.6, 0.7], [True, False, True])
+    assert accuracy == pytest.approx(2 / 3) and theta == pytest.approx(0.35)
+    assert claim_document("x [S9]", [{"id": "S1", "text": "a"}]) == "[S1] a"
+
+
+def test_routers() -> None:
+    from graphs.factored_verification import State
+
+    state = State(question="q", current_claims=[], sources=[{"id": "S1", "text": "t"}])
+    assert route_claims(state) == "combine"
+    state.current_claims = ["a", "b"]
+    sends = route_claims(state)
+    assert [s.arg["index"] for s in sends] == [0, 1]  # type: ignore[union-attr]
+    assert after_combine(State(question="q", hallucinated=True, max_revisions=1)) == "critique"
+    assert after_combine(State(question="q", hallucinated=True, max_revisions=1, revisions=1)) == (
+        "finish"
+    )
+    assert after_combine(State(question="q", hallucinated=None)) == "finish"
