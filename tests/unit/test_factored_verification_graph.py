@@ -217,3 +217,29 @@ def test_routers() -> None:
         "finish"
     )
     assert after_combine(State(question="q", hallucinated=None)) == "finish"
+
+
+def test_self_correction_baseline_revises_once_with_unfactored_feedback(fake_backend: Make) -> None:
+    from graphs.self_correction import SelfCorrectionContext
+    from graphs.self_correction import build_graph as build_self_correction
+
+    backend, models = fake_backend(
+        ["The claim about cancer is not in the source.", "Aspirin thins the blood."]
+    )
+    graph = build_self_correction().compile()
+    result = graph.invoke(
+        {"answer": "Aspirin thins blood and cures cancer.", "sources": SOURCES},
+        context=SelfCorrectionContext(backend=backend),
+    )
+    assert result["original_answer"] == "Aspirin thins blood and cures cancer."
+    assert result["answer"] == "Aspirin thins the blood."
+    assert result["feedback"] == "The claim about cancer is not in the source."
+    prompts = [c[-1].content for c in models.chat_model.conversations]  # type: ignore[attr-defined]
+    assert "[S1] Aspirin thins the blood." in prompts[0]
+    assert "The claim about cancer is not in the source." in prompts[1]
+    assert [c["text"] for c in result["trace"]["candidates"]] == [
+        "Aspirin thins blood and cures cancer.",
+        "Aspirin thins the blood.",
+    ]
+    with pytest.raises(InvalidInputError, match="no answer to correct"):
+        graph.invoke({"sources": SOURCES}, context=SelfCorrectionContext(backend=backend))
