@@ -47,9 +47,11 @@ def main() -> None:
 def _register_subcommands() -> None:
     from veriloop.cli_index import index_command
     from veriloop.cli_kb import kb_app
+    from veriloop.cli_verify import verify_command
 
     app.add_typer(kb_app, name="kb")
     app.command("index")(index_command)
+    app.command("verify")(verify_command)
 
 
 def build_context(
@@ -197,6 +199,10 @@ def ask(
     rationale: Annotated[
         bool, typer.Option("--rationale", help="Show the rationale table with its labels (fe).")
     ] = False,
+    verify: Annotated[
+        str | None,
+        typer.Option(help="Then verify the answer: factored or self-correction (chained)."),
+    ] = None,
 ) -> None:
     """Answer one question with a method, showing each step and the scores."""
     try:
@@ -239,9 +245,25 @@ def ask(
         raise typer.Exit(code=2) from None
     output_keys = set(graph.get_output_jsonschema()["properties"])
     final = {key: value for key, value in result.items() if key in output_keys}
+    checked: dict[str, Any] | None = None
+    if verify and not as_json:
+        render_result(final, show_rationale=rationale)
+    if verify:
+        from veriloop.cli_verify import render_verification, run_verifier, verification_input
+
+        try:
+            payload = verification_input(final, f"the {spec.name} output")
+            err.print(f"[bold]{verify}[/bold] verification of the answer")
+            checked = run_verifier(verify, payload, [], backend=backend, cache_dir=cache)
+        except VeriloopError as exc:
+            err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            raise typer.Exit(code=2) from None
+        if not as_json:
+            render_verification(checked)
     if as_json:
-        sys.stdout.write(json.dumps(final, indent=2, ensure_ascii=False) + "\n")
-    else:
+        document = final if checked is None else {**final, "verification": checked}
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    elif not verify:
         render_result(final, show_rationale=rationale)
 
 

@@ -1,0 +1,144 @@
+"""`veriloop verify`: check an answer against its sources, alone or after another method.
+
+veriloop verify answer.json --method factored          # {"question", "answer", "sources"}
+veriloop ask "..." --method fe --corpus pq/ --json > out.json && veriloop verify out.json
+veriloop ask "..." --method fe --corpus pq/ --verify factored          # chained in one go
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from veriloop.errors import InvalidInputError, VeriloopError
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+
+VERIFIERS = {
+    "factored": ("graphs.factored_verification", "FVContext"),
+    "self-correction": ("graphs.self_correction", "SelfCorrectionContext"),
+}
+INPUT_KEYS = ("question", "answer", "sources", "context_units", "retrieved", "knowledge")
+
+
+def load_verifier(method: str) -> tuple[Any, Any]:
+    """Return (build_graph, Context class) of a verification method.
+
+    Raises:
+        InvalidInputError: The method is unknown.
+    """
+    import importlib
+
+    if method not in VERIFIERS:
+        raise InvalidInputError(
+            f"unknown verification method {method!r}; choose one of: {', '.join(VERIFIERS)}"
+        )
+    module_name, context_name = VERIFIERS[method]
+    module = importlib.import_module(module_name)
+    return module.build_graph, getattr(module, context_name)
+
+
+def verification_input(data: Any, where: str) -> dict[str, Any]:
+    """Keep the fields a verifier reads from a JSON object (input, or a method's output).
+
+    Raises:
+        InvalidInputError: It is not an object, or it has no answer.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"{where}: expected a JSON object with answer and sources")
+    payload = {key: data[key] for key in INPUT_KEYS if data.get(key) is not None}
+    if not payload.get("answer"):
+        raise InvalidInputError(
+            f"{where}: no answer to verify (the method refused or produced nothing usable)"
+        )
+    return payload
+
+
+def run_verifier(
+    method: str, payload: dict[str, Any], assignments: list[str], **given: Any
+) -> dict[str, Any]:
+    """Run a verification graph on `payload`; return its output state."""
+    from veriloop.cli import build_context
+
+    build_graph, context_class = load_verifier(method)
+    context = build_context(context_class, assignments, **given)
+    graph = build_graph().compile(name=method)
+    result: dict[str, Any] = graph.invoke(payload, context=context)
+    keys = set(graph.get_output_jsonschema()["properties"])
+    return {key: value for key, value in result.items() if key in keys}
+
+
+def render_verification(result: dict[str, Any]) -> None:
+    """Print claims with their probabilities, critiques, the verdict and any revision."""
+    if "claims" in result:
+        table = Table(title="Claims (P = probability the sources support it)")
+        for column in ("round", "claim", "P", "method", "supported"):
+            table.add_column(column, overflow="fold")
+        for check in sorted(result["claims"], key=lambda c: (c["round"], c["index"])):
+            p = check["p_supported"]
+            mark = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "?"}
+            table.add_row(
+                str(check["round"] + 1),
+                check["claim"],
+                "–" if p is None else f"{p:.3f}",
+                check["method"],
+                mark[check["supported"]] + (f" ({check['error']})" if check["error"] else ""),
+            )
+        out.print(table)
+        for critique in result.get("critiques", []):
+            out.print(f"[bold]critique[/bold] of “{critique['claim']}”: {critique['critique']}")
+        probabilities = ", ".join(
+            "–" if p is None else f"{p:.3f}" for p in result.get("answer_probabilities", [])
+        )
+        out.print(
+            f"P(answer) per round: {probabilities}; verdict: [bold]{result['verdict']}[/bold]"
+        )
+    if result.get("feedback"):
+        out.print(f"[bold]feedback[/bold]: {result['feedback']}")
+    if result.get("original_answer") and result.get("answer") != result["original_answer"]:
+        out.print(f"[bold]revised answer[/bold]: {result['answer']}")
+
+
+def verify_command(
+    input_file: Annotated[
+        Path, typer.Argument(help="JSON: {question, answer, sources} or `ask --json` output.")
+    ],
+    method: Annotated[
+        str, typer.Option("--method", "-m", help=f"One of: {', '.join(VERIFIERS)}.")
+    ] = "factored",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
+    backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override a Context field, e.g. threshold=0.3."),
+    ] = None,
+) -> None:
+    """Verify an answer against its sources (Factored Verification or self-correction)."""
+    import os
+
+    from veriloop.cli import DEFAULT_CACHE_DIR
+
+    try:
+        if not input_file.is_file():
+            raise InvalidInputError(f"{input_file} does not exist")
+        try:
+            data = json.loads(input_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{input_file} is not valid JSON: {exc.msg}") from exc
+        payload = verification_input(data, str(input_file))
+        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        result = run_verifier(method, payload, settings or [], backend=backend, cache_dir=cache)
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    if as_json:
+        out.print_json(json.dumps(result, ensure_ascii=False))
+    else:
+        render_verification(result)
