@@ -100,7 +100,8 @@ def test_grounding_section_by_hand(
     unit = {"id": "PID-1", "kind": "paragraph", "text": "yes aspirin thins blood", "source": "d"}
     grade = json.dumps({"justification": "ok", "grade": 5, "verdict": "CORRECT"})
     wrong = json.dumps({"justification": "no", "grade": 1, "verdict": "INCORRECT"})
-    _, models = fake_backend([grade, wrong, grade])
+    # fe 1, rag 1, rag 2, then the judge check: own / swapped reference for items 1 and 2
+    _, models = fake_backend([grade, wrong, grade, grade, wrong, grade, wrong])
     records = [
         _record("fe", "method", "1", "Yes [PID-1]. Aspirin thins blood.", [unit]),
         _record("fe", "method", "2", None, [unit]),
@@ -118,8 +119,16 @@ def test_grounding_section_by_hand(
     assert rag["grader_accuracy"] == pytest.approx(50.0) and rag["grade"] == pytest.approx(3.0)
     assert rag["decision_accuracy"] == pytest.approx(50.0)
     assert any(line.startswith("| fe − rag | faithful % | 1 | +100.0") for line in lines)
+    own = summaries["reference answer (judge check)"]
+    swapped = summaries["another item's reference (judge check)"]
+    assert own["grader_accuracy"] == pytest.approx(100.0)
+    assert swapped["grader_accuracy"] == pytest.approx(0.0)
+    assert own["items"] == 2 and own["faithful"] == pytest.approx(
+        100.0
+    )  # "yes aspirin thins blood"
+    assert not any("judge check) −" in line for line in lines)  # no paired rows for checks
     cached = (tmp_path / "grounding.jsonl").read_text().splitlines()
-    assert len(cached) == 4
+    assert len(cached) == 8
     again, _ = grounding_section(  # no model call: everything comes from grounding.jsonl
         tmp_path, {"settings": {"corpus_dir": "unused"}}, records, WordJudge(), models, models
     )

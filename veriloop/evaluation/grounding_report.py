@@ -164,6 +164,56 @@ def _paired(
     }
 
 
+SANITY_ITEMS = 20
+REFERENCE_RUN = "reference answer (judge check)"
+SWAPPED_RUN = "another item's reference (judge check)"
+
+
+def sanity_records(
+    records: list[dict[str, Any]], limit: int = SANITY_ITEMS
+) -> list[dict[str, Any]]:
+    """Build judge-check records: each item's own reference, and another item's reference.
+
+    Scored like any run, they show how far the judges can be trusted here: a working
+    faithfulness judge finds the reference (written from the same abstract) mostly supported
+    and the swapped one not; a working grader calls the first CORRECT and the second
+    INCORRECT. Context: what the first retrieving run retrieved for the item.
+    """
+    by_item: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if not record.get("references"):
+            continue
+        units = (record.get("outputs") or {}).get("context_units")
+        if record["item_id"] not in by_item or (units and not by_item[record["item_id"]]["units"]):
+            by_item[record["item_id"]] = {"record": record, "units": units}
+    items = sorted(by_item)[:limit]
+    if len(items) < 2:
+        return []
+    checks = []
+    for position, item in enumerate(items):
+        record, units = by_item[item]["record"], by_item[item]["units"]
+        other = by_item[items[(position + 1) % len(items)]]["record"]
+        for run, answer in (
+            (REFERENCE_RUN, record["references"][0]),
+            (SWAPPED_RUN, other["references"][0]),
+        ):
+            checks.append(
+                {
+                    "run": run,
+                    "role": "judge-check",
+                    "item_id": item,
+                    "question": record["question"],
+                    "references": record["references"],
+                    "gold": record.get("gold"),
+                    "answer": answer,
+                    "refusal": None,
+                    "outputs": {"context_units": units} if units else {},
+                    "trace": None,
+                }
+            )
+    return checks
+
+
 def grounding_section(
     run_dir: Path,
     manifest: dict[str, Any],
@@ -174,6 +224,7 @@ def grounding_section(
 ) -> tuple[list[str], dict[str, Any]]:
     """Return the report lines and per-run summaries of the grounding metrics."""
     corpus_dir = str(manifest.get("settings", {}).get("corpus_dir", ""))
+    records = [*records, *sanity_records(records)]
     per_record = _cached(run_dir, records, corpus_dir, judge, models, grader)
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
     roles: dict[str, str] = {}
@@ -201,7 +252,7 @@ def grounding_section(
         )
     baselines = [n for n in summaries if roles[n] == "baseline"]
     comparisons = []
-    for method in [n for n in summaries if roles[n] != "baseline"]:
+    for method in [n for n in summaries if roles[n] not in ("baseline", "judge-check")]:
         for baseline in baselines:
             for metric, label in (
                 ("faithfulness", "faithful %"),
@@ -237,5 +288,12 @@ def grounding_section(
         f"Auto-Grader model: {grader.chat_name} (temperature 0; the paper used GPT-4). Decision "
         "accuracy: the first yes/no/maybe in the answer's first sentence against the gold "
         "label; no decision counts wrong.",
+        "",
+        f"Judge check (the last two rows, first {SANITY_ITEMS} items): each item's own reference "
+        "answer, and the next item's reference, scored as if they were answers. A faithfulness "
+        "judge that works finds the own reference mostly supported by the retrieved abstract "
+        "and the swapped one not; a grader that works calls the own reference CORRECT and the "
+        "swapped one INCORRECT. Where the two rows look alike, the judge cannot tell and its "
+        "column says nothing about the methods.",
     ]
     return lines, summaries
