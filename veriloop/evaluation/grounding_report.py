@@ -214,6 +214,54 @@ def sanity_records(
     return checks
 
 
+def verifier_activity(records: list[dict[str, Any]]) -> list[str]:
+    """Summarise what Factual Evidence's verifier and refiner did, per run, from the outputs."""
+    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        outputs = record.get("outputs") or {}
+        if "rationale_versions" in outputs or "rationale" in outputs:
+            by_run[record["run"]].append(record)
+    if not by_run:
+        return []
+    lines = [
+        "## What the rationale verifier did",
+        "",
+        "| run | items | statements per item | first verification: CORRECT % | items refined "
+        "| INCORRECT → CORRECT after refinement | all statements rejected (refused) "
+        "| answers citing a valid id | invented ids removed |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for run, rows in by_run.items():
+        statements = first_correct = first_total = refined = fixed = rejected = 0
+        citing = invented = 0
+        for record in rows:
+            outputs = record["outputs"]
+            verified = [v for v in outputs.get("rationale_versions") or [] if v.get("labels")]
+            statements += len(outputs.get("rationale") or [])
+            if verified:
+                labels = verified[0]["labels"].values()
+                first_total += len(labels)
+                first_correct += sum(str(j["label"]).startswith("CORRECT") for j in labels)
+            if len(verified) > 1:
+                refined += 1
+                before, after = verified[0]["labels"], verified[-1]["labels"]
+                fixed += sum(
+                    not str(before[i]["label"]).startswith("CORRECT")
+                    and str(after.get(i, {}).get("label", "")).startswith("CORRECT")
+                    for i in before
+                )
+            refusal = record.get("refusal") or {}
+            rejected += refusal.get("kind") == "soft"
+            citing += bool(outputs.get("citations"))
+            invented += len(outputs.get("invalid_citations") or [])
+        share = f"{100 * first_correct / first_total:.1f}" if first_total else "–"
+        lines.append(
+            f"| {run} | {len(rows)} | {statements / len(rows):.1f} | {share} | {refined} | {fixed} "
+            f"| {rejected} | {citing} | {invented} |"
+        )
+    return [*lines, ""]
+
+
 def grounding_section(
     run_dir: Path,
     manifest: dict[str, Any],
@@ -233,6 +281,7 @@ def grounding_section(
         roles[record["run"]] = record.get("role", "method")
     summaries = {name: _summary(items) for name, items in by_run.items()}
     lines = [
+        *verifier_activity(records),
         "## Faithfulness, Auto-Grader and accuracy (shaped like Muneeswaran et al. Tables 1-2)",
         "",
         "| run | items (answered / refused) | faithful % | all claims supported % | claims: "

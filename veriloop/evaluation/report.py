@@ -450,19 +450,23 @@ def write_report(
     effect = refinement_effect(
         [r for r in records if r.get("trace") and r.get("role") != "baseline"]
     )
+    if effect["knowledge"]["loops"] or effect["answer"]["loops"]:
+        lines += [
+            "",
+            "## What the loops did",
+            "",
+            f"- Knowledge loops: {effect['knowledge']['loops']}, of which "
+            f"{effect['knowledge']['refined']} refined at least once; a refinement beat the "
+            f"first attempt's factuality in {effect['knowledge']['refinement_better']} of those.",
+            f"- Answer loops: {effect['answer']['loops']}, of which "
+            f"{effect['answer']['refined']} refined; a refinement beat the first attempt's "
+            f"consistency in {effect['answer']['refinement_better']}.",
+            f"- Rounds: {effect['rounds']}; the question-answer cosine met its threshold in "
+            f"{effect['rounds_entailment_met']}.",
+        ]
     lines += [
         "",
-        "## What the loops did",
-        "",
-        f"- Knowledge loops: {effect['knowledge']['loops']}, of which "
-        f"{effect['knowledge']['refined']} refined at least once; a refinement beat the first "
-        f"attempt's factuality in {effect['knowledge']['refinement_better']} of those.",
-        f"- Answer loops: {effect['answer']['loops']}, of which {effect['answer']['refined']} "
-        f"refined; a refinement beat the first attempt's consistency in "
-        f"{effect['answer']['refinement_better']}.",
-        f"- Rounds: {effect['rounds']}; the question-answer cosine met its threshold in "
-        f"{effect['rounds_entailment_met']}.",
-        f"- Stop reasons (methods and ablations): {json.dumps(effect['stop_reasons'])}.",
+        f"Stop reasons (methods and ablations): {json.dumps(effect['stop_reasons'])}.",
         "",
         "## How far to trust the NLI columns",
         "",
