@@ -142,3 +142,82 @@ def verify_command(
         out.print_json(json.dumps(result, ensure_ascii=False))
     else:
         render_verification(result)
+
+
+def detect_bench_command(
+    dataset: Annotated[str, typer.Option(help="halueval (the qa split).")] = "halueval",
+    data_dir: Annotated[Path, typer.Option(help="The dataset's folder.")] = Path(
+        "../shared/data/halueval"
+    ),
+    split: Annotated[str, typer.Option(help="Dataset split.")] = "qa",
+    train: Annotated[int, typer.Option(help="Items whose answer pairs fit θ.")] = 40,
+    test: Annotated[int, typer.Option(help="Disjoint items whose answer pairs are scored.")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed for the shuffle and sampling.")] = 0,
+    workers: Annotated[int, typer.Option(help="Cases run concurrently.")] = 1,
+    revise: Annotated[
+        bool,
+        typer.Option(help="Also revise the hallucinated test answers (FV vs self-correction)."),
+    ] = True,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
+    backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
+    settings: Annotated[
+        list[str] | None, typer.Option("--set", help="FVContext field, e.g. claim_threshold=0.3.")
+    ] = None,
+) -> None:
+    """Measure Factored Verification's hallucination detection (θ fitted on a disjoint split)."""
+    import os
+    import shlex
+    import sys
+    from dataclasses import asdict
+
+    from tqdm import tqdm
+
+    from graphs.factored_verification import FVContext
+    from veriloop.cli import DEFAULT_CACHE_DIR, build_context
+    from veriloop.evaluation import detection
+    from veriloop.evaluation.datasets import load_dataset
+
+    try:
+        items = load_dataset(dataset, data_dir, split)
+        train_items, test_items = detection.split_items(items, train, test, seed)
+        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        given: dict[str, Any] = {"cache_dir": cache, "seed": seed}
+        if backend:
+            given["backend"] = backend
+        context = build_context(FVContext, settings or [], **given)
+        run_settings = {k: v for k, v in asdict(context).items() if k != "prompt_overrides"}
+        run_dir = out_dir or Path("runs") / f"detect_{dataset}_{split}_train{train}_test{test}"
+        detection.start_run(
+            run_dir,
+            {
+                "dataset": dataset,
+                "split": split,
+                "limit": train + test,
+                "shuffle": True,
+                "seed": seed,
+                "train": train,
+                "test": test,
+                "settings": {k: v for k, v in run_settings.items() if k != "cache_dir"},
+                "command": "veriloop " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+            },
+        )
+        train_cases = detection.paired_cases(train_items, "train")
+        test_cases = detection.paired_cases(test_items, "test")
+        total = len(train_cases) + len(test_cases) + (len(test_items) * 2 if revise else 0)
+        bar = tqdm(total=total, desc="detect", unit="case")
+        detection.run_detection(
+            run_dir,
+            train_cases,
+            test_cases,
+            run_settings,
+            revise=revise,
+            workers=workers,
+            on_record=lambda record: bar.update(1),
+        )
+        bar.close()
+        report = detection.write_detection_report(run_dir)
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    err.print(f"report: {report}")

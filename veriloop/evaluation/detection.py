@@ -1,0 +1,306 @@
+"""Hallucination detection and revision benchmark for Factored Verification (HaluEval QA).
+
+Each HaluEval QA item gives a question, its knowledge, a right answer and a hallucinated
+one; both answers are checked against the knowledge, so accuracy is over both (chance 50%).
+
+1. Items are shuffled (seeded) and split into a training part (θ is fitted there: the value
+   of P(answer) that best separates its right and hallucinated answers) and a disjoint test
+   part (θ is applied there). Detection runs Factored Verification with `max_revisions` 0.
+2. Revision (test part, hallucinated answers): Factored Verification with one critique-and-
+   revise round, and the unfactored self-correction baseline followed by a detection-only
+   check of its revision. Both are scored by the same detector: hallucinations per answer
+   = claims with P(supported) < `claim_threshold`.
+
+Records go to `results.jsonl` (one per run and case, resumable); `report.md` and
+`summary.json` hold θ, accuracy, recall, specificity, undetermined counts and the revision
+effect.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from veriloop.errors import InvalidInputError, ModelUnavailableError
+from veriloop.evaluation.bench import ResultsFile, write_manifest
+from veriloop.evaluation.items import Item
+from veriloop.evaluation.metrics import detection_report, mean
+
+DETECT = "fv-detect"
+FV_REVISE = "fv-revise"
+SELF_CORRECT = "self-correction"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One answer to check: an item's right or hallucinated answer."""
+
+    case_id: str
+    item_id: str
+    split: str
+    question: str
+    answer: str
+    sources: list[str]
+    hallucinated: bool
+
+
+def split_items(
+    items: list[Item], train: int, test: int, seed: int
+) -> tuple[list[Item], list[Item]]:
+    """Shuffle (seeded) and return disjoint training and test items.
+
+    Raises:
+        InvalidInputError: There are not enough items.
+    """
+    if train < 1 or test < 1:
+        raise InvalidInputError("--train and --test must both be at least 1")
+    if train + test > len(items):
+        raise InvalidInputError(f"asked for {train} + {test} items, the dataset has {len(items)}")
+    shuffled = list(items)
+    random.Random(seed).shuffle(shuffled)
+    return shuffled[:train], shuffled[train : train + test]
+
+
+def paired_cases(items: list[Item], split: str) -> list[Case]:
+    """Return each HaluEval QA item's right and hallucinated answer as two cases.
+
+    Raises:
+        InvalidInputError: An item has no hallucinated answer (not a HaluEval QA item).
+    """
+    cases = []
+    for item in items:
+        wrong = item.metadata.get("hallucinated_answer")
+        if not wrong or not item.references:
+            raise InvalidInputError(
+                f"item {item.id} has no right and hallucinated answer pair; use --dataset "
+                "halueval --split qa"
+            )
+        for suffix, answer, hallucinated in (
+            ("right", item.references[0], False),
+            ("hallucinated", wrong, True),
+        ):
+            cases.append(
+                Case(
+                    f"{item.id}:{suffix}",
+                    item.id,
+                    split,
+                    item.question,
+                    answer,
+                    list(item.documents),
+                    hallucinated,
+                )
+            )
+    return cases
+
+
+def unsupported(claims: list[dict[str, Any]], round_: int | None = None) -> int:
+    """Count claims judged unsupported (in one round, or the last round when None)."""
+    if not claims:
+        return 0
+    chosen = max(c["round"] for c in claims) if round_ is None else round_
+    return sum(c["supported"] is False for c in claims if c["round"] == chosen)
+
+
+def _verify(payload: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    from graphs.factored_verification import FVContext, build_graph
+
+    graph: Any = build_graph().compile()
+    result: dict[str, Any] = graph.invoke(payload, context=FVContext(**settings))
+    return result
+
+
+def run_case(run: str, case: Case, settings: dict[str, Any]) -> dict[str, Any]:
+    """Run one benchmark step on one case; return its record (errors recorded, not raised)."""
+    # item_id keys the resumable results file, so it is the case (one answer), not the item
+    record: dict[str, Any] = {
+        "run": run,
+        **asdict(case),
+        "item_id": case.case_id,
+        "dataset_item": case.item_id,
+    }
+    payload = {"question": case.question, "answer": case.answer, "sources": case.sources}
+    try:
+        if run == DETECT:
+            result = _verify(payload, {**settings, "max_revisions": 0})
+        elif run == FV_REVISE:
+            result = _verify(payload, {**settings, "max_revisions": 1})
+        else:
+            from graphs.self_correction import SelfCorrectionContext
+            from graphs.self_correction import build_graph as build_self_correction
+
+            known = set(SelfCorrectionContext.__dataclass_fields__)
+            correction: Any = build_self_correction().compile()
+            context = SelfCorrectionContext(**{k: v for k, v in settings.items() if k in known})
+            corrected = correction.invoke(payload, context=context)
+            record["revised_answer"] = corrected["answer"]
+            record["correction_usage"] = corrected["trace"]["usage"]
+            result = _verify(
+                {**payload, "answer": corrected["answer"]}, {**settings, "max_revisions": 0}
+            )
+        record.update(
+            p_answer=(result.get("answer_probabilities") or [None])[-1],
+            p_first=(result.get("answer_probabilities") or [None])[0],
+            verdict=result.get("verdict"),
+            final_answer=result.get("answer"),
+            claims=result.get("claims"),
+            unsupported_first=unsupported(result.get("claims") or [], 0),
+            unsupported_last=unsupported(result.get("claims") or []),
+            usage=(result.get("trace") or {}).get("usage"),
+            error=None,
+        )
+    except ModelUnavailableError:
+        raise
+    except Exception as exc:  # recorded, never dropped
+        record.update(error=f"{type(exc).__name__}: {exc}")
+    return record
+
+
+def run_detection(
+    run_dir: Path,
+    train_cases: list[Case],
+    test_cases: list[Case],
+    settings: dict[str, Any],
+    *,
+    revise: bool = True,
+    workers: int = 1,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Run detection on all cases and (optionally) revision on hallucinated test answers."""
+    results = ResultsFile(run_dir / "results.jsonl")
+    done = results.finished()
+    plan = [(DETECT, c) for c in [*train_cases, *test_cases]]
+    if revise:
+        wrong = [c for c in test_cases if c.hallucinated]
+        plan += [(FV_REVISE, c) for c in wrong] + [(SELF_CORRECT, c) for c in wrong]
+    plan = [(run, case) for run, case in plan if (run, case.case_id) not in done]
+
+    def task(step: tuple[str, Case]) -> None:
+        record = run_case(step[0], step[1], settings)
+        results.append(record)
+        if on_record:
+            on_record(record)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        list(pool.map(task, plan))
+
+
+def summarise(run_dir: Path) -> dict[str, Any]:
+    """Fit θ on the training records, score the test records, measure revision."""
+    from nodes.claims import fit_threshold
+
+    records = ResultsFile(run_dir / "results.jsonl").records()
+    detect = [r for r in records if r["run"] == DETECT and not r.get("error")]
+    train = [r for r in detect if r["split"] == "train" and r["p_answer"] is not None]
+    if not train:
+        raise InvalidInputError(f"{run_dir} has no usable training records to fit θ on")
+    theta, train_accuracy = fit_threshold(
+        [r["p_answer"] for r in train], [r["hallucinated"] for r in train]
+    )
+    test = [r for r in detect if r["split"] == "test"]
+    determined = [r for r in test if r["p_answer"] is not None]
+    report = (
+        detection_report(
+            [r["p_answer"] < theta for r in determined], [r["hallucinated"] for r in determined]
+        )
+        if determined
+        else {}
+    )
+    all_accuracy = (
+        sum(
+            (r["p_answer"] is not None and (r["p_answer"] < theta) == r["hallucinated"])
+            for r in test
+        )
+        / len(test)
+        if test
+        else None
+    )
+    revision: dict[str, Any] = {}
+    for run in (FV_REVISE, SELF_CORRECT):
+        rows = [r for r in records if r["run"] == run and not r.get("error")]
+        if not rows:
+            continue
+        before = {r["case_id"]: r["unsupported_first"] for r in detect if r["split"] == "test"}
+        revision[run] = {
+            "answers": len(rows),
+            "hallucinations_before": mean(before.get(r["case_id"]) for r in rows),
+            "hallucinations_after": mean(r["unsupported_last"] for r in rows),
+            "judged_hallucinated_after": sum(
+                r["p_answer"] is not None and r["p_answer"] < theta for r in rows
+            ),
+        }
+    summary = {
+        "theta": theta,
+        "train_cases": len(train),
+        "train_accuracy": train_accuracy,
+        "test_cases": len(test),
+        "test_undetermined": len(test) - len(determined),
+        "test_accuracy_determined": report.get("accuracy"),
+        "test_accuracy_all": all_accuracy,
+        "recall": report.get("recall"),
+        "specificity": report.get("specificity"),
+        "p_answer_mean_right": mean(r["p_answer"] for r in determined if not r["hallucinated"]),
+        "p_answer_mean_hallucinated": mean(r["p_answer"] for r in determined if r["hallucinated"]),
+        "errors": sum(bool(r.get("error")) for r in records),
+        "revision": revision,
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def write_detection_report(run_dir: Path) -> Path:
+    """Write report.md for a detection run directory."""
+    summary = summarise(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+
+    def pct(value: float | None) -> str:
+        return "–" if value is None else f"{100 * value:.1f}%"
+
+    lines = [
+        f"# Hallucination detection: {manifest.get('dataset')} ({manifest.get('split')})",
+        "",
+        f"Command: `{manifest.get('command')}`  ",
+        f"Settings: {json.dumps(manifest.get('settings', {}))}",
+        "",
+        "## Detection (Factored Verification, θ fitted on the training items)",
+        "",
+        "| θ | training answers (accuracy) | test answers | undetermined | accuracy (determined) "
+        "| accuracy (all; undetermined wrong) | recall | specificity | mean P(answer) right / "
+        "hallucinated |",
+        "|---|---|---|---|---|---|---|---|---|",
+        f"| {summary['theta']:.4g} | {summary['train_cases']} ({pct(summary['train_accuracy'])}) "
+        f"| {summary['test_cases']} | {summary['test_undetermined']} "
+        f"| {pct(summary['test_accuracy_determined'])} | {pct(summary['test_accuracy_all'])} "
+        f"| {pct(summary['recall'])} | {pct(summary['specificity'])} "
+        f"| {summary['p_answer_mean_right'] or 0:.3f} / "
+        f"{summary['p_answer_mean_hallucinated'] or 0:.3f} |",
+        "",
+        "Each test item contributes its right and its hallucinated answer, so chance is 50%.",
+    ]
+    if summary["revision"]:
+        lines += [
+            "",
+            "## Revision of the hallucinated test answers (same detector before and after)",
+            "",
+            "| method | answers | unsupported claims per answer before | after | still judged "
+            "hallucinated (P < θ) |",
+            "|---|---|---|---|---|",
+        ]
+        for run, row in summary["revision"].items():
+            lines.append(
+                f"| {run} | {row['answers']} | {row['hallucinations_before'] or 0:.2f} | "
+                f"{row['hallucinations_after'] or 0:.2f} | {row['judged_hallucinated_after']} |"
+            )
+    lines += ["", f"Failed records: {summary['errors']}."]
+    path = run_dir / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def start_run(run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Record the run's arguments (refusing to mix another dataset into the folder)."""
+    write_manifest(run_dir, manifest)
