@@ -12,9 +12,12 @@
   JSON), or `sentences_as_claims` takes its sentences (a sentence's bracketed citations
   then pick the sources it is checked against, as the paper does for cited summaries).
 - verify_claim (one `Send` per claim, run concurrently): P(supported) = the probability of
-  " Yes" + " yes" after the paper's few-shot prompt, from the scorer's token log-probs; a
-  backend without log-probs (or `verification="cot"`) answers with reasoning and Yes/No,
-  read as 1/0.
+  " Yes" + " yes" after the paper's few-shot prompt, from the scorer's token log-probs,
+  divided by P(Yes) + P(No) (`normalise_yes_no`, ours: SmolLM2-135M puts ~1e-5 on " Yes"
+  after "Supported:", so raw products underflow towards 0; off = the paper's raw P(Yes));
+  a backend without log-probs (or `verification="cot"`) answers with reasoning and Yes/No,
+  read as 1/0. In `sentences_as_claims` mode with a question, each claim reads
+  'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
 - combine: P(answer) = product of the claim probabilities; hallucinated iff P(answer) < θ
   (`threshold`; the paper fits θ on a training split: `nodes.claims.fit_threshold`). A
   claim whose check failed is left out of the product and counted.
@@ -38,6 +41,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from nodes.claims import (
+    NO_TARGETS,
     YES_TARGETS,
     ClaimList,
     CotVerdict,
@@ -76,6 +80,13 @@ class FVContext(ModelSettings):
         metadata={
             "description": "'logprob': P(Yes) from token log-probs; 'cot': reasoning then "
             "Yes/No as 1/0; 'auto': log-probs when the backend has them, else cot."
+        },
+    )
+    normalise_yes_no: bool = field(
+        default=True,
+        metadata={
+            "description": "P(claim) = P(Yes) / (P(Yes) + P(No)) (ours; a small model puts "
+            "little mass on either). False: the paper's raw P(Yes)."
         },
     )
     threshold: float = field(
@@ -226,7 +237,10 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     if not answer.strip():
         return {"current_claims": []}
     if context.sentences_as_claims:
-        return {"current_claims": sentence_claims(answer)[: context.max_claims]}
+        claims = sentence_claims(answer)[: context.max_claims]
+        if state.question:  # "Paris" alone is no claim; "Answer to ...: Paris" is
+            claims = [f'Answer to "{state.question}": {claim}' for claim in claims]
+        return {"current_claims": claims}
     prompt = render(
         "fv_decompose",
         context.prompt_overrides,
@@ -256,8 +270,9 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
             document=task["document"],
             claim=claim,
         )
+        targets = YES_TARGETS + (NO_TARGETS if context.normalise_yes_no else ())
         try:
-            scored = [models.score(prompt, target, purpose="claim_check") for target in YES_TARGETS]
+            scored = [models.score(prompt, target, purpose="claim_check") for target in targets]
         except ScoreError as exc:
             if context.verification == "logprob":
                 check = ClaimCheck(
@@ -272,7 +287,11 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                 return {"claim_checks": [check]}
         else:
             calls.extend(s.call for s in scored)
-            p = probability_from_logprobs([s.logprobs.logprobs for s in scored])
+            logprobs = [s.logprobs.logprobs for s in scored]
+            p = probability_from_logprobs(logprobs[: len(YES_TARGETS)])
+            if context.normalise_yes_no:
+                p_no = probability_from_logprobs(logprobs[len(YES_TARGETS) :])
+                p = p / (p + p_no) if p + p_no > 0 else 0.5
             check = ClaimCheck(
                 round=task["round"],
                 index=task["index"],

@@ -19,6 +19,7 @@ from nodes.citations import BRACKETED, CITATION_ID, cited_ids
 from veriloop.evaluation.metrics import split_sentences
 
 YES_TARGETS = (" Yes", " yes")
+NO_TARGETS = (" No", " no")
 MAX_CLAIM_CHARS = 300
 
 

@@ -18,7 +18,7 @@ Make = Callable[..., tuple[str, Models]]
 
 def test_verify_a_json_answer_prints_claims_and_verdict(fake_backend: Make, tmp_path: Path) -> None:
     def rule(prompt: str, target: str) -> float:
-        return math.log(0.1) if target == " Yes" else -50.0
+        return {" Yes": math.log(0.1), " No": math.log(0.9)}.get(target, -50.0)
 
     backend, _ = fake_backend([json.dumps({"claims": ["Aspirin cures cancer."]})], score_rule=rule)
     path = tmp_path / "answer.json"

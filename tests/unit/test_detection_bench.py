@@ -54,11 +54,12 @@ def reply(messages: list[Any]) -> str:
 
 
 def rule(prompt: str, target: str) -> float:
-    if target == " yes":
+    if target in (" yes", " no"):
         return -50.0
     document = prompt.rsplit("Document: ", 1)[1].split("\nClaim:", 1)[0]
     claim = prompt.rsplit("Claim: ", 1)[1].split("\n", 1)[0]
-    return math.log(0.9) if claim in document else math.log(0.1)
+    p = 0.9 if claim in document else 0.1
+    return math.log(p if target == " Yes" else 1 - p)
 
 
 def test_detection_bench_fits_theta_on_train_and_scores_test(

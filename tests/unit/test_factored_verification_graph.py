@@ -25,14 +25,16 @@ SOURCES = [{"id": "S1", "text": "Aspirin thins the blood. It can cause stomach b
 
 
 def by_claim(probabilities: dict[str, float]) -> Callable[[str, str], float | None]:
-    """Scorer rule: P(' Yes') per claim text; ' yes' gets nothing (log-prob -50)."""
+    """Scorer rule: P(' Yes') = p and P(' No') = 1 - p per claim; lower case gets ~0."""
 
     def rule(prompt: str, target: str) -> float | None:
         claim = prompt.rsplit("Claim: ", 1)[1].split("\n", 1)[0]
-        if target == " yes":
+        if target in (" yes", " no"):
             return -50.0
         value = probabilities.get(claim)
-        return None if value is None else math.log(value)
+        if value is None:
+            return None
+        return math.log(value) if target == " Yes" else math.log(1 - value)
 
     return rule
 
@@ -67,7 +69,7 @@ def test_supported_answer_is_a_product_over_claims_checked_concurrently(
     checks = sorted(result["claims"], key=lambda c: c["index"])
     assert [c["p_supported"] for c in checks] == [pytest.approx(0.9), pytest.approx(0.8)]
     assert all(c["method"] == "logprob" and c["supported"] for c in checks)
-    assert result["trace"]["usage"]["score_calls"] == 4  # " Yes" and " yes" per claim
+    assert result["trace"]["usage"]["score_calls"] == 8  # " Yes", " yes", " No", " no" per claim
 
 
 def test_hallucinated_answer_is_critiqued_revised_and_reverified(fake_backend: Make) -> None:
@@ -160,7 +162,7 @@ def test_sentences_as_claims_check_each_against_its_cited_source(fake_backend: M
 
     def rule(prompt: str, target: str) -> float:
         seen.append(prompt.rsplit("Document: ", 1)[1].split("\nClaim:", 1)[0])
-        return math.log(0.9)
+        return math.log(0.9) if target == " Yes" else -50.0
 
     backend, _ = fake_backend([], score_rule=rule)
     sources = [{"id": "PID-1", "text": "Aspirin thins blood."}, {"id": "PID-2", "text": "Paris."}]
@@ -175,6 +177,21 @@ def test_sentences_as_claims_check_each_against_its_cited_source(fake_backend: M
     )
     assert sorted(set(seen)) == ["[PID-1] Aspirin thins blood.", "[PID-2] Paris."]
     assert result["verdict"] == "supported"
+    asked = run(
+        fake_backend([], score_rule=rule)[0],
+        {"question": "Capital?", "answer": "Paris.", "sources": SOURCES},
+        sentences_as_claims=True,
+        max_revisions=0,
+    )
+    assert [c["claim"] for c in asked["claims"]] == ['Answer to "Capital?": Paris.']
+
+
+def test_raw_p_yes_when_normalisation_is_off(fake_backend: Make) -> None:
+    rule = by_claim({"Aspirin thins the blood.": 0.3})
+    backend, _ = fake_backend([claims("Aspirin thins the blood.")], score_rule=rule)
+    raw = run(backend, {"answer": "x", "sources": SOURCES}, normalise_yes_no=False, max_revisions=0)
+    assert raw["claims"][0]["p_supported"] == pytest.approx(0.3, abs=1e-6)
+    assert raw["trace"]["usage"]["score_calls"] == 2
 
 
 def test_chains_after_other_graphs_outputs_and_rejects_missing_sources(fake_backend: Make) -> None:
