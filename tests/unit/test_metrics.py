@@ -51,6 +51,11 @@ def test_mean_ignores_missing_and_never_returns_nan():
 
 def test_split_sentences():
     assert m.split_sentences("One. Two?\nThree") == ["One.", "Two?", "Three"]
+    assert m.split_sentences("U.S. Route 51 is long. J. Smith said so.") == [
+        "U.S. Route 51 is long.",
+        "J. Smith said so.",
+    ]
+    assert m.split_sentences("I live in the USA. Fine.") == ["I live in the USA.", "Fine."]
 
 
 def logistic_head(tmp_path, weight):

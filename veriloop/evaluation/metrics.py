@@ -64,8 +64,11 @@ def rouge_l(prediction: str, references: Sequence[str]) -> float:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences at ., ! or ? followed by space, and at line breaks."""
-    parts = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
+    """Split text into sentences at ., ! or ? followed by space, and at line breaks.
+
+    A period after a lone capital letter ("U.S. Route", "J. Smith") does not end a sentence.
+    """
+    parts = re.split(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n+", text.strip())
     return [part.strip() for part in parts if part.strip()]
 
 
