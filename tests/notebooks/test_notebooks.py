@@ -28,6 +28,7 @@ def test_there_is_a_notebook_per_method_and_one_for_benchmarks() -> None:
         "self_reflection.ipynb",
         "learn_to_refuse.ipynb",
         "factual_evidence.ipynb",
+        "verification.ipynb",
         "benchmark.ipynb",
     } <= {
         p.name for p in NOTEBOOKS
