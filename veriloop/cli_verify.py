@@ -23,8 +23,17 @@ out = Console(highlight=False)
 VERIFIERS = {
     "factored": ("graphs.factored_verification", "FVContext"),
     "self-correction": ("graphs.self_correction", "SelfCorrectionContext"),
+    "m-eval": ("graphs.evidence_validation", "MEvalContext"),
 }
-INPUT_KEYS = ("question", "answer", "sources", "context_units", "retrieved", "knowledge")
+INPUT_KEYS = (
+    "question",
+    "answer",
+    "sources",
+    "articles",
+    "context_units",
+    "retrieved",
+    "knowledge",
+)
 
 
 def load_verifier(method: str) -> tuple[Any, Any]:
@@ -76,6 +85,9 @@ def run_verifier(
 
 def render_verification(result: dict[str, Any]) -> None:
     """Print claims with their probabilities, critiques, the verdict and any revision."""
+    if "evidence_report" in result:
+        render_evidence_validation(result)
+        return
     if "claims" in result:
         table = Table(title="Claims (P = probability the sources support it)")
         for column in ("round", "claim", "P", "method", "supported"):
@@ -103,6 +115,48 @@ def render_verification(result: dict[str, Any]) -> None:
         out.print(f"[bold]feedback[/bold]: {result['feedback']}")
     if result.get("original_answer") and result.get("answer") != result["original_answer"]:
         out.print(f"[bold]revised answer[/bold]: {result['answer']}")
+
+
+def render_evidence_validation(result: dict[str, Any]) -> None:
+    """Print M-Eval's claims with their statistics, the evidence and the report."""
+    table = Table(title="Claims: M(c) = Σ stance · reliability; DerSimonian–Laird statistics")
+    for column in ("claim", "label", "M(c)", "+ / −", "Q", "τ²", "I²"):
+        table.add_column(column, overflow="fold")
+    for claim in result["claims"]:
+
+        def cell(value: float | None) -> str:
+            return "–" if value is None else f"{value:.2f}"
+
+        table.add_row(
+            ("[bold]main:[/bold] " if claim["main"] else "") + claim["claim"],
+            claim["label"],
+            f"{claim['score']:.2f}",
+            f"{claim['supporting']} / {claim['contradicting']}",
+            cell(claim["q"]),
+            cell(claim["tau2"]),
+            cell(claim["i2"]),
+        )
+    out.print(table)
+    evidence = Table(title="Evidence and reliability (level + recency − penalties)")
+    for column in ("id", "role", "level", "recency", "penalty", "reliability"):
+        evidence.add_column(column)
+    for record in result["evidence"]:
+        parts = record["reliability"]
+        evidence.add_row(
+            record["id"],
+            record["role"],
+            f"{parts['level']} ({parts['level_from']})",
+            f"{parts['recency']:.1f}",
+            f"{parts['penalty']:.1f}",
+            f"{parts['reliability']:.2f}",
+        )
+    out.print(evidence)
+    for verdict in result["evidence_report"]:
+        out.print(f"cited {verdict['id']}: [bold]{verdict['verdict']}[/bold] ({verdict['detail']})")
+    out.print(
+        f"answer: [bold]{result['label']}[/bold]; unusable stance replies: "
+        f"{result['unusable_stances']}"
+    )
 
 
 def verify_command(

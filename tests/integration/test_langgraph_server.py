@@ -86,6 +86,7 @@ def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
         "rag",
         "factual_evidence",
         "factored_verification",
+        "evidence_validation",
     }
     assert graphs <= {a["graph_id"] for a in assistants}
     for assistant in assistants:  # what Studio fetches to draw its forms

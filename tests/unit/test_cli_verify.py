@@ -52,8 +52,10 @@ def test_verify_input_errors_exit_2(tmp_path: Path) -> None:
     assert out.exit_code == 2 and "no answer to verify" in out.output
     unknown = tmp_path / "ok.json"
     unknown.write_text(json.dumps({"answer": "a", "sources": ["s"]}))
+    out = runner.invoke(app, ["verify", str(unknown), "--method", "nonsense"])
+    assert out.exit_code == 2 and "unknown verification method 'nonsense'" in out.output
     out = runner.invoke(app, ["verify", str(unknown), "--method", "m-eval"])
-    assert out.exit_code == 2 and "unknown verification method 'm-eval'" in out.output
+    assert out.exit_code == 2 and "M-Eval needs the question" in out.output
 
 
 def test_ask_chains_fe_into_factored_verification(fake_backend: Make, tmp_path: Path) -> None:

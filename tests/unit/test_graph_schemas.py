@@ -68,6 +68,19 @@ def test_verification_graph_schemas_generate():
     assert all(p.get("description") for p in context.values())
 
 
+def test_evidence_validation_schemas_generate():
+    from graphs import evidence_validation
+
+    graph = evidence_validation.graph
+    assert {"question", "answer", "articles", "context_units"} <= set(
+        graph.get_input_jsonschema()["properties"]
+    )
+    outputs = set(graph.get_output_jsonschema()["properties"])
+    assert {"label", "claims", "evidence", "evidence_report", "trace"} <= outputs
+    context = graph.get_context_jsonschema()["properties"]
+    assert all(p.get("description") for p in context.values())
+
+
 def test_langgraph_json_serves_every_graph():
     config = json.loads((Path(__file__).parents[2] / "langgraph.json").read_text())
     assert set(config["graphs"]) == {
@@ -78,4 +91,5 @@ def test_langgraph_json_serves_every_graph():
         "rag",
         "factual_evidence",
         "factored_verification",
+        "evidence_validation",
     }
