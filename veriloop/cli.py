@@ -47,12 +47,13 @@ def main() -> None:
 def _register_subcommands() -> None:
     from veriloop.cli_index import index_command
     from veriloop.cli_kb import kb_app
-    from veriloop.cli_verify import detect_bench_command, verify_command
+    from veriloop.cli_verify import detect_bench_command, validate_bench_command, verify_command
 
     app.add_typer(kb_app, name="kb")
     app.command("index")(index_command)
     app.command("verify")(verify_command)
     app.command("detect-bench")(detect_bench_command)
+    app.command("validate-bench")(validate_bench_command)
 
 
 def build_context(

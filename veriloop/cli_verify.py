@@ -275,3 +275,72 @@ def detect_bench_command(
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
     err.print(f"report: {report}")
+
+
+def validate_bench_command(
+    dataset: Annotated[str, typer.Option(help="A multiple-choice dataset (medqa).")] = "medqa",
+    data_dir: Annotated[Path, typer.Option(help="The dataset's folder.")] = Path(
+        "../shared/data/medqa"
+    ),
+    split: Annotated[str, typer.Option(help="Dataset split.")] = "test",
+    evidence_corpus: Annotated[
+        Path, typer.Option(help="PubMed XML or JSON-lines file: cited and extra evidence.")
+    ] = Path("../shared/data/pubmed_medline_sample/medline16n0902_sample.jsonl"),
+    limit: Annotated[int, typer.Option(help="Questions (two responses each).")] = 15,
+    cited: Annotated[int, typer.Option(help="Articles each response cites.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed for the shuffle and the wrong option.")] = 0,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
+    backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
+    settings: Annotated[
+        list[str] | None, typer.Option("--set", help="MEvalContext field, e.g. stance_judge=llm.")
+    ] = None,
+) -> None:
+    """Measure M-Eval on right and wrong responses, with its three ablations."""
+    import os
+    import shlex
+    import sys
+    from dataclasses import asdict
+
+    from tqdm import tqdm
+
+    from graphs.evidence_validation import MEvalContext
+    from veriloop.cli import DEFAULT_CACHE_DIR, build_context
+    from veriloop.evaluation import validation_bench
+    from veriloop.evaluation.datasets import load_dataset
+
+    try:
+        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        given: dict[str, Any] = {
+            "cache_dir": cache,
+            "seed": seed,
+            "evidence_corpus": str(evidence_corpus),
+        }
+        if backend:
+            given["backend"] = backend
+        context = build_context(MEvalContext, settings or [], **given)
+        run_settings = {k: v for k, v in asdict(context).items() if k != "prompt_overrides"}
+        run_dir = out_dir or Path("runs") / f"meval_{dataset}_{split}_n{limit}"
+        items = validation_bench.start(
+            run_dir,
+            load_dataset(dataset, data_dir, split),
+            limit,
+            seed,
+            {
+                "dataset": dataset,
+                "split": split,
+                "settings": {k: v for k, v in run_settings.items() if k != "cache_dir"},
+                "command": "veriloop " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+            },
+        )
+        cases = validation_bench.response_cases(items, str(evidence_corpus), cited, seed)
+        bar = tqdm(total=len(cases) * len(validation_bench.RUNS), desc="m-eval", unit="response")
+        validation_bench.run_validation(
+            run_dir, cases, run_settings, on_record=lambda record: bar.update(1)
+        )
+        bar.close()
+        report = validation_bench.write_report(run_dir)
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    err.print(f"report: {report}")
