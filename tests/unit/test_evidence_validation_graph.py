@@ -192,3 +192,26 @@ def test_bad_input_is_explained(fake_backend: Make) -> None:
             no_extra_evidence=False,
             quality_penalties=False,
         )
+
+
+def test_no_corpus_match_and_undated_untyped_articles(fake_backend: Make, tmp_path: Path) -> None:
+    from knowledge.articles import ArticleIndex, article_from_dict
+
+    index = ArticleIndex([article_from_dict({"pmid": "1", "abstract": "Potatoes grow."}, 1)])
+    assert index.search("aspirin infarction", 5) == []
+    corpus = tmp_path / "pubmed.jsonl"
+    corpus.write_text(json.dumps({"pmid": "P", "title": "Potatoes", "abstract": "Potatoes grow."}))
+    untyped = [{"id": "U1", "abstract": "Aspirin lowers infarction risk."}]
+    backend, _ = fake_backend(
+        [GOOD, stance("supports"), stance("supports")], vectors=VECTORS, dim=4
+    )
+    result = run(
+        backend,
+        {"question": QUESTION, "answer": ANSWER, "articles": untyped},
+        no_extra_evidence=False,
+        evidence_corpus=str(corpus),
+    )
+    assert [r["id"] for r in result["evidence"]] == ["U1"]  # nothing in the corpus matched
+    parts = result["evidence"][0]["reliability"]
+    assert (parts["level"], parts["level_from"], parts["recency"]) == (3, "default", 0.0)
+    assert result["label"] == "correct"
