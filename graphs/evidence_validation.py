@@ -178,7 +178,6 @@ class State(MEvalOutput):
     claim_texts: list[str] = field(default_factory=list)
     given: list[dict[str, Any]] = field(default_factory=list)
     extra: list[dict[str, Any]] = field(default_factory=list)
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 

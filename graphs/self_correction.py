@@ -58,7 +58,6 @@ class State(SelfCorrectionOutput):
     context_units: list[dict[str, Any]] | None = None
     retrieved: list[dict[str, Any]] | None = None
     error: str | None = None
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 

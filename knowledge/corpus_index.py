@@ -318,10 +318,10 @@ class CorpusIndex:
         max_seeds: int = 5,
         min_entity_similarity: float = 0.6,
         entity_vectors: npt.NDArray[np.float32] | None = None,
-    ) -> tuple[list[tuple[int, float]], list[str]]:
-        """Return the top-`k` (triplet row, cosine) of the question's subgraph and its seeds."""
+    ) -> tuple[list[tuple[int, float]], list[str], list[int]]:
+        """Return the top-`k` (triplet row, cosine), the seed entities and the subgraph rows."""
         if not self.graph.triplets:
-            return [], []
+            return [], [], []
         seeds = self.graph.mentioned_entities(query)[:max_seeds]
         if entity_vectors is not None and len(seeds) < max_seeds:
             names = self.graph.entities()
@@ -332,4 +332,4 @@ class CorpusIndex:
                 if names[row] not in seeds:
                     seeds.append(names[row])
         rows = self.graph.neighbourhood_rows(seeds, hops)
-        return rank_rows(rows, self.triplet_vectors, query_vector, k), seeds
+        return rank_rows(rows, self.triplet_vectors, query_vector, k), seeds, rows

@@ -270,10 +270,9 @@ class HybridRetriever:
     ) -> tuple[list[ContextUnit], list[str], list[int]]:
         """Return the top triplets of the question's subgraph, its seeds and its rows."""
         vectors = self.entity_vectors(embedder) if embedder is not None else None
-        ranked, seeds = self.index.search_triplets(
+        ranked, seeds, rows = self.index.search_triplets(
             query, query_vector, settings.top_triplets, hops=settings.hops, entity_vectors=vectors
         )
-        rows = self.index.graph.neighbourhood_rows(seeds, settings.hops)
         units = []
         for rank, (row, cosine) in enumerate(ranked, start=1):
             triplet = self.index.graph.triplets[row]

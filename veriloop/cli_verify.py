@@ -230,6 +230,7 @@ def detect_bench_command(
     from graphs.factored_verification import FVContext
     from veriloop.cli import DEFAULT_CACHE_DIR, build_context
     from veriloop.evaluation import detection
+    from veriloop.evaluation.bench import write_manifest
     from veriloop.evaluation.datasets import load_dataset
 
     try:
@@ -242,7 +243,7 @@ def detect_bench_command(
         context = build_context(FVContext, settings or [], **given)
         run_settings = {k: v for k, v in asdict(context).items() if k != "prompt_overrides"}
         run_dir = out_dir or Path("runs") / f"detect_{dataset}_{split}_train{train}_test{test}"
-        detection.start_run(
+        write_manifest(
             run_dir,
             {
                 "dataset": dataset,

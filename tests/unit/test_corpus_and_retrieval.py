@@ -178,8 +178,8 @@ def test_index_round_trip_and_searches(tmp_path: Path) -> None:
     # "causes"/"cause" and "bleeding" stem alike (row 0); "drug" matches row 2 only
     assert [row for row, _ in lexical] == [0, 2] and lexical[0][1] > lexical[1][1]
     assert index.search_lexical("zzz qqq", 5) == []
-    ranked, seeds = index.search_triplets("Does aspirin cause harm?", query, 5)
-    assert seeds == ["aspirin"] and [row for row, _ in ranked] == [0]
+    ranked, seeds, rows = index.search_triplets("Does aspirin cause harm?", query, 5)
+    assert seeds == ["aspirin"] and [row for row, _ in ranked] == [0] and rows == [0]
     assert built.version == 1
     rebuilt = build(tmp_path)
     assert rebuilt.version == 2 and len(CorpusIndex.open(tmp_path / "idx").graph) == 0

@@ -19,7 +19,6 @@ effect.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError, ModelUnavailableError
-from veriloop.evaluation.bench import ResultsFile, write_manifest
+from veriloop.evaluation.bench import ResultsFile, select_items
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import detection_report, mean
 
@@ -61,9 +60,8 @@ def split_items(
         raise InvalidInputError("--train and --test must both be at least 1")
     if train + test > len(items):
         raise InvalidInputError(f"asked for {train} + {test} items, the dataset has {len(items)}")
-    shuffled = list(items)
-    random.Random(seed).shuffle(shuffled)
-    return shuffled[:train], shuffled[train : train + test]
+    chosen = select_items(items, limit=train + test, shuffle=True, seed=seed)
+    return chosen[:train], chosen[train:]
 
 
 def paired_cases(items: list[Item], split: str) -> list[Case]:
@@ -106,10 +104,9 @@ def unsupported(claims: list[dict[str, Any]], round_: int | None = None) -> int:
     return sum(c["supported"] is False for c in claims if c["round"] == chosen)
 
 
-def _verify(payload: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
-    from graphs.factored_verification import FVContext, build_graph
+def _verify(payload: Any, settings: dict[str, Any]) -> dict[str, Any]:
+    from graphs.factored_verification import FVContext, graph
 
-    graph: Any = build_graph().compile()
     result: dict[str, Any] = graph.invoke(payload, context=FVContext(**settings))
     return result
 
@@ -123,7 +120,7 @@ def run_case(run: str, case: Case, settings: dict[str, Any]) -> dict[str, Any]:
         "item_id": case.case_id,
         "dataset_item": case.item_id,
     }
-    payload = {"question": case.question, "answer": case.answer, "sources": case.sources}
+    payload: Any = {"question": case.question, "answer": case.answer, "sources": case.sources}
     try:
         if run == DETECT:
             result = _verify(payload, {**settings, "max_revisions": 0})
@@ -131,10 +128,9 @@ def run_case(run: str, case: Case, settings: dict[str, Any]) -> dict[str, Any]:
             result = _verify(payload, {**settings, "max_revisions": 1})
         else:
             from graphs.self_correction import SelfCorrectionContext
-            from graphs.self_correction import build_graph as build_self_correction
+            from graphs.self_correction import graph as correction
 
             known = set(SelfCorrectionContext.__dataclass_fields__)
-            correction: Any = build_self_correction().compile()
             context = SelfCorrectionContext(**{k: v for k, v in settings.items() if k in known})
             corrected = correction.invoke(payload, context=context)
             record["revised_answer"] = corrected["answer"]
@@ -299,8 +295,3 @@ def write_detection_report(run_dir: Path) -> Path:
     path = run_dir / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def start_run(run_dir: Path, manifest: dict[str, Any]) -> None:
-    """Record the run's arguments (refusing to mix another dataset into the folder)."""
-    write_manifest(run_dir, manifest)

@@ -24,9 +24,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -52,17 +52,23 @@ class NLIJudge(Protocol):
 HEAD_FILE = Path(__file__).with_name("data") / "nli_head_minilm.npz"
 
 
+@cache
+def _head_layers(head_file: Path) -> list[tuple[npt.NDArray[Any], npt.NDArray[Any]]]:
+    with np.load(head_file, allow_pickle=False) as arrays:
+        if "0_weight" in arrays:
+            return [
+                (arrays["0_weight"], arrays["0_bias"]),
+                (arrays["2_weight"], arrays["2_bias"]),
+            ]
+        return [(arrays["weight"], arrays["bias"])]
+
+
 class EmbeddingNLI:
     """MLP (or logistic) head over MiniLM pair features; weights ship with veriloop."""
 
     def __init__(self, models: Models, head_file: Path = HEAD_FILE) -> None:
-        """Load the head from `head_file` (numpy arrays, no pickle)."""
-        with np.load(head_file, allow_pickle=False) as arrays:
-            self.layers = (
-                [(arrays["0_weight"], arrays["0_bias"]), (arrays["2_weight"], arrays["2_bias"])]
-                if "0_weight" in arrays
-                else [(arrays["weight"], arrays["bias"])]
-            )
+        """Load the head from `head_file` (numpy arrays, no pickle; read once per process)."""
+        self.layers = _head_layers(head_file)
         self.models = models
         self.name = f"MiniLM pair-feature head ({head_file.name}) on {models.embedder.name}"
 

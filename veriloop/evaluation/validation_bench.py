@@ -66,15 +66,13 @@ def response_cases(
 
 def run_case(run: str, case: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
     """Validate one response under one run's settings; errors are recorded."""
-    from graphs.evidence_validation import MEvalContext, build_graph
+    from graphs.evidence_validation import MEvalContext, graph
 
     record: dict[str, Any] = {"run": run, "item_id": case["case_id"], **case}
     try:
-        graph: Any = build_graph().compile()
         context = MEvalContext(**{**settings, **RUNS[run]})
-        result = graph.invoke(
-            {k: case[k] for k in ("question", "answer", "articles")}, context=context
-        )
+        payload: Any = {k: case[k] for k in ("question", "answer", "articles")}
+        result = graph.invoke(payload, context=context)
         record.update(
             label=result["label"],
             claims=result["claims"],
