@@ -10,7 +10,6 @@ re-report only grades new answers.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.evaluation.grounding import answer_claims, auto_grade, faithfulness, first_decision
 from veriloop.evaluation.metrics import mean
 from veriloop.evaluation.nli import NLIJudge
+from veriloop.evaluation.report import append_keyed_metrics, format_number, read_keyed_metrics
 from veriloop.models import Models
 
 GROUNDING_VERSION = "1"
@@ -80,20 +80,14 @@ def _cached(
     grader: Models,
 ) -> dict[str, dict[str, Any]]:
     path = run_dir / "grounding.jsonl"
-    cache: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                entry = json.loads(line)
-                cache[entry["key"]] = entry["metrics"]
+    cache = read_keyed_metrics(path)
     grader_name = grader.chat_name
     out: dict[str, dict[str, Any]] = {}
     for record in records:
         key = _key(record, grader_name)
         if key not in cache:
             cache[key] = score_grounding(record, corpus_dir, judge, models, grader)
-            with path.open("a", encoding="utf-8") as handle:  # a crash keeps what was graded
-                handle.write(json.dumps({"key": key, "metrics": cache[key]}) + "\n")
+            append_keyed_metrics(path, {key: cache[key]})  # a crash keeps what was graded
         out[f"{record['run']}\x00{record['item_id']}"] = cache[key]
     return out
 
@@ -124,10 +118,6 @@ def _summary(per_item: list[dict[str, Any]]) -> dict[str, Any]:
         "tokens_in": mean(m["tokens_in"] for m in per_item),
         "context_chars": mean(m["context_chars"] for m in answered),
     }
-
-
-def _cell(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def _paired(
@@ -291,14 +281,20 @@ def grounding_section(
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summaries.items():
-        lines.append(
-            f"| {name} | {s['items']} ({s['answered']} / {s['refused']}) | {_cell(s['faithful'])} "
-            f"| {_cell(s['all_claims_supported'])} | {s['supported']} / {s['unsupported']} / "
-            f"{s['undetermined_claims']} | {s['undetermined_answers']} | {_cell(s['grade'], 2)} "
-            f"| {_cell(s['grader_accuracy'])} ({s['ungraded']}) | "
-            f"{_cell(s['decision_accuracy'])} ({s['no_decision']}) | {_cell(s['tokens_in'], 0)} "
-            f"| {_cell(s['context_chars'], 0)} |"
-        )
+        cells = [
+            name,
+            f"{s['items']} ({s['answered']} / {s['refused']})",
+            format_number(s["faithful"], 1),
+            format_number(s["all_claims_supported"], 1),
+            f"{s['supported']} / {s['unsupported']} / {s['undetermined_claims']}",
+            str(s["undetermined_answers"]),
+            format_number(s["grade"], 2),
+            f"{format_number(s['grader_accuracy'], 1)} ({s['ungraded']})",
+            f"{format_number(s['decision_accuracy'], 1)} ({s['no_decision']})",
+            format_number(s["tokens_in"], 0),
+            format_number(s["context_chars"], 0),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     baselines = [n for n in summaries if roles[n] == "baseline"]
     comparisons = []
     for method in [n for n in summaries if roles[n] not in ("baseline", "judge-check")]:

@@ -82,6 +82,25 @@ def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dic
     return metrics
 
 
+def read_keyed_metrics(path: Path) -> dict[str, dict[str, Any]]:
+    """Read a metrics cache file (JSON lines of {"key", "metrics"}); {} when it is absent."""
+    cache: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                cache[entry["key"]] = entry["metrics"]
+    return cache
+
+
+def append_keyed_metrics(path: Path, entries: dict[str, dict[str, Any]]) -> None:
+    """Append {key: metrics} entries to a metrics cache file."""
+    if entries:
+        with path.open("a", encoding="utf-8") as handle:
+            for key, metrics in entries.items():
+                handle.write(json.dumps({"key": key, "metrics": metrics}) + "\n")
+
+
 def load_scored_records(run_dir: Path) -> list[dict[str, Any]]:
     """Return each record of a reported run with its metrics, without loading any model.
 
@@ -89,13 +108,7 @@ def load_scored_records(run_dir: Path) -> list[dict[str, Any]]:
     scored yet get `metrics` None.
     """
     run_dir = Path(run_dir)
-    cache: dict[str, dict[str, Any]] = {}
-    path = run_dir / "metrics.jsonl"
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                entry = json.loads(line)
-                cache[entry["key"]] = entry["metrics"]
+    cache = read_keyed_metrics(run_dir / "metrics.jsonl")
     records = ResultsFile(run_dir / "results.jsonl").records()
     return [{**record, "metrics": cache.get(_answer_key(record))} for record in records]
 
@@ -104,26 +117,18 @@ def _cached_metrics(
     run_dir: Path, records: list[dict[str, Any]], judge: NLIJudge, models: Models
 ) -> dict[str, dict[str, Any]]:
     path = run_dir / "metrics.jsonl"
-    cache: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                entry = json.loads(line)
-                cache[entry["key"]] = entry["metrics"]
-    fresh = []
+    cache = read_keyed_metrics(path)
+    fresh: dict[str, dict[str, Any]] = {}
     for record in records:
         key = _answer_key(record)
         if key not in cache:
-            cache[key] = score_record(record, judge, models)
-            fresh.append({"key": key, "metrics": cache[key]})
-    if fresh:
-        with path.open("a", encoding="utf-8") as handle:
-            for entry in fresh:
-                handle.write(json.dumps(entry) + "\n")
+            cache[key] = fresh[key] = score_record(record, judge, models)
+    append_keyed_metrics(path, fresh)
     return {f"{r['run']}\x00{r['item_id']}": cache[_answer_key(r)] for r in records}
 
 
-def _fmt(value: float | None, digits: int) -> str:
+def format_number(value: float | None, digits: int) -> str:
+    """Format a metric for a table ("–" when it is missing)."""
     return "–" if value is None else f"{value:.{digits}f}"
 
 
@@ -131,7 +136,7 @@ def _table(rows: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
     header = "| run | items (answered / failed) | " + " | ".join(c[1] for c in COLUMNS) + " |"
     lines = [header, "|" + "---|" * (len(COLUMNS) + 2)]
     for name, summary in rows:
-        cells = [_fmt(summary[key], digits) for key, _, digits in COLUMNS]
+        cells = [format_number(summary[key], digits) for key, _, digits in COLUMNS]
         lines.append(
             f"| {name} | {summary['items']} ({summary['answered']} / {summary['failed']}) | "
             + " | ".join(cells)
