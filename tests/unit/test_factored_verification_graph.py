@@ -72,6 +72,22 @@ def test_supported_answer_is_a_product_over_claims_checked_concurrently(
     assert result["trace"]["usage"]["score_calls"] == 8  # " Yes", " yes", " No", " no" per claim
 
 
+def test_claims_are_checked_concurrently(fake_backend: Make) -> None:
+    import threading
+
+    barrier = threading.Barrier(2, timeout=10)
+
+    def rule(prompt: str, target: str) -> float:
+        if target == " Yes":
+            barrier.wait()  # both claims must be in flight at once, or this times out
+        return math.log(0.9) if target == " Yes" else -50.0
+
+    backend, _ = fake_backend([claims("Claim one.", "Claim two.")], score_rule=rule)
+    result = run(backend, {"answer": "x", "sources": SOURCES}, max_revisions=0)
+    assert [c["error"] for c in result["claims"]] == [None, None]
+    assert result["verdict"] == "supported"
+
+
 def test_hallucinated_answer_is_critiqued_revised_and_reverified(fake_backend: Make) -> None:
     rule = by_claim(
         {
