@@ -21,7 +21,7 @@ from nodes.choice import check_options, choice_reply_model, question_text, score
 from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.state import InputState, OutputState
@@ -31,13 +31,9 @@ METHOD = "direct"
 
 
 @dataclass(kw_only=True)
-class DirectContext(ModelSettings):
+class DirectContext(MethodSettings):
     """Model settings plus prompt overrides; the baseline has no thresholds or loops."""
 
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
-    )
     score_options: bool = field(
         default=True,
         metadata={"description": "Multiple-choice items: score each option (standard MC2)."},

@@ -46,7 +46,7 @@ from knowledge.articles import article_from_dict, article_to_dict, open_article_
 from nodes.heterogeneity import dersimonian_laird, reliability_variances, weighted_claim_score
 from nodes.reliability import QUALITY_ASPECTS, ReliabilityParts, recency_bonuses, reliability_parts
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.metrics import split_sentences
 from veriloop.models import ChatTurn, get_models
@@ -60,7 +60,7 @@ STANCES = {"supports": 1, "contradicts": -1, "neither": 0}
 
 
 @dataclass(kw_only=True)
-class MEvalContext(ModelSettings):
+class MEvalContext(MethodSettings):
     """Evidence sources, sizes, judges and the paper's three ablations."""
 
     evidence_corpus: str = field(
@@ -93,10 +93,6 @@ class MEvalContext(ModelSettings):
     )
     no_extra_evidence: bool = field(
         default=False, metadata={"description": "Ablation: only the cited articles."}
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
 

@@ -56,7 +56,7 @@ from nodes.claims import (
 )
 from nodes.generation import generate_turn
 from prompts import load_prompt, render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, ScoreError, get_models
 from veriloop.models.structured import ask_structured
@@ -68,7 +68,7 @@ Verdict = Literal["supported", "hallucinated", "undetermined"]
 
 
 @dataclass(kw_only=True)
-class FVContext(ModelSettings):
+class FVContext(MethodSettings):
     """Claim extraction, verification mode, thresholds and the revision cap."""
 
     sentences_as_claims: bool = field(
@@ -104,10 +104,6 @@ class FVContext(ModelSettings):
     max_revisions: int = field(
         default=1,
         metadata={"description": "Critique-and-revise rounds at most (0: detect only)."},
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
 

@@ -67,7 +67,7 @@ from nodes.rationale import (
 )
 from nodes.triplet_extraction import triplets_from_paragraphs
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import get_models
 from veriloop.state import InputState, OutputState
@@ -77,7 +77,7 @@ METHOD = "fe"
 
 
 @dataclass(kw_only=True)
-class FEContext(ModelSettings):
+class FEContext(MethodSettings):
     """Corpus, retrieval depth, refinement cap and the paper's ablation switches."""
 
     corpus_dir: str = field(
@@ -118,10 +118,6 @@ class FEContext(ModelSettings):
     max_tokens: int = field(
         default=512,
         metadata={"description": "Most tokens one generation may produce (rationales are long)."},
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
     def retrieval_settings(self) -> RetrievalSettings:

@@ -35,7 +35,7 @@ from knowledge.entries import new_entry
 from knowledge.store import KnowledgeBase, normalised_text
 from nodes.retrieval import open_knowledge_base
 from prompts import demonstration_turns, render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -47,7 +47,7 @@ AVOID_SHOWN = 20
 
 
 @dataclass(kw_only=True)
-class EnrichmentContext(ModelSettings):
+class EnrichmentContext(MethodSettings):
     """Knowledge base and batch loop settings."""
 
     kb_dir: str = field(
@@ -61,10 +61,6 @@ class EnrichmentContext(ModelSettings):
     max_empty_batches: int = field(
         default=2,
         metadata={"description": "Stop after this many batches in a row that add no fact."},
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
 

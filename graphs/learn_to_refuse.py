@@ -40,7 +40,7 @@ from nodes.choice import answer_type, check_options, question_text, score_option
 from nodes.input import check_question as validate_question
 from nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.state import InputState, OutputState
@@ -50,7 +50,7 @@ METHOD = "l2r"
 
 
 @dataclass(kw_only=True)
-class L2RContext(ModelSettings):
+class L2RContext(MethodSettings):
     """Knowledge base, refusal threshold and switches (reference defaults)."""
 
     kb_dir: str = field(
@@ -90,10 +90,6 @@ class L2RContext(ModelSettings):
             "description": "Multiple-choice items: after answering, judge every option true "
             "or false from the knowledge (one extra call; the reference's per-option MC2)."
         },
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
 

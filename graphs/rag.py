@@ -29,7 +29,7 @@ from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
 from nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.state import InputState, OutputState
@@ -39,7 +39,7 @@ METHOD = "rag"
 
 
 @dataclass(kw_only=True)
-class RAGContext(ModelSettings):
+class RAGContext(MethodSettings):
     """Knowledge base and retrieval depth; no thresholds."""
 
     kb_dir: str = field(
@@ -59,10 +59,6 @@ class RAGContext(ModelSettings):
     score_options: bool = field(
         default=True,
         metadata={"description": "Multiple-choice items: score each option (standard MC2)."},
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
 

@@ -22,7 +22,7 @@ from graphs.factored_verification import VerifyInput
 from nodes.claims import Source, sources_from
 from nodes.generation import generate_turn
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import get_models
 from veriloop.state import OutputState
@@ -32,13 +32,8 @@ METHOD = "self-correction"
 
 
 @dataclass(kw_only=True)
-class SelfCorrectionContext(ModelSettings):
+class SelfCorrectionContext(MethodSettings):
     """Only prompts; the baseline has no thresholds."""
-
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
-    )
 
 
 @dataclass

@@ -39,7 +39,7 @@ from nodes.generation import generate_turn
 from nodes.input import check_question as validate_question
 from nodes.loops import close_loop, format_score, passes
 from prompts import render
-from veriloop.context import ModelSettings, resolve_context
+from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, get_models
 from veriloop.state import InputState, OutputState
@@ -50,7 +50,7 @@ METHOD = "self-reflection"
 
 # ── Settings ────────────────────────────────────────────────────────────────────────────
 @dataclass(kw_only=True)
-class SelfReflectionContext(ModelSettings):
+class SelfReflectionContext(MethodSettings):
     """Thresholds, loop caps and ablations; defaults are the paper's (appendix B)."""
 
     threshold_factuality: float = field(
@@ -100,10 +100,6 @@ class SelfReflectionContext(ModelSettings):
     no_number: bool = field(
         default=False,
         metadata={"description": "Ablation: feedback names the aspect but not the score."},
-    )
-    prompt_overrides: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
 
     def __post_init__(self) -> None:

@@ -157,6 +157,16 @@ class ModelSettings:
 C = typing.TypeVar("C", bound=ModelSettings)
 
 
+@dataclass(kw_only=True)
+class MethodSettings(ModelSettings):
+    """Model settings plus what every method graph accepts: prompt overrides."""
+
+    prompt_overrides: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
+    )
+
+
 def resolve_context(value: C | dict[str, Any] | None, cls: type[C]) -> C:
     """Return the graph's Context, building defaults (plus environment) when none was given.
 
