@@ -19,7 +19,12 @@ from nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.evaluation.grounding import answer_claims, auto_grade, faithfulness, first_decision
 from veriloop.evaluation.metrics import mean
 from veriloop.evaluation.nli import NLIJudge
-from veriloop.evaluation.report import append_keyed_metrics, format_number, read_keyed_metrics
+from veriloop.evaluation.report import (
+    append_keyed_metrics,
+    format_number,
+    paired_comparison,
+    read_keyed_metrics,
+)
 from veriloop.models import Models
 
 GROUNDING_VERSION = "1"
@@ -120,37 +125,14 @@ def _summary(per_item: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _paired(
-    per_record: dict[str, dict[str, Any]], method: str, baseline: str, metric: str
-) -> dict[str, Any] | None:
-    from veriloop.evaluation.report import bootstrap_interval
-
-    items = {k.split("\x00", 1)[1] for k in per_record if k.startswith(method + "\x00")}
-    differences = []
-    for item in sorted(items):
-        a, b = per_record.get(f"{method}\x00{item}"), per_record.get(f"{baseline}\x00{item}")
-        if a is None or b is None:
-            continue
-        if metric == "decision":
-            if a["gold"] not in ("yes", "no", "maybe"):
-                continue
-            differences.append(
-                100.0 * (a["decision"] == a["gold"]) - 100.0 * (b["decision"] == b["gold"])
-            )
-        elif metric == "grader":
-            if a["correct"] is None or b["correct"] is None:
-                continue
-            differences.append(100.0 * a["correct"] - 100.0 * b["correct"])
-        elif a["faithfulness"] is not None and b["faithfulness"] is not None:
-            differences.append(100.0 * (a["faithfulness"] - b["faithfulness"]))
-    if not differences:
-        return None
-    low, high = bootstrap_interval(differences)
+def paired_values(metrics: dict[str, Any]) -> dict[str, float | None]:
+    """Return one record's grounding metrics as numbers to compare item by item (points)."""
+    faithful = metrics["faithfulness"]
+    decided = metrics["gold"] in ("yes", "no", "maybe")
     return {
-        "items": len(differences),
-        "mean": sum(differences) / len(differences),
-        "low": low,
-        "high": high,
+        "faithfulness": None if faithful is None else 100.0 * faithful,
+        "grader": None if metrics["correct"] is None else 100.0 * bool(metrics["correct"]),
+        "decision": 100.0 * (metrics["decision"] == metrics["gold"]) if decided else None,
     }
 
 
@@ -297,22 +279,21 @@ def grounding_section(
         lines.append("| " + " | ".join(cells) + " |")
     baselines = [n for n in summaries if roles[n] == "baseline"]
     comparisons = []
+    values = {key: paired_values(metrics) for key, metrics in per_record.items()}
+    paired_metrics = [
+        ("faithfulness", "faithful %"),
+        ("grader", "grader accuracy %"),
+        ("decision", "decision accuracy %"),
+    ]
     for method in [n for n in summaries if roles[n] not in ("baseline", "judge-check")]:
         for baseline in baselines:
-            for metric, label in (
-                ("faithfulness", "faithful %"),
-                ("grader", "grader accuracy %"),
-                ("decision", "decision accuracy %"),
-            ):
-                row = _paired(per_record, method, baseline, metric)
-                if row:
-                    verdict = (
-                        " (better)" if row["low"] > 0 else " (worse)" if row["high"] < 0 else ""
-                    )
-                    comparisons.append(
-                        f"| {method} − {baseline} | {label} | {row['items']} | "
-                        f"{row['mean']:+.1f} | [{row['low']:+.1f}, {row['high']:+.1f}]{verdict} |"
-                    )
+            for row in paired_comparison(values, method, baseline, paired_metrics):
+                low, high = row["ci_low"], row["ci_high"]
+                verdict = " (better)" if low > 0 else " (worse)" if high < 0 else ""
+                comparisons.append(
+                    f"| {method} − {baseline} | {row['metric']} | {row['items']} | "
+                    f"{row['mean_difference']:+.1f} | [{low:+.1f}, {high:+.1f}]{verdict} |"
+                )
     if comparisons:
         lines += [
             "",

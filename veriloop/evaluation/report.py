@@ -176,16 +176,20 @@ def bootstrap_interval(
 
 
 def paired_comparison(
-    per_record: dict[str, dict[str, Any]], method: str, baseline: str
+    per_record: dict[str, dict[str, Any]],
+    method: str,
+    baseline: str,
+    metrics: list[tuple[str, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Compare two runs item by item on the items both answered.
 
+    `metrics` lists (key in the per-record dicts, label) pairs; default: PAIRED_METRICS.
     Returns, per metric: items compared, mean difference (method - baseline), its
     bootstrap 95% interval, and how many items the method won, tied and lost.
     """
     rows = []
     items = {key.split("\x00", 1)[1] for key in per_record if key.startswith(method + "\x00")}
-    for key, label in PAIRED_METRICS:
+    for key, label in metrics or PAIRED_METRICS:
         differences = []
         for item in sorted(items):
             a = per_record.get(f"{method}\x00{item}", {}).get(key)
