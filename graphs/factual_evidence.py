@@ -355,12 +355,13 @@ def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
 
 
 def _finish_answer(
-    state: State, value: dict[str, Any] | None, valid_ids: list[str], error: str | None
+    answer: str | None, listed: list[str], valid_ids: list[str], error: str | None
 ) -> dict[str, Any]:
-    if value is None:
+    """Keep the answer's valid citations (inline first, then listed ones); flag the rest."""
+    if answer is None:
         return {"error": f"the answer reply was unusable: {error}"}
-    text, cited, invalid = split_citations(str(value["answer"]), set(valid_ids))
-    citations = cited + [i for i in value.get("citations", []) if i in valid_ids and i not in cited]
+    text, cited, invalid = split_citations(answer, set(valid_ids))
+    citations = cited + [i for i in listed if i in valid_ids and i not in cited]
     if not text:
         return {"error": "the answer was empty", "invalid_citations": invalid}
     return {"answer": text, "citations": citations, "invalid_citations": invalid, "error": None}
@@ -401,11 +402,10 @@ def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
         restated=[state.question],
         seed=context.seed,
     )
-    value = {"answer": generated.text, "citations": []} if generated.text else None
     return {
         "used_ids": ids,
         "calls": [generated.call],
-        **_finish_answer(state, value, ids, generated.error),
+        **_finish_answer(generated.text or None, [], ids, generated.error),
     }
 
 
@@ -434,7 +434,12 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
         "rationale_versions": [version],
         "used_ids": ids if value else [],
         "calls": calls,
-        **_finish_answer(state, value, ids, error),
+        **_finish_answer(
+            str(value["answer"]) if value else None,
+            list(value["citations"]) if value else [],
+            ids,
+            error,
+        ),
     }
 
 
