@@ -68,13 +68,14 @@ class MEvalContext(MethodSettings):
         metadata={"description": "PubMed XML or JSON-lines file searched for extra evidence."},
     )
     claims_per_answer: int = field(
-        default=4, metadata={"description": "Answer sentences kept as claims (plus the main)."}
+        default=4,
+        metadata={"ge": 0, "description": "Answer sentences kept as claims (plus the main)."},
     )
     extra_candidates: int = field(
-        default=15, metadata={"description": "BM25 articles retrieved for extra evidence."}
+        default=15, metadata={"ge": 0, "description": "BM25 articles retrieved for extra evidence."}
     )
     extra_evidence: int = field(
-        default=9, metadata={"description": "Most reliable retrieved articles kept."}
+        default=9, metadata={"ge": 0, "description": "Most reliable retrieved articles kept."}
     )
     stance_judge: Literal["nli", "llm"] = field(
         default="nli",

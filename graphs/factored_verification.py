@@ -92,18 +92,26 @@ class FVContext(MethodSettings):
     threshold: float = field(
         default=0.5,
         metadata={
+            "ge": 0.0,
+            "le": 1.0,
             "description": "θ: the answer is hallucinated iff P(answer) < θ. 0.5 is an "
-            "uncalibrated default; fit θ on a training split (nodes.claims.fit_threshold)."
+            "uncalibrated default; fit θ on a training split (nodes.claims.fit_threshold).",
         },
     )
     claim_threshold: float = field(
         default=0.5,
-        metadata={"description": "A claim is unsupported (and critiqued) iff P(claim) < this."},
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "A claim is unsupported (and critiqued) iff P(claim) < this.",
+        },
     )
-    max_claims: int = field(default=8, metadata={"description": "Claims checked per answer."})
+    max_claims: int = field(
+        default=8, metadata={"ge": 1, "description": "Claims checked per answer."}
+    )
     max_revisions: int = field(
         default=1,
-        metadata={"description": "Critique-and-revise rounds at most (0: detect only)."},
+        metadata={"ge": 0, "description": "Critique-and-revise rounds at most (0: detect only)."},
     )
 
 

@@ -88,10 +88,10 @@ class FEContext(MethodSettings):
         default="paragraphs",
         metadata={"description": "Context units: 'paragraphs', 'triplets' or 'both'."},
     )
-    top_paragraphs: int = field(default=4, metadata={"description": "Paragraphs kept."})
-    top_triplets: int = field(default=8, metadata={"description": "Triplets kept."})
+    top_paragraphs: int = field(default=4, metadata={"ge": 1, "description": "Paragraphs kept."})
+    top_triplets: int = field(default=8, metadata={"ge": 0, "description": "Triplets kept."})
     lexical_weight: float = field(
-        default=1.0, metadata={"description": "BM25's weight in reciprocal-rank fusion."}
+        default=1.0, metadata={"ge": 0.0, "description": "BM25's weight in reciprocal-rank fusion."}
     )
     web_search: str = field(
         default="",
@@ -102,7 +102,7 @@ class FEContext(MethodSettings):
         metadata={"description": "Local cross-encoder directory; empty = reciprocal-rank fusion."},
     )
     max_refinements: int = field(
-        default=2, metadata={"description": "Refine-and-re-verify rounds at most (ours)."}
+        default=2, metadata={"ge": 0, "description": "Refine-and-re-verify rounds at most (ours)."}
     )
     direct_generation: bool = field(
         default=False,
@@ -117,7 +117,10 @@ class FEContext(MethodSettings):
     )
     max_tokens: int = field(
         default=512,
-        metadata={"description": "Most tokens one generation may produce (rationales are long)."},
+        metadata={
+            "ge": 1,
+            "description": "Most tokens one generation may produce (rationales are long).",
+        },
     )
 
     def retrieval_settings(self) -> RetrievalSettings:

@@ -54,13 +54,18 @@ class EnrichmentContext(MethodSettings):
         default="",
         metadata={"description": "Knowledge-base directory the new facts are written to."},
     )
-    batch_size: int = field(default=5, metadata={"description": "Questions generated per batch."})
+    batch_size: int = field(
+        default=5, metadata={"ge": 1, "description": "Questions generated per batch."}
+    )
     max_batches: int = field(
-        default=10, metadata={"description": "Cap on batches per run (the loop's cap)."}
+        default=10, metadata={"ge": 1, "description": "Cap on batches per run (the loop's cap)."}
     )
     max_empty_batches: int = field(
         default=2,
-        metadata={"description": "Stop after this many batches in a row that add no fact."},
+        metadata={
+            "ge": 1,
+            "description": "Stop after this many batches in a row that add no fact.",
+        },
     )
 
 

@@ -57,13 +57,16 @@ class L2RContext(MethodSettings):
         default="",
         metadata={"description": "Knowledge-base directory (`veriloop kb create DIR`)."},
     )
-    top_k: int = field(default=4, metadata={"description": "Entries retrieved per question."})
+    top_k: int = field(
+        default=4, metadata={"ge": 1, "description": "Entries retrieved per question."}
+    )
     alpha: float = field(
         default=0.75,
         metadata={
+            "ge": 0.0,
             "description": "Hard-refusal threshold on min d/(c+1e-9): answerable iff below. "
             "0.75 is the reference's TruthfulQA value (0.6 for MedQA), set for "
-            "all-mpnet-base-v2; calibrate it for other embeddings."
+            "all-mpnet-base-v2; calibrate it for other embeddings.",
         },
     )
     consult_model_when_hard_refused: bool = field(

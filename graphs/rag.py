@@ -54,7 +54,8 @@ class RAGContext(MethodSettings):
         },
     )
     top_k: int = field(
-        default=4, metadata={"description": "Entries (or paragraphs) retrieved per question."}
+        default=4,
+        metadata={"ge": 1, "description": "Entries (or paragraphs) retrieved per question."},
     )
     score_options: bool = field(
         default=True,

@@ -49,42 +49,68 @@ METHOD = "self-reflection"
 
 
 # ── Settings ────────────────────────────────────────────────────────────────────────────
+def _weights_problem(weights: list[float]) -> str | None:
+    """Return why consistency weights are unusable (not two, negative, all zero), or None."""
+    if len(weights) != 2:
+        return f"{list(weights)} must hold two weights (forward, backward)"
+    if any(weight < 0 for weight in weights) or sum(weights) == 0:
+        return f"{list(weights)} must be non-negative and not both zero"
+    return None
+
+
 @dataclass(kw_only=True)
 class SelfReflectionContext(MethodSettings):
     """Thresholds, loop caps and ablations; defaults are the paper's (appendix B)."""
 
     threshold_factuality: float = field(
         default=-1.0,
-        metadata={"description": "Knowledge passes when its mean token log-prob is >= this."},
+        metadata={
+            "le": 0.0,
+            "description": "Knowledge passes when its mean token log-prob is >= this.",
+        },
     )
     threshold_consistency: float = field(
         default=-5.0,
-        metadata={"description": "Answer passes when its consistency score is >= this."},
+        metadata={"le": 0.0, "description": "Answer passes when its consistency score is >= this."},
     )
     threshold_entailment: float = field(
         default=0.8,
-        metadata={"description": "Round passes when cosine(question, answer) is >= this."},
+        metadata={
+            "ge": -1.0,
+            "le": 1.0,
+            "description": "Round passes when cosine(question, answer) is >= this.",
+        },
     )
     max_knowledge_loops: int = field(
-        default=3, metadata={"description": "Knowledge generations per round (1 + refinements)."}
+        default=3,
+        metadata={"ge": 1, "description": "Knowledge generations per round (1 + refinements)."},
     )
     max_answer_loops: int = field(
-        default=3, metadata={"description": "Answer generations per round (1 + refinements)."}
+        default=3,
+        metadata={"ge": 1, "description": "Answer generations per round (1 + refinements)."},
     )
     max_rounds: int = field(
         default=3,
         metadata={
+            "ge": 1,
             "description": "Outer (entailment) rounds in all, the paper's 'max number of the "
-            "main loop': at most max_rounds - 1 restarts."
+            "main loop': at most max_rounds - 1 restarts.",
         },
     )
     factuality_demos: int = field(
         default=1,
-        metadata={"description": "Demonstrations in the factuality scorer prompt (0-3)."},
+        metadata={
+            "ge": 0,
+            "le": 3,
+            "description": "Demonstrations in the factuality scorer prompt (0-3).",
+        },
     )
     consistency_weights: list[float] = field(
         default_factory=lambda: [0.5, 0.5],
-        metadata={"description": "Weights of the forward and backward infilling evaluators."},
+        metadata={
+            "check": _weights_problem,
+            "description": "Weights of the forward and backward infilling evaluators.",
+        },
     )
     no_refinement: bool = field(
         default=False,
@@ -105,13 +131,6 @@ class SelfReflectionContext(MethodSettings):
     def __post_init__(self) -> None:
         """Apply environment overrides, then reject settings no run could use."""
         super().__post_init__()
-        for name in ("max_knowledge_loops", "max_answer_loops", "max_rounds"):
-            if getattr(self, name) < 1:
-                raise InvalidInputError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if not 0 <= self.factuality_demos <= 3:
-            raise InvalidInputError(
-                f"factuality_demos must be between 0 and 3, got {self.factuality_demos}"
-            )
         if self.no_aspect and self.no_number:
             raise InvalidInputError("choose one feedback ablation: no_aspect or no_number")
 

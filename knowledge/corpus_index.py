@@ -41,9 +41,13 @@ from knowledge.triplets import (
     triplets_to_jsonl,
 )
 from knowledge.versioned import (
+    CORPUS_INDEX_KIND,
+    describe_kind,
     fsync_file,
+    live_kind,
     live_version,
     publish_version,
+    read_live,
     version_name,
     write_file,
     writer_lock,
@@ -63,6 +67,31 @@ class CorpusIndexError(VeriloopError):
 
 
 _STEMMER: Any = None
+
+
+def check_index_target(directory: Path) -> None:
+    """Refuse to build an index at `directory` unless it is new, empty or a corpus index.
+
+    Raises:
+        CorpusIndexError: It is a file, holds a knowledge base (which a build would replace
+            and delete), or holds other files.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise CorpusIndexError(f"{directory} is a file; choose a new or empty folder for --out")
+    if not directory.exists():
+        return
+    kind = live_kind(directory)
+    if kind is None:
+        if any(p for p in directory.iterdir() if p.name != ".lock"):
+            raise CorpusIndexError(
+                f"{directory} exists, is not empty and is not a corpus index; choose a new "
+                "or empty folder"
+            )
+    elif kind != CORPUS_INDEX_KIND:
+        raise CorpusIndexError(
+            f"{directory} holds {describe_kind(kind)}, not a corpus index; building an index "
+            "there would replace it. Choose another folder for --out"
+        )
 
 
 def lexical_tokens(texts: Sequence[str]) -> list[list[str]]:
@@ -130,11 +159,7 @@ class CorpusIndex:
             CorpusIndexError: The directory holds something that is not a corpus index.
         """
         directory = Path(directory).expanduser()
-        if directory.exists() and any(directory.iterdir()) and live_version(directory) is None:
-            raise CorpusIndexError(
-                f"{directory} exists, is not empty and is not a corpus index; choose a new "
-                "or empty folder"
-            )
+        check_index_target(directory)
         if not chunks:
             raise CorpusIndexError("there are no chunks to index: the corpus is empty")
         spec = spec or IndexSpec()
@@ -148,11 +173,12 @@ class CorpusIndex:
             embedder, [triplet_text(t) for t in graph.triplets], dim=int(vectors.shape[1])
         )
         with writer_lock(directory):
+            check_index_target(directory)  # again under the lock: nothing changed meanwhile
             live = live_version(directory)
             version = int(live[1:]) + 1 if live else 1
             manifest = {
                 "format": FORMAT_VERSION,
-                "kind": "veriloop-corpus",
+                "kind": CORPUS_INDEX_KIND,
                 "embedding_model": embedder.name,
                 "dim": int(vectors.shape[1]),
                 "index": spec.to_json(),
@@ -218,17 +244,25 @@ class CorpusIndex:
                 from the one that built it.
         """
         directory = Path(directory).expanduser()
-        live = live_version(directory)
-        if live is None:
+        if live_version(directory) is None:
             raise CorpusIndexError(
                 f"{directory} is not a corpus index (no CURRENT file); build one with "
                 "`veriloop index FOLDER --out DIR` or `veriloop index --dataset NAME ...`"
             )
-        root = directory / live
-        try:
+        kind = live_kind(directory)
+        if kind not in {CORPUS_INDEX_KIND, "unknown"}:
+            raise CorpusIndexError(
+                f"{directory} is {describe_kind(kind)}, not a corpus index; build one with "
+                "`veriloop index FOLDER --out DIR`"
+            )
+
+        def load(
+            live: str,
+        ) -> tuple[str, dict[str, Any], list[Chunk], Any, IndexSpec, Any, Any, list[Triplet], Any]:
+            root = directory / live
             manifest = json.loads((root / "manifest.json").read_text())
-            if manifest.get("kind") != "veriloop-corpus":
-                raise CorpusIndexError(f"{directory} is not a corpus index (a knowledge base?)")
+            if not isinstance(manifest, dict) or manifest.get("kind") != CORPUS_INDEX_KIND:
+                raise ValueError("manifest.json does not describe a corpus index")
             chunks: list[Chunk] = [
                 json.loads(line)
                 for line in (root / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
@@ -242,9 +276,34 @@ class CorpusIndex:
                 (root / "triplets.jsonl").read_text(encoding="utf-8")
             )
             triplet_vectors = np.load(root / "triplet_vectors.npy", allow_pickle=False)
-        except (OSError, ValueError, KeyError) as exc:
+            return (
+                live,
+                manifest,
+                chunks,
+                vectors,
+                spec,
+                faiss_index,
+                bm25,
+                triplets,
+                triplet_vectors,
+            )
+
+        try:
+            (
+                live,
+                manifest,
+                chunks,
+                vectors,
+                spec,
+                faiss_index,
+                bm25,
+                triplets,
+                triplet_vectors,
+            ) = read_live(directory, load)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CorpusIndexError(
-                f"corpus index {directory} ({live}) is damaged: {exc}; rebuild it"
+                f"corpus index {directory} ({live_version(directory)}) is damaged: {exc}; "
+                "rebuild it"
             ) from exc
         if not (len(chunks) == len(vectors) == faiss_index.ntotal == manifest["chunks"]):
             raise CorpusIndexError(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError
+from veriloop.text import has_word, strip_control
 
 MAX_KNOWLEDGE_CHARS = 4000
 TEXT_KEYS = ("knowledge", "text", "fact")
@@ -70,9 +71,11 @@ def clean_knowledge(text: Any, where: str) -> str:
     """
     if not isinstance(text, str):
         raise InvalidInputError(f"{where}: knowledge must be text, got {type(text).__name__}")
-    cleaned = re.sub(r"\s+", " ", text).strip()
+    cleaned = re.sub(r"\s+", " ", strip_control(text)).strip()
     if not cleaned:
         raise InvalidInputError(f"{where}: knowledge is empty")
+    if not has_word(cleaned):
+        raise InvalidInputError(f"{where}: knowledge {cleaned[:40]!r} has no letter or digit")
     if len(cleaned) > MAX_KNOWLEDGE_CHARS:
         raise InvalidInputError(
             f"{where}: knowledge is {len(cleaned)} characters; the limit is "
@@ -87,6 +90,13 @@ def check_confidence(value: Any, where: str) -> float:
     Raises:
         InvalidInputError: It is not a number or lies outside [0, 1].
     """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InvalidInputError(
+            f"{where}: confidence is empty; give a probability such as 0.8, or leave the "
+            "confidence column out for 1.0 everywhere"
+        )
+    if isinstance(value, bool):
+        raise InvalidInputError(f"{where}: confidence {value!r} is not a number")
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -156,14 +166,21 @@ def _read_csv(path: Path, source: str) -> Iterator[NewEntry]:
                 f"{path}:1: the CSV header {header} names no knowledge column "
                 f"(expected one of {list(TEXT_KEYS)})"
             )
-        for row in reader:
-            where = f"{path}:{reader.line_num}"
-            yield new_entry(
-                _text_field(row, where),
-                row.get("confidence") or 1.0,
-                row.get("source") or source,
-                where=where,
-            )
+        has_confidence = "confidence" in header
+        try:
+            for row in reader:
+                where = f"{path}:{reader.line_num}"
+                yield new_entry(
+                    _text_field(row, where),
+                    row.get("confidence") if has_confidence else 1.0,
+                    row.get("source") or source,
+                    where=where,
+                )
+        except csv.Error as exc:
+            raise InvalidInputError(
+                f"{path}:{reader.line_num}: not a readable CSV row ({exc}); facts are limited "
+                f"to {MAX_KNOWLEDGE_CHARS} characters"
+            ) from None
 
 
 def _read_confidence_tab_fact(path: Path, source: str) -> Iterator[NewEntry]:
@@ -216,6 +233,12 @@ def write_entries(entries: list[Entry], path: Path) -> None:
         InvalidInputError: The suffix is not .jsonl, .csv, .txt or .tsv.
     """
     suffix = path.suffix.lower()
+    if path.is_dir():
+        raise InvalidInputError(f"{path} is a folder; give a file name such as facts.jsonl")
+    if not path.parent.is_dir():
+        raise InvalidInputError(
+            f"the folder {path.parent} does not exist; create it first or export elsewhere"
+        )
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("w", encoding="utf-8", newline="") as handle:
         if suffix in {".jsonl", ".ndjson"}:

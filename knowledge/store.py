@@ -33,9 +33,13 @@ from typing_extensions import TypedDict
 from knowledge.entries import Entry, NewEntry, check_confidence, clean_knowledge, now
 from knowledge.index import IndexSpec, build_index, read_index, search, write_index
 from knowledge.versioned import (
+    KNOWLEDGE_BASE_KIND,
+    describe_kind,
     fsync_file,
+    live_kind,
     live_version,
     publish_version,
+    read_live,
     version_name,
     write_file,
     writer_lock,
@@ -125,9 +129,12 @@ class KnowledgeBase:
             KnowledgeBaseError: `directory` already holds a base or other files.
         """
         directory = Path(directory)
-        if (directory / "CURRENT").exists():
+        if directory.exists() and not directory.is_dir():
+            raise KnowledgeBaseError(f"{directory} is a file; choose a new or empty folder")
+        if live_version(directory) is not None:
             raise KnowledgeBaseError(
-                f"{directory} already holds a knowledge base; open it, or choose another folder"
+                f"{directory} already holds {describe_kind(live_kind(directory))}; "
+                "choose another folder"
             )
         if directory.exists() and any(p for p in directory.iterdir() if p.name not in {".lock"}):
             raise KnowledgeBaseError(
@@ -148,20 +155,30 @@ class KnowledgeBase:
             KnowledgeBaseError: Not a base, damaged, or written with other embeddings.
         """
         directory = Path(directory)
-        pointer = directory / "CURRENT"
-        if not pointer.is_file():
+        if live_version(directory) is None:
             raise KnowledgeBaseError(
                 f"{directory} is not a veriloop knowledge base (no CURRENT file); create one "
                 f"with `veriloop kb create {directory}`"
             )
-        name = pointer.read_text().strip()
-        folder = directory / name
-        try:
+        kind = live_kind(directory)
+        if kind not in {KNOWLEDGE_BASE_KIND, "unknown"}:
+            raise KnowledgeBaseError(
+                f"{directory} is {describe_kind(kind)}, not a knowledge base; give a folder "
+                "made with `veriloop kb create`"
+            )
+
+        def load(name: str) -> tuple[dict[str, Any], IndexSpec, list[Entry], Any, Any]:
+            folder = directory / name
             manifest = json.loads((folder / "manifest.json").read_text())
+            if not isinstance(manifest, dict):
+                raise ValueError("manifest.json is not a JSON object")
             if manifest.get("format") != FORMAT_VERSION:
                 raise KnowledgeBaseError(
                     f"{directory}: format {manifest.get('format')!r} is not {FORMAT_VERSION}"
                 )
+            for key in ("dim", "count", "next_id", "version", "embedding_model", "index"):
+                if key not in manifest:
+                    raise KeyError(f"manifest.json has no {key!r}")
             spec = IndexSpec.from_json(manifest["index"])
             entries = [
                 Entry(**json.loads(line))
@@ -170,14 +187,18 @@ class KnowledgeBase:
             ]
             vectors = np.load(folder / "vectors.npy", allow_pickle=False)
             index = read_index(folder / "index.faiss", spec)
+            return manifest, spec, entries, vectors, index
+
+        try:
+            manifest, spec, entries, vectors, index = read_live(directory, load)
+            dim = int(manifest["dim"])
         except KnowledgeBaseError:
             raise
-        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError, AttributeError) as exc:
             raise KnowledgeBaseError(
                 f"{directory} is damaged ({type(exc).__name__}: {exc}); restore it from a "
                 "backup or an export, or rebuild it"
             ) from exc
-        dim = int(manifest["dim"])
         consistent = (
             len(entries) == manifest.get("count")
             and vectors.shape == (len(entries), dim)
@@ -246,6 +267,7 @@ class KnowledgeBase:
         version = self.version + 1
         manifest = {
             "format": FORMAT_VERSION,
+            "kind": KNOWLEDGE_BASE_KIND,
             "embedding_model": self.embedding_model,
             "dim": self.dim,
             "index": self.index_spec.to_json(),

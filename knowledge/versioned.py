@@ -16,14 +16,21 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 VERSION_PATTERN = re.compile(r"v\d{6}")
+
+KNOWLEDGE_BASE_KIND = "veriloop-knowledge-base"
+CORPUS_INDEX_KIND = "veriloop-corpus"
+KIND_NAMES = {KNOWLEDGE_BASE_KIND: "a knowledge base", CORPUS_INDEX_KIND: "a corpus index"}
+
+T = TypeVar("T")
 
 
 def version_name(version: int) -> str:
@@ -71,6 +78,54 @@ def live_version(directory: Path) -> str | None:
     """Return the name `CURRENT` points at, or None when the directory has no version."""
     pointer = directory / "CURRENT"
     return pointer.read_text().strip() if pointer.is_file() else None
+
+
+def live_kind(directory: Path) -> str | None:
+    """Return what the live version of `directory` holds, or None when it has no version.
+
+    The manifest's `kind` names it; knowledge bases written before kinds were recorded
+    have no `kind` but a `next_id`, and are reported as knowledge bases. A manifest that
+    cannot be read gives "unknown".
+    """
+    live = live_version(directory)
+    if live is None:
+        return None
+    try:
+        manifest = json.loads((directory / live / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return "unknown"
+    if not isinstance(manifest, dict):
+        return "unknown"
+    if "kind" in manifest:
+        return str(manifest["kind"])
+    return KNOWLEDGE_BASE_KIND if "next_id" in manifest else "unknown"
+
+
+def describe_kind(kind: str | None) -> str:
+    """Return a reader's phrase for a kind ("a knowledge base", "a corpus index", ...)."""
+    if kind is None:
+        return "nothing veriloop wrote"
+    return KIND_NAMES.get(kind, "a versioned folder of unknown kind")
+
+
+def read_live(directory: Path, load: Callable[[str], T], attempts: int = 5) -> T:
+    """Load the live version with `load(version_name)`, never failing on a switch under way.
+
+    A writer may switch `CURRENT` and delete the old version between our reading `CURRENT`
+    and our reading the version's files. When `load` fails with OSError and `CURRENT` now
+    names another version, the load is retried on the new one; a failure while `CURRENT`
+    stays the same is real damage and is raised.
+    """
+    for attempt in range(attempts):
+        live = live_version(directory)
+        if live is None:
+            raise FileNotFoundError(directory / "CURRENT")
+        try:
+            return load(live)
+        except OSError:
+            if attempt + 1 == attempts or live_version(directory) == live:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def publish_version(directory: Path, version: int, write_contents: Callable[[Path], None]) -> None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from nodes.citations import BRACKETED, CITATION_ID, cited_ids
+from veriloop.errors import InvalidInputError
 from veriloop.evaluation.metrics import split_sentences
 
 YES_TARGETS = (" Yes", " yes")
@@ -36,14 +37,29 @@ def sources_from(
     retrieved: Sequence[Any] | None,
     knowledge: str | None,
 ) -> list[Source]:
-    """Return the sources in order of preference (see the module docstring); [] if none."""
+    """Return the sources in order of preference (see the module docstring); [] if none.
+
+    Raises:
+        InvalidInputError: `sources` is not a list of strings or {"id", "text"} objects (a
+            bare string would otherwise be checked character by character).
+    """
     if sources:
+        if isinstance(sources, str | bytes) or not isinstance(sources, Sequence):
+            raise InvalidInputError(
+                f"sources must be a list of texts or {{'id', 'text'}} objects, got "
+                f'{type(sources).__name__}; wrap a single source in a list: ["..."]'
+            )
         out = []
         for n, source in enumerate(sources, start=1):
             if isinstance(source, str):
                 out.append(Source(id=f"S{n}", text=source))
+            elif isinstance(source, dict) and isinstance(source.get("text"), str):
+                out.append(Source(id=str(source.get("id") or f"S{n}"), text=source["text"]))
             else:
-                out.append(Source(id=str(source.get("id") or f"S{n}"), text=str(source["text"])))
+                raise InvalidInputError(
+                    f"source {n} must be a text or an object with a 'text' string, got "
+                    f"{json_preview(source)}"
+                )
         return [s for s in out if s["text"].strip()]
     if context_units:
         return [Source(id=str(u["id"]), text=str(u["text"])) for u in context_units]
@@ -52,6 +68,12 @@ def sources_from(
     if knowledge and knowledge.strip():
         return [Source(id="S1", text=knowledge.strip())]
     return []
+
+
+def json_preview(value: Any, limit: int = 80) -> str:
+    """Return a short printable form of a value for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def sentence_claims(answer: str) -> list[str]:

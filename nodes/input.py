@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 from veriloop.errors import InvalidInputError
+from veriloop.text import has_word, strip_control
 
 
 def check_question(question: object, *, max_chars: int) -> str:
     """Return the question with surrounding whitespace removed, or raise a clear error.
 
+    Control characters (NUL, escape, ...) are removed first.
+
     Raises:
-        InvalidInputError: The question is not text, is empty or blank, or is too long.
+        InvalidInputError: The question is not text, is empty or blank, has no letter or
+            digit, or is too long.
     """
     if not isinstance(question, str):
         raise InvalidInputError(
             f"the question must be text, got {type(question).__name__}; pass a string"
         )
-    cleaned = question.strip()
+    cleaned = strip_control(question).strip()
     if not cleaned:
         raise InvalidInputError("the question is empty; pass a non-blank question")
+    if not has_word(cleaned):
+        raise InvalidInputError(
+            f"the question {cleaned[:40]!r} has no letter or digit; pass a question in words"
+        )
     if len(cleaned) > max_chars:
         raise InvalidInputError(
             f"the question is {len(cleaned)} characters, more than the limit of {max_chars}; "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from knowledge.hybrid import fence
 from knowledge.store import Hit, KnowledgeBase
 from veriloop.errors import InvalidInputError
 from veriloop.models import Models
@@ -54,11 +55,11 @@ def retrieve(
 
 
 def format_hits(hits: list[Hit], *, with_confidence: bool = True) -> str:
-    """Render retrieved entries one per line as `[K-3] fact (confidence 0.80)`."""
+    """Render retrieved entries one per line as `[K-3] fact (confidence 0.80)`, fenced."""
     if not hits:
         return "(no knowledge)"
     lines = []
     for hit in hits:
         suffix = f" (confidence {hit['confidence']:.2f})" if with_confidence else ""
-        lines.append(f"[{hit['id']}] {hit['knowledge']}{suffix}")
+        lines.append(f"[{hit['id']}] {fence(hit['knowledge'])}{suffix}")
     return "\n".join(lines)

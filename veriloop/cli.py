@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import typing
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,9 +29,12 @@ from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.methods import METHODS, get_method
 
+# Help texts are plain text: with Rich markup on, a default path in square brackets is
+# read as a markup tag (and crashes `--help`, or silently disappears).
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="Hallucination-mitigation methods as LangGraph graphs, offline by default.",
 )
 err = Console(stderr=True, highlight=False)
@@ -57,15 +61,31 @@ def _register_subcommands() -> None:
 
 
 def build_context(
-    context_class: type[ModelSettings], assignments: list[str], **given: Any
+    context_class: type[ModelSettings],
+    assignments: list[str],
+    *,
+    ignore_unknown: bool = False,
+    **given: Any,
 ) -> ModelSettings:
-    """Build a method's Context from CLI options and `--set name=value` pairs."""
+    """Build a method's Context from CLI options and `--set name=value` pairs.
+
+    Args:
+        context_class: The method's Context dataclass.
+        assignments: `NAME=VALUE` texts, converted to each field's type.
+        ignore_unknown: Skip names the Context lacks instead of rejecting them.
+        **given: Fields set by CLI options; None means "not given".
+
+    Raises:
+        InvalidInputError: A malformed or unknown assignment, or a value the Context rejects.
+    """
     known = {spec.name: spec for spec in fields(context_class)}
     hints = typing.get_type_hints(context_class)
     values = {key: value for key, value in given.items() if value is not None}
     for assignment in assignments:
         name, sep, raw = assignment.partition("=")
         name = name.strip().replace("-", "_")
+        if sep and name not in known and ignore_unknown:
+            continue
         if not sep or name not in known:
             raise InvalidInputError(
                 f"--set {assignment!r}: expected NAME=VALUE with NAME one of "
@@ -210,6 +230,11 @@ def ask(
     try:
         spec = get_method(method)
         build_graph, context_class = spec.load()
+        verifier_class: type[ModelSettings] | None = None
+        if verify:
+            from veriloop.cli_verify import load_verifier
+
+            verifier_class = load_verifier(verify)[1]  # unknown name: fail before the method
         cache = (
             ""
             if no_cache
@@ -226,7 +251,27 @@ def ask(
                     f"method {method!r} does not use a corpus index (--corpus); use --method fe"
                 )
             given["corpus_dir"] = str(corpus)
-        context = build_context(context_class, settings or [], **given)
+        if verifier_class is not None:
+            # --set pairs go to the method and to the chained verifier, each taking the
+            # names its Context has; a name neither has is an error before anything runs.
+            both = {spec.name for spec in (*fields(context_class), *fields(verifier_class))}
+            for assignment in settings or []:
+                name = assignment.partition("=")[0].strip().replace("-", "_")
+                if name not in both:
+                    raise InvalidInputError(
+                        f"--set {assignment!r}: neither {spec.name} nor the {verify} verifier "
+                        f"has a setting {name!r}; known: {', '.join(sorted(both))}"
+                    )
+            build_context(
+                verifier_class,
+                settings or [],
+                ignore_unknown=True,
+                backend=backend,
+                cache_dir=cache,
+            )
+        context = build_context(
+            context_class, settings or [], ignore_unknown=verifier_class is not None, **given
+        )
         question = check_question(question, max_chars=context.max_question_chars)
         request: dict[str, Any] = {"question": question}
         if option:
@@ -256,7 +301,14 @@ def ask(
         try:
             payload = verification_input(final, f"the {spec.name} output")
             err.print(f"[bold]{verify}[/bold] verification of the answer")
-            checked = run_verifier(verify, payload, [], backend=backend, cache_dir=cache)
+            checked = run_verifier(
+                verify,
+                payload,
+                settings or [],
+                ignore_unknown=True,
+                backend=backend,
+                cache_dir=cache,
+            )
         except VeriloopError as exc:
             err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
             raise typer.Exit(code=2) from None
@@ -316,10 +368,10 @@ def bench(
         ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="Dataset split (default per dataset).")] = None,
-    limit: Annotated[int | None, typer.Option(help="Use the first N items.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Use the first N items.")] = None,
     shuffle: Annotated[bool, typer.Option(help="Shuffle items (seeded) before --limit.")] = False,
     seed: Annotated[int, typer.Option(help="Seed for --shuffle and model sampling.")] = 0,
-    workers: Annotated[int, typer.Option(help="Items run concurrently.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Items run concurrently.")] = 1,
     out: Annotated[
         Path | None, typer.Option(help="Run directory [runs/<dataset>_<split>_n<limit>].")
     ] = None,
@@ -407,6 +459,9 @@ def bench(
             harness.run_bench(
                 runs, items, results, base_settings=base, workers=workers, on_record=on_record
             )
+        except KeyboardInterrupt:
+            progress.close()
+            _stop_interrupted_bench(results)
         finally:
             progress.close()
         records = results.records()
@@ -415,11 +470,33 @@ def bench(
         if report:
             from veriloop.evaluation.report import write_report
 
-            path = write_report(run_dir)
+            path = write_report(run_dir, cache_dir=cache)
             err.print(f"report: {path}")
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
+
+
+def _stop_interrupted_bench(results: Any) -> typing.NoReturn:
+    """Say what Ctrl-C kept and how to resume, then end the process at once (status 130).
+
+    Queued items were cancelled; items in flight are abandoned rather than awaited (a
+    llama.cpp call cannot be interrupted), exactly as a kill would leave them: every
+    finished record is already on disk, and a re-run picks up what is missing.
+    """
+    try:
+        kept = len(results.records())
+    except VeriloopError:
+        kept = -1
+    held = f"{kept} finished record(s) are" if kept >= 0 else "finished records are"
+    err.print(
+        f"[yellow]interrupted:[/yellow] {held} kept in {results.path}; items in flight were "
+        "not recorded. Run the same command again to resume where it stopped.",
+        soft_wrap=True,
+    )
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def _typed_settings(runs: list[Any], raw: dict[str, Any]) -> dict[str, Any]:
@@ -459,6 +536,11 @@ def report_command(
     grader_base_url: Annotated[
         str | None, typer.Option(help="Auto-Grader server URL (openai backend).")
     ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Model-call cache directory [$VERILOOP_CACHE_DIR or ~/.cache/veriloop]."),
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Score afresh, no cache.")] = False,
 ) -> None:
     """(Re)write report.md and the plots of a run directory from its results.jsonl.
 
@@ -479,7 +561,8 @@ def report_command(
         if value
     }
     try:
-        err.print(f"report: {write_report(run_dir, grader_settings=grader)}")
+        cache = "" if no_cache else (str(cache_dir) if cache_dir else None)
+        err.print(f"report: {write_report(run_dir, grader_settings=grader, cache_dir=cache)}")
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
@@ -490,8 +573,10 @@ def calibrate(
     dataset: Annotated[str, typer.Option(help="Dataset to calibrate on.")],
     data_dir: Annotated[Path, typer.Option(help="Folder with the dataset's files.")],
     split: Annotated[str, typer.Option(help="A dev split, disjoint from what you report.")],
-    limit: Annotated[int, typer.Option(help="Items to score.")] = 30,
-    quantile: Annotated[float, typer.Option(help="Quantile for each threshold.")] = 0.5,
+    limit: Annotated[int, typer.Option(min=1, help="Items to score.")] = 30,
+    quantile: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Quantile for each threshold.")
+    ] = 0.5,
     out: Annotated[Path | None, typer.Option(help="Run directory.")] = None,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
@@ -543,6 +628,112 @@ def calibrate(
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         raise typer.Exit(code=2) from None
+
+
+@app.command()
+def doctor(
+    model_path: Annotated[
+        Path | None,
+        typer.Option(help="GGUF file to check [the bundled SmolLM2-135M-Instruct]."),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check/--no-check", help="Run the runtime check.")
+    ] = True,
+    brief: Annotated[
+        bool, typer.Option("--brief", help="Print only the check (scripts/setup.sh uses this).")
+    ] = False,
+    timeout: Annotated[float, typer.Option(min=1.0, help="Seconds the check may take.")] = 600.0,
+) -> None:
+    """Show the CPU, runtime build, model files, cache and settings; prove the runtime works.
+
+    The check loads the chat model, decodes a few tokens, teacher-forces a short text and
+    embeds a sentence in a child process, so a crash of native code is reported as the step
+    that crashed. Exit status: 0 when the check passes (or is skipped), 1 when it fails,
+    2 on a usage error.
+    """
+    from veriloop.models import runtime_check
+
+    try:
+        if model_path is not None and not model_path.is_file():
+            raise InvalidInputError(f"--model-path {model_path} is not a file; give a GGUF file")
+        if timeout <= 0:
+            raise InvalidInputError(f"--timeout must be positive, got {timeout}")
+        if not brief:
+            _print_environment(model_path)
+    except VeriloopError as exc:
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    if not check:
+        return
+    err.print("checking the model runtime (load, decode, score, embed) in a child process...")
+    report = runtime_check.check_runtime(model_path, timeout=timeout)
+    for step in report.steps:
+        mark = "[green]ok[/green]" if step.ok else "[red]failed[/red]"
+        err.print(f"  {step.step:<7} {mark} {step.seconds:5.1f} s  {step.detail}", soft_wrap=True)
+    if report.system_info and brief:
+        used = ", ".join(runtime_check.uses_features(report.system_info))
+        err.print(f"  llama.cpp uses: {used}", soft_wrap=True)
+    if not report.ok:
+        err.print(f"[red]error:[/red] {report.message()}", soft_wrap=True)
+        raise typer.Exit(code=1)
+    err.print(f"[green]{report.message()}[/green]", soft_wrap=True)
+
+
+def _print_environment(model_path: Path | None) -> None:
+    """Print the CPU, the llama.cpp build, the model files, the cache and the settings."""
+    from veriloop.models import runtime_check
+    from veriloop.models.locate import bundled_chat_model_path, bundled_embedding_model_path
+
+    features = runtime_check.cpu_features()
+    table = Table(title="veriloop doctor", show_header=False)
+    table.add_column("what", style="bold", no_wrap=True)
+    table.add_column("value")
+    table.add_row("CPU", runtime_check.cpu_model())
+    table.add_row("CPU features", " ".join(name for name, has in features.items() if has) or "?")
+    missing = [name for name in runtime_check.PORTABLE_NEEDS if not features[name]]
+    if missing and any(features.values()):
+        table.add_row(
+            "warning",
+            f"this CPU lacks {', '.join(missing)}, which the portable build needs; "
+            "run VERILOOP_LLAMA_BUILD=native bash scripts/setup.sh",
+        )
+    try:
+        import llama_cpp
+
+        info = llama_cpp.llama_print_system_info().decode(errors="replace")
+        table.add_row("llama-cpp-python", llama_cpp.__version__)
+        table.add_row("llama.cpp uses", ", ".join(runtime_check.uses_features(info)))
+    except ImportError as exc:
+        table.add_row("llama-cpp-python", f"not importable ({exc}); run bash scripts/setup.sh")
+    table.add_row(
+        "llama.cpp build",
+        runtime_check.installed_build() or "not recorded (not installed by scripts/setup.sh)",
+    )
+    locators: tuple[tuple[str, Callable[[], Path]], ...] = (
+        ("chat model", lambda: model_path or bundled_chat_model_path()),
+        ("embedding model", bundled_embedding_model_path),
+    )
+    for label, locate in locators:
+        try:
+            path = Path(locate())
+            size = (
+                sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+                if path.is_dir()
+                else path.stat().st_size
+            )
+            table.add_row(label, f"{path} ({size / 1e6:.1f} MB)")
+        except VeriloopError as exc:
+            table.add_row(label, f"[red]{exc}[/red]")
+    cache = Path(os.environ.get("VERILOOP_CACHE_DIR", str(DEFAULT_CACHE_DIR)))
+    state = "exists" if cache.is_dir() else "not created yet"
+    table.add_row("cache directory", f"{cache} ({state}; --no-cache or --cache-dir to change)")
+    settings = ModelSettings()
+    for spec in fields(ModelSettings):
+        value = getattr(settings, spec.name)
+        variable = f"VERILOOP_{spec.name.upper()}"
+        source = f" (from {variable})" if variable in os.environ else ""
+        table.add_row(f"setting {spec.name}", f"{value!r}{source}")
+    out.print(table)
 
 
 _register_subcommands()

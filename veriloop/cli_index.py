@@ -66,7 +66,9 @@ def index_command(
     ] = None,
     data_dir: Annotated[Path | None, typer.Option(help="The dataset's folder.")] = None,
     split: Annotated[str | None, typer.Option(help="Dataset split (pubmedqa: all).")] = None,
-    chunk_size: Annotated[int, typer.Option(help="Characters per chunk.")] = DEFAULT_CHUNK_SIZE,
+    chunk_size: Annotated[
+        int, typer.Option(min=50, help="Characters per chunk.")
+    ] = DEFAULT_CHUNK_SIZE,
     chunk_overlap: Annotated[
         int, typer.Option(help="Characters shared by neighbouring chunks.")
     ] = DEFAULT_CHUNK_OVERLAP,
@@ -90,13 +92,14 @@ def index_command(
     """Build (or rebuild) a corpus index for Factual Evidence: chunks, BM25, vectors, triplets."""
     from tqdm import tqdm
 
-    from knowledge.corpus_index import CorpusIndex
+    from knowledge.corpus_index import CorpusIndex, check_index_target
     from knowledge.triplets import read_triplet_file
     from veriloop.cli import build_context
 
     try:
         if index not in INDEX_KINDS:
             raise InvalidInputError(f"--index {index!r}: choose one of {', '.join(INDEX_KINDS)}")
+        check_index_target(out_dir.expanduser())  # before any reading or embedding
         documents = _documents(folder, dataset, data_dir, split)
         chunks = chunk_documents(documents, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
         context = build_context(ModelSettings, settings or [], backend=backend)

@@ -31,7 +31,9 @@ from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
 
 kb_app = typer.Typer(
-    no_args_is_help=True, help="Create, fill, enrich, search and export knowledge bases."
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="Create, fill, enrich, search and export knowledge bases.",
 )
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
@@ -83,7 +85,7 @@ def _add_all(directory: Path, facts: list[NewEntry], embedder: Any) -> None:
 def create(
     directory: Annotated[Path, typer.Argument(help="New or empty folder for the base.")],
     index: Annotated[str, typer.Option(help=f"Index kind: {', '.join(INDEX_KINDS)}.")] = "flat",
-    ef_search: Annotated[int, typer.Option(help="HNSW: candidates per query.")] = 64,
+    ef_search: Annotated[int, typer.Option(min=1, help="HNSW: candidates per query.")] = 64,
     backend: BackendOption = None,
     settings: SetOption = None,
 ) -> None:
@@ -106,7 +108,9 @@ def add(
     file: Annotated[
         Path | None, typer.Option(help="Facts file: .jsonl, .csv or confidence<TAB>fact .txt.")
     ] = None,
-    confidence: Annotated[float, typer.Option(help="Confidence of TEXT (0-1).")] = 1.0,
+    confidence: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Confidence of TEXT (0-1).")
+    ] = 1.0,
     source: Annotated[str, typer.Option(help="Provenance recorded with TEXT.")] = "manual",
     backend: BackendOption = None,
     settings: SetOption = None,
@@ -183,12 +187,12 @@ def enrich(
         Path | None,
         typer.Option(help='JSON lines {"topic": ..., "seed_questions": [...]}: one run each.'),
     ] = None,
-    target: Annotated[int, typer.Option(help="Facts per topic to hold at the end.")] = 10,
+    target: Annotated[int, typer.Option(min=1, help="Facts per topic to hold at the end.")] = 10,
     seed_question: Annotated[
         list[str] | None, typer.Option(help="Example question (repeatable).")
     ] = None,
-    batch_size: Annotated[int, typer.Option(help="Questions per batch.")] = 5,
-    max_batches: Annotated[int, typer.Option(help="Cap on batches in this run.")] = 10,
+    batch_size: Annotated[int, typer.Option(min=1, help="Questions per batch.")] = 5,
+    max_batches: Annotated[int, typer.Option(min=1, help="Cap on batches in this run.")] = 10,
     backend: BackendOption = None,
     settings: SetOption = None,
 ) -> None:
@@ -264,7 +268,7 @@ def _hits_table(hits: list[Hit], title: str) -> Table:
 def search_base(
     directory: Annotated[Path, typer.Argument(help="The knowledge base.")],
     query: Annotated[str, typer.Argument(help="Text to search for (semantic).")],
-    k: Annotated[int, typer.Option("-k", help="Entries to return.")] = 4,
+    k: Annotated[int, typer.Option("-k", min=1, help="Entries to return.")] = 4,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
     backend: BackendOption = None,
     settings: SetOption = None,
@@ -286,7 +290,7 @@ def list_entries(
     directory: Annotated[Path, typer.Argument(help="The knowledge base.")],
     contains: Annotated[str | None, typer.Option(help="Only entries containing this.")] = None,
     entry_id: Annotated[str | None, typer.Option("--id", help="Only this entry.")] = None,
-    limit: Annotated[int, typer.Option(help="Show at most this many.")] = 50,
+    limit: Annotated[int, typer.Option(min=1, help="Show at most this many.")] = 50,
 ) -> None:
     """List entries, by id or by a text fragment."""
     try:
@@ -313,7 +317,9 @@ def update(
     directory: Annotated[Path, typer.Argument(help="The knowledge base.")],
     entry_id: Annotated[str, typer.Argument(help="Entry id, e.g. K-12.")],
     text: Annotated[str | None, typer.Option(help="New text (re-embedded).")] = None,
-    confidence: Annotated[float | None, typer.Option(help="New confidence (0-1).")] = None,
+    confidence: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="New confidence (0-1).")
+    ] = None,
     backend: BackendOption = None,
     settings: SetOption = None,
 ) -> None:

@@ -66,19 +66,52 @@ def verification_input(data: Any, where: str) -> dict[str, Any]:
         raise InvalidInputError(
             f"{where}: no answer to verify (the method refused or produced nothing usable)"
         )
+    for key in ("question", "answer", "knowledge"):
+        if key in payload and not isinstance(payload[key], str):
+            raise InvalidInputError(
+                f"{where}: {key!r} must be text, got {type(payload[key]).__name__}"
+            )
+    for key in ("sources", "articles", "context_units", "retrieved"):
+        if key in payload and not isinstance(payload[key], list):
+            raise InvalidInputError(
+                f"{where}: {key!r} must be a list, got {type(payload[key]).__name__}; wrap a "
+                'single source in a list: ["..."]'
+            )
     return payload
 
 
 def run_verifier(
-    method: str, payload: dict[str, Any], assignments: list[str], **given: Any
+    method: str,
+    payload: dict[str, Any],
+    assignments: list[str],
+    *,
+    progress: bool = True,
+    ignore_unknown: bool = False,
+    **given: Any,
 ) -> dict[str, Any]:
-    """Run a verification graph on `payload`; return its output state."""
+    """Run a verification graph on `payload`; return its output state.
+
+    Args:
+        method: A name from `VERIFIERS`.
+        payload: The verifier's input (see `verification_input`).
+        assignments: `--set NAME=VALUE` pairs for the verifier's Context.
+        progress: Print each node as it finishes (to stderr).
+        ignore_unknown: Skip assignments the verifier's Context lacks (a chained verifier
+            receives the `--set` pairs meant for the method before it).
+        **given: Context fields set by CLI options (backend, cache_dir).
+    """
     from veriloop.cli import build_context
 
     build_graph, context_class = load_verifier(method)
-    context = build_context(context_class, assignments, **given)
+    context = build_context(context_class, assignments, ignore_unknown=ignore_unknown, **given)
     graph = build_graph().compile(name=method)
-    result: dict[str, Any] = graph.invoke(payload, context=context)
+    result: dict[str, Any] = {}
+    for mode, chunk in graph.stream(payload, context=context, stream_mode=["updates", "values"]):
+        if mode == "updates" and progress:
+            for node in chunk:
+                err.print(f"  [dim]▸[/dim] {node}")
+        elif mode == "values":
+            result = chunk
     keys = set(graph.get_output_jsonschema()["properties"])
     return {key: value for key, value in result.items() if key in keys}
 
@@ -168,26 +201,43 @@ def verify_command(
     ] = "factored",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Model-call cache directory [$VERILOOP_CACHE_DIR or ~/.cache/veriloop]."),
+    ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
     settings: Annotated[
         list[str] | None,
         typer.Option("--set", help="Override a Context field, e.g. threshold=0.3."),
     ] = None,
 ) -> None:
-    """Verify an answer against its sources (Factored Verification or self-correction)."""
+    """Verify an answer against its sources (Factored Verification, self-correction, M-Eval)."""
     import os
 
     from veriloop.cli import DEFAULT_CACHE_DIR
 
     try:
+        load_verifier(method)  # an unknown method fails before the file is read
+        if input_file.is_dir():
+            raise InvalidInputError(f"{input_file} is a folder; give a JSON file")
         if not input_file.is_file():
             raise InvalidInputError(f"{input_file} does not exist")
         try:
             data = json.loads(input_file.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                f"{input_file} is not UTF-8 text ({exc.reason} at byte {exc.start}); give a "
+                "JSON file saved as UTF-8"
+            ) from exc
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{input_file} is not valid JSON: {exc.msg}") from exc
         payload = verification_input(data, str(input_file))
-        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        cache = (
+            ""
+            if no_cache
+            else str(cache_dir or os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        )
+        err.print(f"[bold]{method}[/bold] verification of {input_file}")
         result = run_verifier(method, payload, settings or [], backend=backend, cache_dir=cache)
     except VeriloopError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
@@ -204,10 +254,12 @@ def detect_bench_command(
         "../shared/data/halueval"
     ),
     split: Annotated[str, typer.Option(help="Dataset split.")] = "qa",
-    train: Annotated[int, typer.Option(help="Items whose answer pairs fit θ.")] = 40,
-    test: Annotated[int, typer.Option(help="Disjoint items whose answer pairs are scored.")] = 40,
+    train: Annotated[int, typer.Option(min=1, help="Items whose answer pairs fit θ.")] = 40,
+    test: Annotated[
+        int, typer.Option(min=1, help="Disjoint items whose answer pairs are scored.")
+    ] = 40,
     seed: Annotated[int, typer.Option(help="Seed for the shuffle and sampling.")] = 0,
-    workers: Annotated[int, typer.Option(help="Cases run concurrently.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Cases run concurrently.")] = 1,
     revise: Annotated[
         bool,
         typer.Option(help="Also revise the hallucinated test answers (FV vs self-correction)."),
@@ -287,8 +339,8 @@ def validate_bench_command(
     evidence_corpus: Annotated[
         Path, typer.Option(help="PubMed XML or JSON-lines file: cited and extra evidence.")
     ] = Path("../shared/data/pubmed_medline_sample/medline16n0902_sample.jsonl"),
-    limit: Annotated[int, typer.Option(help="Questions (two responses each).")] = 15,
-    cited: Annotated[int, typer.Option(help="Articles each response cites.")] = 2,
+    limit: Annotated[int, typer.Option(min=1, help="Questions (two responses each).")] = 15,
+    cited: Annotated[int, typer.Option(min=1, help="Articles each response cites.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed for the shuffle and the wrong option.")] = 0,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,

@@ -9,10 +9,14 @@ ablation switches. Every field can be set from the environment as `VERILOOP_<FIE
 from __future__ import annotations
 
 import json
+import math
+import operator
 import os
+import types
 import typing
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from collections.abc import Callable
+from dataclasses import MISSING, Field, dataclass, field, fields
+from typing import Any, Literal
 
 from veriloop.errors import InvalidInputError
 
@@ -50,6 +54,93 @@ def parse_setting(raw: str, annotation: Any, source: str) -> Any:
     except ValueError as exc:
         raise InvalidInputError(f"{source}={raw!r} is not a valid {text}: {exc}") from exc
     return raw
+
+
+def _type_error(annotation: Any, value: Any) -> str | None:
+    """Return why `value` is not of type `annotation`, or None when it is."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if annotation is Any:
+        return None
+    if origin in (typing.Union, types.UnionType):
+        reasons = [_type_error(option, value) for option in args]
+        return None if any(r is None for r in reasons) else f"{value!r} is not {annotation}"
+    if origin is Literal:
+        return None if value in args else f"{value!r} is not one of {list(args)}"
+    if annotation is bool:
+        return None if isinstance(value, bool) else f"{value!r} is not true or false"
+    if annotation is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        return None if ok else f"{value!r} is not a whole number"
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{value!r} is not a number"
+        return None if math.isfinite(value) else f"{value!r} is not a finite number"
+    if annotation is str:
+        return None if isinstance(value, str) else f"{value!r} is not text"
+    if origin is dict:
+        if not isinstance(value, dict):
+            return f"{value!r} is not a mapping (a JSON object)"
+        key_type, value_type = args or (Any, Any)
+        for key, item in value.items():
+            reason = _type_error(key_type, key) or _type_error(value_type, item)
+            if reason:
+                return f"entry {key!r}: {reason}"
+        return None
+    if origin in (list, tuple):
+        if not isinstance(value, list | tuple):
+            return f"{value!r} is not a list"
+        item_types = [args[0]] * len(value) if len(args) == 1 or args[1:] == (...,) else args
+        if origin is tuple and args and args[1:] != (...,) and len(value) != len(args):
+            return f"{value!r} does not have {len(args)} items"
+        for index, (item_type, item) in enumerate(zip(item_types, value, strict=False)):
+            reason = _type_error(item_type, item)
+            if reason:
+                return f"item {index}: {reason}"
+        return None
+    return None
+
+
+def _range_error(spec: Field[Any], value: Any) -> str | None:
+    """Return why `value` is outside the bounds in the field's metadata, or None."""
+    meta = spec.metadata
+    bounds: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
+        ("ge", operator.ge, ">="),
+        ("gt", operator.gt, ">"),
+        ("le", operator.le, "<="),
+        ("lt", operator.lt, "<"),
+    )
+    for key, holds, sign in bounds:
+        if key in meta and isinstance(value, int | float) and not holds(value, meta[key]):
+            return f"{value!r} is not {sign} {meta[key]}"
+    check = meta.get("check")
+    return check(value) if check is not None else None
+
+
+def validate_settings(settings: Any) -> None:
+    """Check every field of a settings dataclass against its type and declared bounds.
+
+    Types come from the annotations (bool, int, finite float, str, Literal, dict, list,
+    tuple and unions of them); bounds from the field's metadata (`ge`, `gt`, `le`, `lt`,
+    and `check`, a function returning the reason a value is unusable, or None).
+
+    Raises:
+        InvalidInputError: A field holds a value no run could use; the message names the
+            field, the value, what was expected, and the field's description.
+    """
+    hints = typing.get_type_hints(type(settings))
+    owner = type(settings).__name__
+    for spec in fields(settings):
+        value = getattr(settings, spec.name)
+        reason = _type_error(hints[spec.name], value) or _range_error(spec, value)
+        if reason:
+            description = spec.metadata.get("description", "")
+            raise InvalidInputError(
+                f"setting {spec.name} of {owner}: {reason}"
+                + (f" ({description})" if description else "")
+            )
+        if hints[spec.name] is float and isinstance(value, int):
+            object.__setattr__(settings, spec.name, float(value))
 
 
 @dataclass(kw_only=True)
@@ -98,28 +189,39 @@ class ModelSettings:
     temperature: float = field(
         default=0.7,
         metadata={
+            "ge": 0.0,
+            "le": 5.0,
             "description": "Sampling temperature. The paper used 1.0 on 7B+ models; 0.7 keeps "
-            "the 135M embedded model coherent while leaving refinements room to differ."
+            "the 135M embedded model coherent while leaving refinements room to differ.",
         },
     )
     max_tokens: int = field(
-        default=256, metadata={"description": "Most tokens one generation may produce."}
+        default=256,
+        metadata={"ge": 1, "description": "Most tokens one generation may produce."},
     )
     context_size: int = field(
         default=4096,
-        metadata={"description": "llama.cpp context window (tokens) for the chat model."},
+        metadata={
+            "ge": 256,
+            "description": "llama.cpp context window (tokens) for the chat model.",
+        },
     )
     repeat_penalty: float = field(
-        default=1.1, metadata={"description": "llama.cpp repeat penalty (1.0 = off)."}
+        default=1.1,
+        metadata={"gt": 0.0, "le": 10.0, "description": "llama.cpp repeat penalty (1.0 = off)."},
     )
     seed: int = field(default=0, metadata={"description": "Sampling seed, fixed for reruns."})
     request_timeout: float = field(
         default=120.0,
-        metadata={"description": "Seconds before a served-model request is abandoned."},
+        metadata={"gt": 0.0, "description": "Seconds before a served-model request is abandoned."},
     )
     max_retries: int = field(
         default=2,
-        metadata={"description": "Retries (with exponential backoff) of a failed model call."},
+        metadata={
+            "ge": 0,
+            "le": 20,
+            "description": "Retries (with exponential backoff) of a failed model call.",
+        },
     )
     cache_dir: str = field(
         default="",
@@ -130,11 +232,16 @@ class ModelSettings:
     )
     max_question_chars: int = field(
         default=2000,
-        metadata={"description": "Longest question accepted; longer input is rejected."},
+        metadata={"ge": 1, "description": "Longest question accepted; longer input is rejected."},
     )
 
     def __post_init__(self) -> None:
-        """Fill fields still at their default from `VERILOOP_<FIELD>` variables."""
+        """Fill fields still at their default from `VERILOOP_<FIELD>` variables, then check all.
+
+        Raises:
+            InvalidInputError: A field (given or from the environment) has the wrong type or
+                lies outside its bounds; nothing has loaded a model yet.
+        """
         hints = typing.get_type_hints(type(self))
         for spec in fields(self):
             env_value = os.environ.get(f"{ENV_PREFIX}{spec.name.upper()}")
@@ -148,6 +255,7 @@ class ModelSettings:
             if getattr(self, spec.name) == default:
                 variable = f"environment variable {ENV_PREFIX}{spec.name.upper()}"
                 setattr(self, spec.name, parse_setting(env_value, hints[spec.name], variable))
+        validate_settings(self)
 
     def model_fields(self) -> dict[str, Any]:
         """Return the fields that decide which model objects are built (the cache key)."""

@@ -144,17 +144,28 @@ class ResultsFile:
         if not self.path.exists():
             return []
         records = []
-        with self.path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
+        with self.path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
                     continue
                 try:
-                    records.append(json.loads(line))
+                    record = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    raise DatasetError(
+                        f"{self.path}:{number}: not UTF-8 text ({exc.reason}); remove the line "
+                        "to re-run that item"
+                    ) from exc
                 except json.JSONDecodeError as exc:
                     raise DatasetError(
                         f"{self.path}:{number}: not a valid record ({exc.msg}); remove the line "
                         "to re-run that item"
                     ) from exc
+                if not isinstance(record, dict) or not {"run", "item_id"} <= record.keys():
+                    raise DatasetError(
+                        f"{self.path}:{number}: not a veriloop result (no 'run' and 'item_id'); "
+                        "remove the line, or give another --out"
+                    )
+                records.append(record)
         return records
 
     def finished(self) -> set[tuple[str, str]]:
@@ -262,15 +273,22 @@ def run_bench(
         if on_record is not None:
             on_record(record)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures: list[Future[None]] = [pool.submit(task, run, item) for run, item in todo]
+    pool = ThreadPoolExecutor(max_workers=workers)
+    futures: list[Future[None]] = [pool.submit(task, run, item) for run, item in todo]
+    try:
         finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-        failure = next((f.exception() for f in finished if f.exception() is not None), None)
-        if failure is not None:
-            stop.set()
-            for future in futures:
-                future.cancel()
-            raise failure
+    except KeyboardInterrupt:
+        # Ctrl-C: start nothing more. Items in flight finish in their threads and are
+        # recorded if the process lives that long; the caller decides whether to wait.
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    failure = next((f.exception() for f in finished if f.exception() is not None), None)
+    if failure is not None:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise failure
+    pool.shutdown(wait=True)
     return len(todo)
 
 
@@ -305,8 +323,10 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
         InvalidInputError: `run_dir` already holds results for other items.
     """
     path = run_dir / "manifest.json"
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InvalidInputError(f"{run_dir} is a file; give a folder for --out")
     if path.exists():
-        previous = json.loads(path.read_text())
+        previous = read_manifest(run_dir)
         keys = ("dataset", "split", "limit", "shuffle", "seed")
         if any(previous.get(key) != manifest.get(key) for key in keys):
             held = ", ".join(f"{key}={previous.get(key)}" for key in keys)
@@ -324,11 +344,40 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     temporary.replace(path)
 
 
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """Return a run directory's manifest.json ({} when it has none).
+
+    Raises:
+        InvalidInputError: The file is not a JSON object (truncated or edited by hand).
+    """
+    path = Path(run_dir) / "manifest.json"
+    if not path.exists():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(
+            f"{path} is damaged ({exc}); delete it to have it written again from the "
+            "command's arguments (results.jsonl is kept and resumed)"
+        ) from exc
+    if not isinstance(manifest, dict):
+        raise InvalidInputError(f"{path} is not a JSON object; delete it to have it rewritten")
+    return manifest
+
+
 def select_items(items: list[Item], *, limit: int | None, shuffle: bool, seed: int) -> list[Item]:
-    """Take the first `limit` items, after a seeded shuffle when asked."""
+    """Take the first `limit` items, after a seeded shuffle when asked.
+
+    Raises:
+        InvalidInputError: `limit` is given and not a positive whole number.
+    """
     import random
 
+    if limit is not None and limit < 1:
+        raise InvalidInputError(
+            f"--limit must be at least 1, got {limit}; leave it out to use every item"
+        )
     chosen = list(items)
     if shuffle:
         random.Random(seed).shuffle(chosen)
-    return chosen[:limit] if limit else chosen
+    return chosen[:limit] if limit is not None else chosen

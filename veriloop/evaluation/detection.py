@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError, ModelUnavailableError
-from veriloop.evaluation.bench import ResultsFile, select_items
+from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import detection_report, mean
 
@@ -251,7 +251,7 @@ def summarise(run_dir: Path) -> dict[str, Any]:
 def write_detection_report(run_dir: Path) -> Path:
     """Write report.md for a detection run directory."""
     summary = summarise(run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = read_manifest(run_dir)
 
     def pct(value: float | None) -> str:
         return "–" if value is None else f"{100 * value:.1f}%"

@@ -29,7 +29,7 @@ from typing import Any
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.bench import ResultsFile
+from veriloop.evaluation.bench import ResultsFile, read_manifest
 from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
 from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
 from veriloop.models import Models, get_models
@@ -354,6 +354,7 @@ def write_report(
     models: Models | None = None,
     grader: Models | None = None,
     grader_settings: dict[str, Any] | None = None,
+    cache_dir: str | None = None,
 ) -> Path:
     """Write `report.md` (and the plots) for a run directory; return its path.
 
@@ -361,12 +362,16 @@ def write_report(
     decision-accuracy columns; the grader is `grader`, or models built from
     `grader_settings` (default: the run's models at temperature 0).
 
+    `cache_dir` is the model-call cache the report's scoring uses: None means the default
+    (`$VERILOOP_CACHE_DIR` or ~/.cache/veriloop), "" means no cache (`bench --no-cache`).
+
     Raises:
         InvalidInputError: The directory holds no results.
     """
     run_dir = Path(run_dir)
-    manifest_path = run_dir / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    if not run_dir.is_dir():
+        raise InvalidInputError(f"{run_dir} is not a run directory; give one veriloop bench wrote")
+    manifest = read_manifest(run_dir)
     records = ResultsFile(run_dir / "results.jsonl").records()
     if not records:
         raise InvalidInputError(f"{run_dir} holds no results.jsonl records; run veriloop bench")
@@ -379,7 +384,11 @@ def write_report(
         for k, v in manifest.get("settings", {}).items()
         if k in ModelSettings.__dataclass_fields__
     }
-    cache = os.environ.get("VERILOOP_CACHE_DIR", str(Path("~/.cache/veriloop").expanduser()))
+    cache = (
+        os.environ.get("VERILOOP_CACHE_DIR", str(Path("~/.cache/veriloop").expanduser()))
+        if cache_dir is None
+        else cache_dir
+    )
     if models is None:
         models = get_models(ModelSettings(**{**settings, "cache_dir": cache}))
     judge = judge or EmbeddingNLI(models)

@@ -22,7 +22,7 @@ from typing import Any
 
 from knowledge.articles import article_to_dict, open_article_index
 from veriloop.errors import InvalidInputError, ModelUnavailableError
-from veriloop.evaluation.bench import ResultsFile, select_items, write_manifest
+from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items, write_manifest
 from veriloop.evaluation.items import Item
 
 RUNS: dict[str, dict[str, bool]] = {
@@ -149,7 +149,7 @@ def summarise(run_dir: Any) -> dict[str, Any]:
 def write_report(run_dir: Any) -> Any:
     """Write report.md for a validation run directory."""
     summary = summarise(run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = read_manifest(run_dir)
 
     def pct(value: float | None) -> str:
         return "–" if value is None else f"{100 * value:.1f}%"
