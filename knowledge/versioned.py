@@ -112,9 +112,10 @@ def read_live(directory: Path, load: Callable[[str], T], attempts: int = 5) -> T
     """Load the live version with `load(version_name)`, never failing on a switch under way.
 
     A writer may switch `CURRENT` and delete the old version between our reading `CURRENT`
-    and our reading the version's files. When `load` fails with OSError and `CURRENT` now
+    and our reading the version's files. When `load` fails (a missing file surfaces as
+    OSError from Python, RuntimeError from FAISS, ValueError from numpy) and `CURRENT` now
     names another version, the load is retried on the new one; a failure while `CURRENT`
-    stays the same is real damage and is raised.
+    stays the same is real damage and is raised as it came.
     """
     for attempt in range(attempts):
         live = live_version(directory)
@@ -122,7 +123,7 @@ def read_live(directory: Path, load: Callable[[str], T], attempts: int = 5) -> T
             raise FileNotFoundError(directory / "CURRENT")
         try:
             return load(live)
-        except OSError:
+        except Exception:
             if attempt + 1 == attempts or live_version(directory) == live:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover

@@ -2,8 +2,9 @@
 
 A method's own Context subclasses `ModelSettings` and adds its thresholds, loop caps and
 ablation switches. Every field can be set from the environment as `VERILOOP_<FIELD>`
-(upper case), which `__post_init__` applies to fields still at their default, so
-`langgraph dev`, the CLI and notebooks all honour the same variables.
+(upper case), which `__post_init__` applies to the fields the caller did not give, so
+`langgraph dev`, the CLI and notebooks all honour the same variables, and an explicit
+value (a CLI option, `--no-cache`, a field passed in Python) always wins over them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from typing import Any, Literal
 
 from veriloop.errors import InvalidInputError
@@ -235,8 +236,16 @@ class ModelSettings:
         metadata={"ge": 1, "description": "Longest question accepted; longer input is rejected."},
     )
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> ModelSettings:  # noqa: D102
+        # Remember which fields the caller gave, so the environment fills only the others:
+        # an explicit value (even one equal to the default, like cache_dir="" for
+        # --no-cache) always beats VERILOOP_<FIELD>.
+        instance = super().__new__(cls)
+        object.__setattr__(instance, "_given", frozenset(kwargs))
+        return instance
+
     def __post_init__(self) -> None:
-        """Fill fields still at their default from `VERILOOP_<FIELD>` variables, then check all.
+        """Fill fields not given from `VERILOOP_<FIELD>` variables, then check all.
 
         Raises:
             InvalidInputError: A field (given or from the environment) has the wrong type or
@@ -247,12 +256,7 @@ class ModelSettings:
             env_value = os.environ.get(f"{ENV_PREFIX}{spec.name.upper()}")
             if env_value is None:
                 continue
-            default = (
-                spec.default
-                if spec.default is not MISSING
-                else (spec.default_factory() if spec.default_factory is not MISSING else None)
-            )
-            if getattr(self, spec.name) == default:
+            if spec.name not in getattr(self, "_given", frozenset()):
                 variable = f"environment variable {ENV_PREFIX}{spec.name.upper()}"
                 setattr(self, spec.name, parse_setting(env_value, hints[spec.name], variable))
         validate_settings(self)

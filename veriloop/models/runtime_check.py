@@ -107,7 +107,7 @@ class RuntimeReport:
             )
         step = self.failed_step or "?"
         text = f"the model runtime check failed at step '{step}': {self.failure}."
-        if "AMX" in uses_features(self.system_info):
+        if any(name.startswith("AMX") for name in uses_features(self.system_info)):
             text += " This llama.cpp build uses AMX kernels, which crash on many CPUs."
         text += f" What to do: {WHAT_TO_DO.get(step, REBUILD)}."
         if self.stderr_tail:
