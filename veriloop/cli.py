@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -288,7 +289,7 @@ def ask(
             else:
                 result = chunk
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
     output_keys = set(graph.get_output_jsonschema()["properties"])
     final = {key: value for key, value in result.items() if key in output_keys}
@@ -310,7 +311,7 @@ def ask(
                 cache_dir=cache,
             )
         except VeriloopError as exc:
-            err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(code=2) from None
         if not as_json:
             render_verification(checked)
@@ -473,7 +474,7 @@ def bench(
             path = write_report(run_dir, cache_dir=cache)
             err.print(f"report: {path}")
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
 
 
@@ -564,7 +565,7 @@ def report_command(
         cache = "" if no_cache else (str(cache_dir) if cache_dir else None)
         err.print(f"report: {write_report(run_dir, grader_settings=grader, cache_dir=cache)}")
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
 
 
@@ -626,7 +627,7 @@ def calibrate(
         out_console = Console(highlight=False, width=200)
         out_console.print(text)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
 
 
@@ -661,22 +662,27 @@ def doctor(
         if not brief:
             _print_environment(model_path)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
     if not check:
         return
     err.print("checking the model runtime (load, decode, score, embed) in a child process...")
-    report = runtime_check.check_runtime(model_path, timeout=timeout)
+    settings = ModelSettings()  # VERILOOP_CHAT_MODEL_PATH / _EMBEDDING_MODEL apply here too
+    chosen = model_path or (Path(settings.chat_model_path) if settings.chat_model_path else None)
+    report = runtime_check.check_runtime(
+        chosen, embedding_model=settings.embedding_model, timeout=timeout
+    )
     for step in report.steps:
         mark = "[green]ok[/green]" if step.ok else "[red]failed[/red]"
-        err.print(f"  {step.step:<7} {mark} {step.seconds:5.1f} s  {step.detail}", soft_wrap=True)
+        detail = escape(step.detail)
+        err.print(f"  {step.step:<7} {mark} {step.seconds:5.1f} s  {detail}", soft_wrap=True)
     if report.system_info and brief:
         used = ", ".join(runtime_check.uses_features(report.system_info))
         err.print(f"  llama.cpp uses: {used}", soft_wrap=True)
     if not report.ok:
-        err.print(f"[red]error:[/red] {report.message()}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(report.message())}", soft_wrap=True)
         raise typer.Exit(code=1)
-    err.print(f"[green]{report.message()}[/green]", soft_wrap=True)
+    err.print(f"[green]{escape(report.message())}[/green]", soft_wrap=True)
 
 
 def _print_environment(model_path: Path | None) -> None:
@@ -709,8 +715,12 @@ def _print_environment(model_path: Path | None) -> None:
         "llama.cpp build",
         runtime_check.installed_build() or "not recorded (not installed by scripts/setup.sh)",
     )
+    configured = ModelSettings().chat_model_path
     locators: tuple[tuple[str, Callable[[], Path]], ...] = (
-        ("chat model", lambda: model_path or bundled_chat_model_path()),
+        (
+            "chat model",
+            lambda: model_path or (Path(configured) if configured else bundled_chat_model_path()),
+        ),
         ("embedding model", bundled_embedding_model_path),
     )
     for label, locate in locators:
@@ -722,8 +732,8 @@ def _print_environment(model_path: Path | None) -> None:
                 else path.stat().st_size
             )
             table.add_row(label, f"{path} ({size / 1e6:.1f} MB)")
-        except VeriloopError as exc:
-            table.add_row(label, f"[red]{exc}[/red]")
+        except (VeriloopError, OSError) as exc:
+            table.add_row(label, f"[red]{escape(str(exc))}[/red]")
     cache = Path(os.environ.get("VERILOOP_CACHE_DIR", str(DEFAULT_CACHE_DIR)))
     state = "exists" if cache.is_dir() else "not created yet"
     table.add_row("cache directory", f"{cache} ({state}; --no-cache or --cache-dir to change)")

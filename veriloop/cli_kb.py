@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from knowledge.entries import NewEntry, new_entry, read_entries, write_entries
@@ -60,7 +61,7 @@ def _embedder(backend: str | None, assignments: list[str] | None) -> Any:
 
 
 def _fail(exc: VeriloopError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
     return typer.Exit(code=2)
 
 

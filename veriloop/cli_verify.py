@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from veriloop.errors import InvalidInputError, VeriloopError
@@ -240,7 +241,7 @@ def verify_command(
         err.print(f"[bold]{method}[/bold] verification of {input_file}")
         result = run_verifier(method, payload, settings or [], backend=backend, cache_dir=cache)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
     if as_json:
         out.print_json(json.dumps(result, ensure_ascii=False))
@@ -325,7 +326,7 @@ def detect_bench_command(
         bar.close()
         report = detection.write_detection_report(run_dir)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
     err.print(f"report: {report}")
 
@@ -394,6 +395,6 @@ def validate_bench_command(
         bar.close()
         report = validation_bench.write_report(run_dir)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(code=2) from None
     err.print(f"report: {report}")

@@ -620,3 +620,9 @@ def test_an_explicit_value_beats_the_environment(monkeypatch: pytest.MonkeyPatch
     assert ModelSettings().cache_dir == "/tmp/somewhere"
     assert ModelSettings(temperature=0.7).temperature == 0.7
     assert ModelSettings().temperature == 0.2
+
+
+def test_error_messages_with_brackets_are_printed_as_text(tmp_path: Path) -> None:
+    for name in ("[/root]", "[bold]x[/bold].json"):
+        text = fails(["verify", str(tmp_path / name)], "does not exist")
+        assert name in text
