@@ -32,6 +32,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from veriloop.models.runtime_check import cpu_model
+
 ROOT = Path(__file__).resolve().parents[1]
 WHEELS = Path(
     os.environ.get(
@@ -152,7 +154,7 @@ def main() -> None:
     summary = {
         "command": "python benchmarks/llama_build_speed.py " + " ".join(sys.argv[1:]),
         "machine": {
-            "cpu": platform.processor() or platform.machine(),
+            "cpu": cpu_model(),
             "cores": os.cpu_count(),
             "python": platform.python_version(),
         },
@@ -170,7 +172,7 @@ def main() -> None:
         "",
         f"Command: `{summary['command']}` ({args.rounds} alternating rounds, "
         f"{summary['seconds']} s). Model: {summary['model']}. "
-        f"Machine: {summary['machine']['cores']} cores.",
+        f"Machine: {summary['machine']['cpu']}, {summary['machine']['cores']} cores.",
         "",
         "What each build compiled in (llama.cpp system info):",
         "",
