@@ -41,11 +41,11 @@ import numpy as np
 import numpy.typing as npt
 
 from benchmarks.knowledge_base_scale import DIM, clustered_unit_vectors
-from knowledge.corpus import Chunk
-from knowledge.corpus_index import CorpusIndex, lexical_tokens
-from knowledge.hybrid import HybridRetriever, RetrievalSettings
-from knowledge.index import IndexSpec, build_index
-from knowledge.triplets import TripletGraph
+from veriloop.knowledge.corpus import Chunk
+from veriloop.knowledge.corpus_index import CorpusIndex, lexical_tokens
+from veriloop.knowledge.hybrid import HybridRetriever, RetrievalSettings
+from veriloop.knowledge.index import IndexSpec, build_index
+from veriloop.knowledge.triplets import TripletGraph
 
 RELATIONS = [
     "causes",

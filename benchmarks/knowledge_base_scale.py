@@ -10,7 +10,7 @@ vectors would make every neighbour equally far and no index meaningful. Queries 
 draws from the same clusters.
 
 For each size: the exact index (`IndexFlatL2`, the default) and HNSW (`IndexHNSWFlat`,
-M=32, efConstruction=80) are built through `knowledge.index`; we time the build, measure
+M=32, efConstruction=80) are built through `veriloop.knowledge.index`; we time the build, measure
 the index's serialised size (its memory footprint) and the process's peak RSS, time single
 queries (k=4, one at a time, as a question arrives) for p50/p99, and compute HNSW recall@4
 against the exact top-4. HNSW is measured at several efSearch values. At the 10k size the
@@ -34,9 +34,9 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
-from knowledge.entries import Entry
-from knowledge.index import IndexSpec, build_index, search
-from knowledge.store import KnowledgeBase
+from veriloop.knowledge.entries import Entry
+from veriloop.knowledge.index import IndexSpec, build_index, search
+from veriloop.knowledge.store import KnowledgeBase
 
 DIM = 384
 K = 4

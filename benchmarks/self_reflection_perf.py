@@ -21,8 +21,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
+from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.models import get_models
 
 

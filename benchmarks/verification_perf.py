@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from graphs.factored_verification import FVContext, build_graph
+from veriloop.graphs.factored_verification import FVContext, build_graph
 from veriloop.models.fake_server import fake_openai_server_process
 
 SENTENCE = "Aspirin number {n} reduces the risk of blood clots in adults."

@@ -17,13 +17,13 @@ from typing import Annotated, Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from nodes.choice import check_options, choice_reply_model, question_text, score_options
-from nodes.generation import generate_turn
-from nodes.input import check_question as validate_question
-from prompts import render
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
+from veriloop.nodes.choice import check_options, choice_reply_model, question_text, score_options
+from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.input import check_question as validate_question
+from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 

@@ -42,15 +42,24 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
-from knowledge.articles import article_from_dict, article_to_dict, open_article_index
-from nodes.heterogeneity import dersimonian_laird, reliability_variances, weighted_claim_score
-from nodes.reliability import QUALITY_ASPECTS, ReliabilityParts, recency_bonuses, reliability_parts
-from prompts import render
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.metrics import split_sentences
+from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
+from veriloop.nodes.heterogeneity import (
+    dersimonian_laird,
+    reliability_variances,
+    weighted_claim_score,
+)
+from veriloop.nodes.reliability import (
+    QUALITY_ASPECTS,
+    ReliabilityParts,
+    recency_bonuses,
+    reliability_parts,
+)
+from veriloop.prompts import render
 from veriloop.state import OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 

@@ -19,7 +19,7 @@
   read as 1/0. In `sentences_as_claims` mode with a question, each claim reads
   'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
 - combine: P(answer) = product of the claim probabilities; hallucinated iff P(answer) < θ
-  (`threshold`; the paper fits θ on a training split: `nodes.claims.fit_threshold`). A
+  (`threshold`; the paper fits θ on a training split: `veriloop.nodes.claims.fit_threshold`). A
   claim whose check failed is left out of the product and counted.
 - critique (unsupported claims only: P < `claim_threshold`) -> revise (all critiques in one
   feedback turn) -> decompose again: the mitigation loop, counter `revisions`, cap
@@ -40,7 +40,11 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from nodes.claims import (
+from veriloop.context import MethodSettings, resolve_context
+from veriloop.errors import InvalidInputError
+from veriloop.models import ChatTurn, ScoreError, get_models
+from veriloop.models.structured import ask_structured
+from veriloop.nodes.claims import (
     NO_TARGETS,
     YES_TARGETS,
     ClaimList,
@@ -54,12 +58,8 @@ from nodes.claims import (
     sentence_claims,
     sources_from,
 )
-from nodes.generation import generate_turn
-from prompts import load_prompt, render
-from veriloop.context import MethodSettings, resolve_context
-from veriloop.errors import InvalidInputError
-from veriloop.models import ChatTurn, ScoreError, get_models
-from veriloop.models.structured import ask_structured
+from veriloop.nodes.generation import generate_turn
+from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 

@@ -44,12 +44,15 @@ from typing import Annotated, Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
-from nodes.citations import cited_ids, split_citations
-from nodes.corpus_retrieval import open_retriever, retrieve_context
-from nodes.generation import generate_turn
-from nodes.input import check_question as validate_question
-from nodes.rationale import (
+from veriloop.context import MethodSettings, resolve_context
+from veriloop.errors import InvalidInputError
+from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
+from veriloop.models import get_models
+from veriloop.nodes.citations import cited_ids, split_citations
+from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
+from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.rationale import (
     ANSWER_CHARS,
     JUSTIFICATION_CHARS,
     STATEMENT_CHARS,
@@ -65,11 +68,8 @@ from nodes.rationale import (
     statements_model,
     verification_model,
 )
-from nodes.triplet_extraction import triplets_from_paragraphs
-from prompts import render
-from veriloop.context import MethodSettings, resolve_context
-from veriloop.errors import InvalidInputError
-from veriloop.models import get_models
+from veriloop.nodes.triplet_extraction import triplets_from_paragraphs
+from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
 

@@ -31,14 +31,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowledge.entries import new_entry
-from knowledge.store import KnowledgeBase, normalised_text
-from nodes.retrieval import open_knowledge_base
-from prompts import demonstration_turns, render
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase, normalised_text
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
+from veriloop.nodes.retrieval import open_knowledge_base
+from veriloop.prompts import demonstration_turns, render
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, build_trace
 
 METHOD = "knowledge-enrichment"

@@ -35,14 +35,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from knowledge.store import Hit
-from nodes.choice import answer_type, check_options, question_text, score_options
-from nodes.input import check_question as validate_question
-from nodes.retrieval import format_hits, open_knowledge_base, retrieve
-from prompts import render
 from veriloop.context import MethodSettings, resolve_context
+from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
+from veriloop.nodes.choice import answer_type, check_options, question_text, score_options
+from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
+from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
 

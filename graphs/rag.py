@@ -20,18 +20,18 @@ from typing import Annotated, Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
-from knowledge.store import Hit
-from nodes.choice import check_options, choice_reply_model, question_text, score_options
-from nodes.citations import cited_ids
-from nodes.corpus_retrieval import open_retriever, retrieve_context
-from nodes.generation import generate_turn
-from nodes.input import check_question as validate_question
-from nodes.retrieval import format_hits, open_knowledge_base, retrieve
-from prompts import render
 from veriloop.context import MethodSettings, resolve_context
+from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
+from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
+from veriloop.nodes.choice import check_options, choice_reply_model, question_text, score_options
+from veriloop.nodes.citations import cited_ids
+from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
+from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
+from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 

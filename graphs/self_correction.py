@@ -18,13 +18,13 @@ from typing import Annotated, Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from graphs.factored_verification import VerifyInput
-from nodes.claims import Source, sources_from
-from nodes.generation import generate_turn
-from prompts import render
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.factored_verification import VerifyInput
 from veriloop.models import get_models
+from veriloop.nodes.claims import Source, sources_from
+from veriloop.nodes.generation import generate_turn
+from veriloop.prompts import render
 from veriloop.state import OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 

@@ -22,7 +22,7 @@ Knowledge and answer refinements append feedback to the same conversation; a res
 starts a fresh one with a new sampling seed. Every loop has its own counter
 (`knowledge_loop_step`, `answer_loop_step`, `round`) and cap (Context), and ends with the
 documented fallback: the best candidate by that loop's score. Details and choices:
-../shared/METHODS.md section 1; scorers: `nodes.scorers`.
+../shared/METHODS.md section 1; scorers: `veriloop.nodes.scorers`.
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ from typing import Annotated, Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from nodes import scorers
-from nodes.generation import generate_turn
-from nodes.input import check_question as validate_question
-from nodes.loops import close_loop, format_score, passes
-from prompts import render
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.models import ChatTurn, get_models
+from veriloop.nodes import scorers
+from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.loops import close_loop, format_score, passes
+from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 

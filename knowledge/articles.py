@@ -15,9 +15,9 @@ from typing import Any
 
 import bm25s
 
-from knowledge.corpus_index import lexical_tokens
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.loaders.pubmed import Article, load_pubmed
+from veriloop.knowledge.corpus_index import lexical_tokens
 
 _indexes: dict[str, ArticleIndex] = {}
 _lock = threading.Lock()

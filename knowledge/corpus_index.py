@@ -30,9 +30,10 @@ import numpy as np
 import numpy.typing as npt
 import Stemmer
 
-from knowledge.corpus import Chunk
-from knowledge.index import IndexSpec, build_index, read_index, search, write_index
-from knowledge.triplets import (
+from veriloop.errors import VeriloopError
+from veriloop.knowledge.corpus import Chunk
+from veriloop.knowledge.index import IndexSpec, build_index, read_index, search, write_index
+from veriloop.knowledge.triplets import (
     Triplet,
     TripletGraph,
     rank_rows,
@@ -40,7 +41,7 @@ from knowledge.triplets import (
     triplets_from_jsonl,
     triplets_to_jsonl,
 )
-from knowledge.versioned import (
+from veriloop.knowledge.versioned import (
     CORPUS_INDEX_KIND,
     describe_kind,
     fsync_file,
@@ -52,7 +53,6 @@ from knowledge.versioned import (
     write_file,
     writer_lock,
 )
-from veriloop.errors import VeriloopError
 from veriloop.models.embeddings import Embedder
 
 FORMAT_VERSION = 1

@@ -8,8 +8,8 @@ and settles it; confidence is 1 and the source names the dataset and item.
 
 from __future__ import annotations
 
-from knowledge.entries import NewEntry, new_entry
 from veriloop.evaluation.items import Item
+from veriloop.knowledge.entries import NewEntry, new_entry
 
 
 def gold_facts(items: list[Item]) -> list[NewEntry]:

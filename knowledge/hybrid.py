@@ -28,9 +28,9 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import TypedDict
 
-from knowledge.corpus_index import CorpusIndex, embed_texts
-from knowledge.triplets import triplet_text
 from veriloop.errors import InvalidInputError
+from veriloop.knowledge.corpus_index import CorpusIndex, embed_texts
+from veriloop.knowledge.triplets import triplet_text
 from veriloop.models.embeddings import Embedder
 
 UnitKind = Literal["paragraph", "triplet", "web"]
@@ -116,7 +116,7 @@ def get_web_search(name: str) -> WebSearch:
         known = ", ".join(sorted(_WEB_TOOLS)) or "none registered"
         raise InvalidInputError(
             f"no web search tool named {name!r} ({known}); register one with "
-            "knowledge.hybrid.register_web_search(name, factory)"
+            "veriloop.knowledge.hybrid.register_web_search(name, factory)"
         )
     return factory()
 

@@ -30,9 +30,10 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import TypedDict
 
-from knowledge.entries import Entry, NewEntry, check_confidence, clean_knowledge, now
-from knowledge.index import IndexSpec, build_index, read_index, search, write_index
-from knowledge.versioned import (
+from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.knowledge.entries import Entry, NewEntry, check_confidence, clean_knowledge, now
+from veriloop.knowledge.index import IndexSpec, build_index, read_index, search, write_index
+from veriloop.knowledge.versioned import (
     KNOWLEDGE_BASE_KIND,
     describe_kind,
     fsync_file,
@@ -44,7 +45,6 @@ from knowledge.versioned import (
     write_file,
     writer_lock,
 )
-from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.models.embeddings import Embedder
 
 FORMAT_VERSION = 1

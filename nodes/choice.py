@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from prompts import render
 from veriloop.errors import InvalidInputError
 from veriloop.models import Models, ScoreError
+from veriloop.prompts import render
 from veriloop.trace import ModelCall
 
 MAX_OPTIONS = 26

@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from nodes.citations import BRACKETED, CITATION_ID, cited_ids
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.metrics import split_sentences
+from veriloop.nodes.citations import BRACKETED, CITATION_ID, cited_ids
 
 YES_TARGETS = (" Yes", " yes")
 NO_TARGETS = (" No", " no")

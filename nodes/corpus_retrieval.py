@@ -9,16 +9,16 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from knowledge.corpus_index import CorpusIndex
-from knowledge.hybrid import (
+from veriloop.errors import InvalidInputError
+from veriloop.knowledge.corpus_index import CorpusIndex
+from veriloop.knowledge.hybrid import (
     CrossEncoderReranker,
     HybridRetriever,
     Retrieval,
     RetrievalSettings,
     get_web_search,
 )
-from knowledge.versioned import live_version
-from veriloop.errors import InvalidInputError
+from veriloop.knowledge.versioned import live_version
 from veriloop.models import Models
 from veriloop.trace import ModelCall
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nodes.hygiene import clean_generation
 from veriloop.models import ChatFailure, ChatTurn, Models, failed_call
+from veriloop.nodes.hygiene import clean_generation
 from veriloop.trace import ModelCall
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from knowledge.hybrid import fence
-from knowledge.store import Hit, KnowledgeBase
 from veriloop.errors import InvalidInputError
+from veriloop.knowledge.hybrid import fence
+from veriloop.knowledge.store import Hit, KnowledgeBase
 from veriloop.models import Models
 from veriloop.trace import ModelCall
 

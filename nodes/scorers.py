@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from prompts import demonstrations, render
 from veriloop.models import Models, ScoreError
+from veriloop.prompts import demonstrations, render
 from veriloop.trace import ModelCall
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowledge.hybrid import ContextUnit, fence
-from knowledge.triplets import TripletGraph, rank_rows, triplet_text
-from prompts import render
+from veriloop.knowledge.hybrid import ContextUnit, fence
+from veriloop.knowledge.triplets import TripletGraph, rank_rows, triplet_text
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
+from veriloop.prompts import render
 from veriloop.trace import ModelCall
 
 MAX_TRIPLETS = 6

@@ -25,10 +25,10 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from nodes.input import check_question
 from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.methods import METHODS, get_method
+from veriloop.nodes.input import check_question
 
 # Help texts are plain text: with Rich markup on, a default path in square brackets is
 # read as a markup tag (and crashes `--help`, or silently disappears).

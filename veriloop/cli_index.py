@@ -18,7 +18,9 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from knowledge.corpus import (
+from veriloop.context import ModelSettings
+from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.knowledge.corpus import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     CorpusWarning,
@@ -28,10 +30,8 @@ from knowledge.corpus import (
     documents_from_items,
     read_folder,
 )
-from knowledge.index import INDEX_KINDS, IndexSpec
-from nodes.citations import number_citations
-from veriloop.context import ModelSettings
-from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.knowledge.index import INDEX_KINDS, IndexSpec
+from veriloop.nodes.citations import number_citations
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
@@ -93,9 +93,9 @@ def index_command(
     """Build (or rebuild) a corpus index for Factual Evidence: chunks, BM25, vectors, triplets."""
     from tqdm import tqdm
 
-    from knowledge.corpus_index import CorpusIndex, check_index_target
-    from knowledge.triplets import read_triplet_file
     from veriloop.cli import build_context
+    from veriloop.knowledge.corpus_index import CorpusIndex, check_index_target
+    from veriloop.knowledge.triplets import read_triplet_file
 
     try:
         if index not in INDEX_KINDS:
@@ -106,8 +106,8 @@ def index_command(
         context = build_context(ModelSettings, settings or [], backend=backend)
         rows: list[dict[str, str]] = read_triplet_file(triplets) if triplets else []
         if extract_triplets:
-            from nodes.triplet_extraction import extract_triplets as extract
             from veriloop.models import get_models
+            from veriloop.nodes.triplet_extraction import extract_triplets as extract
 
             models = get_models(context)
             failures = 0

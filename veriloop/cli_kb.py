@@ -24,12 +24,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from knowledge.entries import NewEntry, new_entry, read_entries, write_entries
-from knowledge.gold import gold_facts
-from knowledge.index import INDEX_KINDS, IndexSpec
-from knowledge.store import Hit, KnowledgeBase
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.knowledge.entries import NewEntry, new_entry, read_entries, write_entries
+from veriloop.knowledge.gold import gold_facts
+from veriloop.knowledge.index import INDEX_KINDS, IndexSpec
+from veriloop.knowledge.store import Hit, KnowledgeBase
 
 kb_app = typer.Typer(
     rich_markup_mode=None,
@@ -198,8 +198,8 @@ def enrich(
     settings: SetOption = None,
 ) -> None:
     """Grow the base from the model: questions -> confident answers -> facts (resumable)."""
-    from graphs.knowledge_enrichment import EnrichmentContext, build_graph
     from veriloop.cli import DEFAULT_CACHE_DIR, build_context
+    from veriloop.graphs.knowledge_enrichment import EnrichmentContext, build_graph
 
     try:
         context = build_context(

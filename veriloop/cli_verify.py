@@ -22,9 +22,9 @@ err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
 
 VERIFIERS = {
-    "factored": ("graphs.factored_verification", "FVContext"),
-    "self-correction": ("graphs.self_correction", "SelfCorrectionContext"),
-    "m-eval": ("graphs.evidence_validation", "MEvalContext"),
+    "factored": ("veriloop.graphs.factored_verification", "FVContext"),
+    "self-correction": ("veriloop.graphs.self_correction", "SelfCorrectionContext"),
+    "m-eval": ("veriloop.graphs.evidence_validation", "MEvalContext"),
 }
 INPUT_KEYS = (
     "question",
@@ -280,11 +280,11 @@ def detect_bench_command(
 
     from tqdm import tqdm
 
-    from graphs.factored_verification import FVContext
     from veriloop.cli import DEFAULT_CACHE_DIR, build_context
     from veriloop.evaluation import detection
     from veriloop.evaluation.bench import write_manifest
     from veriloop.evaluation.datasets import load_dataset
+    from veriloop.graphs.factored_verification import FVContext
 
     try:
         items = load_dataset(dataset, data_dir, split)
@@ -358,10 +358,10 @@ def validate_bench_command(
 
     from tqdm import tqdm
 
-    from graphs.evidence_validation import MEvalContext
     from veriloop.cli import DEFAULT_CACHE_DIR, build_context
     from veriloop.evaluation import validation_bench
     from veriloop.evaluation.datasets import load_dataset
+    from veriloop.graphs.evidence_validation import MEvalContext
 
     try:
         cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))

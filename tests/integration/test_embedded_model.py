@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
-from graphs.baselines import DirectContext
-from graphs.baselines import build_graph as build_direct
-from graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.context import ModelSettings
+from veriloop.graphs.baselines import DirectContext
+from veriloop.graphs.baselines import build_graph as build_direct
+from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.models import get_models
 from veriloop.models.locate import bundled_chat_model_path
 from veriloop.models.structured import ask_structured

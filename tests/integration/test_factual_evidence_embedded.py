@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from graphs.factual_evidence import FEContext
-from graphs.factual_evidence import build_graph as build_fe
-from graphs.rag import RAGContext
-from graphs.rag import build_graph as build_rag
-from knowledge.corpus import Document, chunk_documents
-from knowledge.corpus_index import CorpusIndex
-from nodes.rationale import LABELS
 from veriloop.context import ModelSettings
+from veriloop.graphs.factual_evidence import FEContext
+from veriloop.graphs.factual_evidence import build_graph as build_fe
+from veriloop.graphs.rag import RAGContext
+from veriloop.graphs.rag import build_graph as build_rag
+from veriloop.knowledge.corpus import Document, chunk_documents
+from veriloop.knowledge.corpus_index import CorpusIndex
 from veriloop.models import get_models
+from veriloop.nodes.rationale import LABELS
 
 pytestmark = pytest.mark.integration
 

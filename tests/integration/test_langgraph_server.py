@@ -71,9 +71,9 @@ def server_url(tmp_path_factory):
 def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
     from langgraph_sdk import get_sync_client
 
-    from knowledge.entries import new_entry
-    from knowledge.store import KnowledgeBase
     from veriloop.context import ModelSettings
+    from veriloop.knowledge.entries import new_entry
+    from veriloop.knowledge.store import KnowledgeBase
     from veriloop.models import get_models
 
     client = get_sync_client(url=server_url)
@@ -108,8 +108,8 @@ def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
     )
     assert refused["refusal"]["kind"] == "hard" and refused["retrieved"][0]["id"] == "K-1"
 
-    from knowledge.corpus import Document, chunk_documents
-    from knowledge.corpus_index import CorpusIndex
+    from veriloop.knowledge.corpus import Document, chunk_documents
+    from veriloop.knowledge.corpus_index import CorpusIndex
 
     documents = [
         Document("d1", "Aspirin can cause stomach bleeding, especially in older adults."),

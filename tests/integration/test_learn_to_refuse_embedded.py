@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from graphs.knowledge_enrichment import EnrichmentContext
-from graphs.knowledge_enrichment import build_graph as build_enrichment
-from graphs.learn_to_refuse import L2RContext, build_graph
-from knowledge.entries import new_entry
-from knowledge.store import KnowledgeBase
 from veriloop.context import ModelSettings
+from veriloop.graphs.knowledge_enrichment import EnrichmentContext
+from veriloop.graphs.knowledge_enrichment import build_graph as build_enrichment
+from veriloop.graphs.learn_to_refuse import L2RContext, build_graph
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import get_models
 
 pytestmark = pytest.mark.integration

@@ -2,8 +2,8 @@ import json
 
 from typer.testing import CliRunner
 
-from graphs.baselines import DirectContext, build_graph
 from veriloop.cli import app
+from veriloop.graphs.baselines import DirectContext, build_graph
 
 runner = CliRunner()
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from knowledge.entries import new_entry
-from knowledge.store import KnowledgeBase
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile, parse_variant, plan_runs, run_bench
 from veriloop.evaluation.choice_report import choice_metrics, summarise_choices
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.report import write_report
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 
 Make = Callable[..., tuple[str, Models]]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from nodes.citations import cited_ids, number_citations, split_citations
 from veriloop.cli import app
 from veriloop.models import Models
+from veriloop.nodes.citations import cited_ids, number_citations, split_citations
 
 runner = CliRunner()
 Make = Callable[..., tuple[str, Models]]

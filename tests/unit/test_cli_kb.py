@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from knowledge.store import KnowledgeBase
 from veriloop.cli import app
+from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 
 runner = CliRunner()

@@ -1,8 +1,8 @@
 import pytest
 
-from graphs.self_reflection import SelfReflectionContext
 from veriloop.context import ModelSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.self_reflection import SelfReflectionContext
 
 
 def test_defaults_are_the_papers():

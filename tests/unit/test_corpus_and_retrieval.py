@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from knowledge.corpus import (
+from veriloop.evaluation.items import Item
+from veriloop.knowledge.corpus import (
     CorpusError,
     CorpusWarning,
     Document,
@@ -17,16 +18,20 @@ from knowledge.corpus import (
     documents_from_items,
     read_folder,
 )
-from knowledge.corpus_index import CorpusIndex, CorpusIndexError
-from knowledge.hybrid import (
+from veriloop.knowledge.corpus_index import CorpusIndex, CorpusIndexError
+from veriloop.knowledge.hybrid import (
     CrossEncoderReranker,
     HybridRetriever,
     LangChainWebSearch,
     RetrievalSettings,
     reciprocal_rank_fusion,
 )
-from knowledge.triplets import TripletError, TripletGraph, canonical_entity, read_triplet_file
-from veriloop.evaluation.items import Item
+from veriloop.knowledge.triplets import (
+    TripletError,
+    TripletGraph,
+    canonical_entity,
+    read_triplet_file,
+)
 from veriloop.models.fakes import ScriptedEmbedder
 
 

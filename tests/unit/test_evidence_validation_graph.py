@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from graphs.evidence_validation import MEvalContext, build_graph
-from nodes.reliability import evidence_level, recency_bonuses, reliability_parts
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.evidence_validation import MEvalContext, build_graph
 from veriloop.models import Models
+from veriloop.nodes.reliability import evidence_level, recency_bonuses, reliability_parts
 
 Make = Callable[..., tuple[str, Models]]
 QUESTION = "Does aspirin reduce heart attacks?"
@@ -195,7 +195,7 @@ def test_bad_input_is_explained(fake_backend: Make) -> None:
 
 
 def test_no_corpus_match_and_undated_untyped_articles(fake_backend: Make, tmp_path: Path) -> None:
-    from knowledge.articles import ArticleIndex, article_from_dict
+    from veriloop.knowledge.articles import ArticleIndex, article_from_dict
 
     index = ArticleIndex([article_from_dict({"pmid": "1", "abstract": "Potatoes grow."}, 1)])
     assert index.search("aspirin infarction", 5) == []

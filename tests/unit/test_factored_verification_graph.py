@@ -9,16 +9,21 @@ from typing import Any
 
 import pytest
 
-from graphs.factored_verification import FVContext, after_combine, build_graph, route_claims
-from nodes.claims import (
+from veriloop.errors import InvalidInputError
+from veriloop.graphs.factored_verification import (
+    FVContext,
+    after_combine,
+    build_graph,
+    route_claims,
+)
+from veriloop.models import Models
+from veriloop.nodes.claims import (
     answer_probability,
     claim_document,
     fit_threshold,
     probability_from_logprobs,
     sources_from,
 )
-from veriloop.errors import InvalidInputError
-from veriloop.models import Models
 
 Make = Callable[..., tuple[str, Models]]
 SOURCES = [{"id": "S1", "text": "Aspirin thins the blood. It can cause stomach bleeding."}]
@@ -238,7 +243,7 @@ def test_probability_helpers_and_threshold_fit_by_hand() -> None:
 
 
 def test_routers() -> None:
-    from graphs.factored_verification import State
+    from veriloop.graphs.factored_verification import State
 
     state = State(question="q", current_claims=[], sources=[{"id": "S1", "text": "t"}])
     assert route_claims(state) == "combine"
@@ -253,8 +258,8 @@ def test_routers() -> None:
 
 
 def test_self_correction_baseline_revises_once_with_unfactored_feedback(fake_backend: Make) -> None:
-    from graphs.self_correction import SelfCorrectionContext
-    from graphs.self_correction import build_graph as build_self_correction
+    from veriloop.graphs.self_correction import SelfCorrectionContext
+    from veriloop.graphs.self_correction import build_graph as build_self_correction
 
     backend, models = fake_backend(
         ["The claim about cancer is not in the source.", "Aspirin thins the blood."]

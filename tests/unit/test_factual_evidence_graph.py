@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from graphs.factual_evidence import FEContext, after_verification, build_graph
-from knowledge.corpus import Document, chunk_documents
-from knowledge.corpus_index import CorpusIndex
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.factual_evidence import FEContext, after_verification, build_graph
+from veriloop.knowledge.corpus import Document, chunk_documents
+from veriloop.knowledge.corpus_index import CorpusIndex
 from veriloop.models import Models
 
 QUESTION = "Does aspirin cause bleeding?"
@@ -294,7 +294,7 @@ def test_bad_input_is_rejected_clearly(fake_backend: Make, tmp_path: Path) -> No
 
 
 def test_routers_follow_state_only() -> None:
-    from graphs.factual_evidence import State, after_rationale, after_retrieval
+    from veriloop.graphs.factual_evidence import State, after_rationale, after_retrieval
 
     wrong = {"PID-1": {"label": "INCORRECT-FALSE_INFO", "justification": ""}}
     right = {"PID-1": {"label": "CORRECT-EXPLICIT", "justification": ""}}

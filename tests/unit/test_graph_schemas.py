@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs import (
+from veriloop.graphs import (
     baselines,
     factual_evidence,
     knowledge_enrichment,
@@ -57,7 +57,7 @@ def test_enrichment_graph_schemas_generate():
 
 
 def test_verification_graph_schemas_generate():
-    from graphs import factored_verification
+    from veriloop.graphs import factored_verification
 
     graph = factored_verification.graph
     inputs = set(graph.get_input_jsonschema()["properties"])
@@ -69,7 +69,7 @@ def test_verification_graph_schemas_generate():
 
 
 def test_evidence_validation_schemas_generate():
-    from graphs import evidence_validation
+    from veriloop.graphs import evidence_validation
 
     graph = evidence_validation.graph
     assert {"question", "answer", "articles", "context_units"} <= set(

@@ -7,8 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from nodes.heterogeneity import dersimonian_laird, reliability_variances, weighted_claim_score
 from veriloop.errors import InvalidInputError
+from veriloop.nodes.heterogeneity import (
+    dersimonian_laird,
+    reliability_variances,
+    weighted_claim_score,
+)
 
 
 def test_worked_example_by_hand() -> None:

@@ -1,10 +1,10 @@
 import pytest
 
-from nodes.hygiene import clean_generation
-from nodes.input import check_question
-from nodes.loops import close_loop, format_score, passes
-from prompts import demonstrations, placeholders, render
 from veriloop.errors import InvalidInputError
+from veriloop.nodes.hygiene import clean_generation
+from veriloop.nodes.input import check_question
+from veriloop.nodes.loops import close_loop, format_score, passes
+from veriloop.prompts import demonstrations, placeholders, render
 from veriloop.trace import Candidate, best_candidate
 
 
@@ -136,7 +136,7 @@ def test_clean_generation_drops_a_restated_question_but_keeps_answers_using_its_
 
 
 def test_demonstration_turns_parse_and_reject_bad_transcripts():
-    from prompts import demonstration_turns
+    from veriloop.prompts import demonstration_turns
 
     turns = demonstration_turns("enrichment_answer_demo")
     assert [t["role"] for t in turns] == ["user", "assistant"]

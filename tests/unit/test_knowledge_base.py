@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from knowledge.entries import new_entry, read_entries, write_entries
-from knowledge.index import IndexSpec
-from knowledge.store import KnowledgeBase, KnowledgeBaseError
 from veriloop.errors import InvalidInputError
+from veriloop.knowledge.entries import new_entry, read_entries, write_entries
+from veriloop.knowledge.index import IndexSpec
+from veriloop.knowledge.store import KnowledgeBase, KnowledgeBaseError
 from veriloop.models.fakes import ScriptedEmbedder
 
 E1 = [1, 0, 0, 0, 0, 0, 0, 0]
@@ -212,8 +212,8 @@ def test_killed_import_leaves_the_old_base(tmp_path: Path) -> None:
         f"""
         import os, signal
         import numpy as np
-        import knowledge.store as store
-        from knowledge.entries import new_entry
+        import veriloop.knowledge.store as store
+        from veriloop.knowledge.entries import new_entry
         from veriloop.models.fakes import ScriptedEmbedder
         real_write_index = store.write_index
         def dying_write_index(index, path):

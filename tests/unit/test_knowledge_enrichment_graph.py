@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from graphs.knowledge_enrichment import EnrichmentContext, State, after_batch, build_graph
-from knowledge.entries import new_entry
-from knowledge.store import KnowledgeBase
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.knowledge_enrichment import EnrichmentContext, State, after_batch, build_graph
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 
 Make = Callable[..., tuple[str, Models]]
 
 
 class Agents:
-    """Scripted agents: question batches in order; answers and facts derived from prompts."""
+    """Scripted agents: question batches in order; answers and facts derived from veriloop.prompts."""
 
     def __init__(self, batches: list[list[str]], fail_on_call: int | None = None) -> None:
         self.batches: Iterator[list[str]] = iter(batches)

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from graphs.learn_to_refuse import L2RContext, after_retrieval, build_graph
-from knowledge.entries import new_entry
-from knowledge.store import KnowledgeBase
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.learn_to_refuse import L2RContext, after_retrieval, build_graph
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 
 ASPIRIN = "Aspirin thins the blood."
@@ -198,7 +198,7 @@ def test_bad_options_are_rejected(fake_backend: Make, tmp_path: Path) -> None:
 
 
 def test_router_is_pure() -> None:
-    from graphs.learn_to_refuse import State
+    from veriloop.graphs.learn_to_refuse import State
 
     assert after_retrieval(State(question="q", consult_model=True)) == "answer_from_knowledge"
     assert after_retrieval(State(question="q", consult_model=False)) == "refuse_hard"
@@ -223,7 +223,7 @@ def test_option_judge_runs_only_for_answered_choice_items(
 
 
 def test_answer_router_is_pure() -> None:
-    from graphs.learn_to_refuse import State, after_answer
+    from veriloop.graphs.learn_to_refuse import State, after_answer
 
     assert after_answer(State(question="q", judge_wanted=True)) == "judge_options"
     assert after_answer(State(question="q")) == "finish"

@@ -4,8 +4,8 @@ import socket
 
 import pytest
 
-from graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.errors import ModelUnavailableError
+from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.models import get_models
 from veriloop.models.fake_server import base_url, fake_openai_server
 from veriloop.models.fakes import ScriptedEmbedder

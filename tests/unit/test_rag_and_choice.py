@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from graphs.baselines import DirectContext
-from graphs.baselines import build_graph as build_direct
-from graphs.rag import RAGContext
-from graphs.rag import build_graph as build_rag
-from graphs.self_reflection import SelfReflectionContext
-from graphs.self_reflection import build_graph as build_self_reflection
-from knowledge.entries import new_entry
-from knowledge.store import KnowledgeBase
-from nodes.choice import check_options, question_text
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.baselines import DirectContext
+from veriloop.graphs.baselines import build_graph as build_direct
+from veriloop.graphs.rag import RAGContext
+from veriloop.graphs.rag import build_graph as build_rag
+from veriloop.graphs.self_reflection import SelfReflectionContext
+from veriloop.graphs.self_reflection import build_graph as build_self_reflection
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
+from veriloop.nodes.choice import check_options, question_text
 
 Make = Callable[..., tuple[str, Models]]
 OPTIONS = {"A": "Paris", "B": "Rome", "C": "Berlin"}

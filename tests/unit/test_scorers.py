@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from nodes import scorers
 from veriloop.models.fakes import fake_models
+from veriloop.nodes import scorers
 
 
 def test_weighted_mean_hand_cases():

@@ -8,9 +8,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 
-from graphs import self_reflection as sr
-from graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.errors import InvalidInputError
+from veriloop.graphs import self_reflection as sr
+from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.trace import Candidate
 
 Q = "Is Noonan syndrome inherited?"

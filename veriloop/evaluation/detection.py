@@ -105,7 +105,7 @@ def unsupported(claims: list[dict[str, Any]], round_: int | None = None) -> int:
 
 
 def _verify(payload: Any, settings: dict[str, Any]) -> dict[str, Any]:
-    from graphs.factored_verification import FVContext, graph
+    from veriloop.graphs.factored_verification import FVContext, graph
 
     result: dict[str, Any] = graph.invoke(payload, context=FVContext(**settings))
     return result
@@ -127,8 +127,8 @@ def run_case(run: str, case: Case, settings: dict[str, Any]) -> dict[str, Any]:
         elif run == FV_REVISE:
             result = _verify(payload, {**settings, "max_revisions": 1})
         else:
-            from graphs.self_correction import SelfCorrectionContext
-            from graphs.self_correction import graph as correction
+            from veriloop.graphs.self_correction import SelfCorrectionContext
+            from veriloop.graphs.self_correction import graph as correction
 
             known = set(SelfCorrectionContext.__dataclass_fields__)
             context = SelfCorrectionContext(**{k: v for k, v in settings.items() if k in known})
@@ -187,7 +187,7 @@ def run_detection(
 
 def summarise(run_dir: Path) -> dict[str, Any]:
     """Fit θ on the training records, score the test records, measure revision."""
-    from nodes.claims import fit_threshold
+    from veriloop.nodes.claims import fit_threshold
 
     records = ResultsFile(run_dir / "results.jsonl").records()
     detect = [r for r in records if r["run"] == DETECT and not r.get("error")]

@@ -14,8 +14,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from knowledge.hybrid import ContextUnit, RetrievalSettings
-from nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.evaluation.grounding import answer_claims, auto_grade, faithfulness, first_decision
 from veriloop.evaluation.metrics import mean
 from veriloop.evaluation.nli import NLIJudge
@@ -25,7 +23,9 @@ from veriloop.evaluation.report import (
     paired_comparison,
     read_keyed_metrics,
 )
+from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings
 from veriloop.models import Models
+from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 
 GROUNDING_VERSION = "1"
 

@@ -31,10 +31,10 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from prompts import render
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import per_label_recall, split_sentences
 from veriloop.models import Models, ScoreError
+from veriloop.prompts import render
 
 VERBALIZERS: Mapping[int, str] = {1: " supports", -1: " refutes", 0: " neither"}
 

@@ -55,7 +55,7 @@ def _answer_key(record: dict[str, Any]) -> str:
 
 def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dict[str, Any]:
     """Compute one record's metrics (None where the item failed or has no answer)."""
-    from nodes.scorers import consistency
+    from veriloop.nodes.scorers import consistency
 
     answer = record.get("answer") or ""
     usage = (record.get("trace") or {}).get("usage") or {}

@@ -20,10 +20,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from knowledge.articles import article_to_dict, open_article_index
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items, write_manifest
 from veriloop.evaluation.items import Item
+from veriloop.knowledge.articles import article_to_dict, open_article_index
 
 RUNS: dict[str, dict[str, bool]] = {
     "m-eval": {},
@@ -66,7 +66,7 @@ def response_cases(
 
 def run_case(run: str, case: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
     """Validate one response under one run's settings; errors are recorded."""
-    from graphs.evidence_validation import MEvalContext, graph
+    from veriloop.graphs.evidence_validation import MEvalContext, graph
 
     record: dict[str, Any] = {"run": run, "item_id": case["case_id"], **case}
     try:
