@@ -1,4 +1,4 @@
-"""Train the embedding NLI head shipped in veriloop/evaluation/data/ (reproducible).
+"""Train the embedding NLI head shipped in nodes/data/ (reproducible).
 
     .venv/bin/python benchmarks/train_nli_head.py --hidden 256 \
         --citation-integrity ../shared/data/citation_integrity --healthver ../shared/data/healthver
@@ -12,7 +12,7 @@ pairs; sentences of the same cited abstract that are not evidence give neutral (
 Features are all-MiniLM-L6-v2 embeddings u (premise) and v (hypothesis) combined as
 [u, v, |u - v|, u * v]; the head is a class-balanced multinomial logistic regression.
 It is evaluated on HealthVer dev, a different dataset, and the numbers are written to
-veriloop/evaluation/data/nli_head_minilm.json next to the weights.
+nodes/data/nli_head_minilm.json next to the weights.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from veriloop.evaluation.loaders.healthver import load_healthver
 from veriloop.evaluation.nli import HEALTHVER_LABEL, pair_features
 from veriloop.models import get_models
 
-OUT = Path("veriloop/evaluation/data")
+OUT = Path("nodes/data")
 
 
 def citation_integrity_pairs(folder: Path, seed: int) -> list[tuple[str, str, int]]:

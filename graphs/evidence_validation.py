@@ -44,7 +44,6 @@ from typing_extensions import TypedDict
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.metrics import split_sentences
 from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -61,6 +60,7 @@ from veriloop.nodes.reliability import (
 )
 from veriloop.prompts import render
 from veriloop.state import OutputState
+from veriloop.text import split_sentences
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
 METHOD = "m-eval"
@@ -311,7 +311,7 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     stances: list[Stance] = []
     calls: list[ModelCall] = []
     if context.stance_judge == "nli":
-        from veriloop.evaluation.nli import EmbeddingNLI
+        from veriloop.nodes.nli import EmbeddingNLI
 
         judge = EmbeddingNLI(models)
         verdicts = (

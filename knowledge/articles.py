@@ -1,7 +1,7 @@
 """A local PubMed-style article corpus for M-Eval's extra evidence, searched with BM25.
 
 Articles come from a PubMed/MEDLINE XML (gzipped or not) or JSON-lines export
-(`veriloop.evaluation.loaders.pubmed.load_pubmed`); each is indexed on its title, abstract
+(`veriloop.knowledge.pubmed.load_pubmed`); each is indexed on its title, abstract
 and MeSH headings together, as M-Eval does, with the same BM25 tokenisation as the corpus
 index (stop words out, Snowball stems). Indexes are built once per file and process.
 """
@@ -16,8 +16,8 @@ from typing import Any
 import bm25s
 
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.loaders.pubmed import Article, load_pubmed
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.pubmed import Article, load_pubmed
 
 _indexes: dict[str, ArticleIndex] = {}
 _lock = threading.Lock()

@@ -6,7 +6,7 @@ Sources:
   file holds one document per line, `{"text": ..., "id": ..., "title": ...}` (`text`
   required). A binary or undecodable file, or a file of another type, is skipped with a
   warning naming it; a malformed JSON line is an error naming the file and line.
-- the project's dataset loaders (`documents_from_items`): each item's documents joined
+- a dataset: `veriloop.evaluation.adapters.documents_from_items` turns each item's documents
   into one document whose id is the item id (PubMedQA: the abstract of each question).
 
 Chunking: LangChain's `RecursiveCharacterTextSplitter` with `chunk_size` 1000 characters
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,6 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError, VeriloopError
-from veriloop.evaluation.items import Item
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 JSONL_SUFFIXES = {".jsonl"}
@@ -144,23 +143,6 @@ def read_folder(folder: Path) -> FolderReport:
         report.skipped.append((relative, reason))
         warnings.warn(f"skipped {path}: {reason}", CorpusWarning, stacklevel=2)
     return report
-
-
-def documents_from_items(items: Iterable[Item], dataset: str) -> list[Document]:
-    """Turn dataset items' documents into one corpus document per item (id = item id).
-
-    Items sharing the same documents (repeated questions on one abstract) give one document.
-    """
-    documents: list[Document] = []
-    seen: set[str] = set()
-    for item in items:
-        text = "\n\n".join(doc.strip() for doc in item.documents if doc.strip())
-        if not text or text in seen:
-            continue
-        seen.add(text)
-        title = str(item.metadata.get("title") or "")
-        documents.append(Document(item.id, text, title, f"dataset:{dataset}"))
-    return documents
 
 
 def chunk_documents(

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.metrics import split_sentences
 from veriloop.nodes.citations import BRACKETED, CITATION_ID, cited_ids
+from veriloop.text import split_sentences
 
 YES_TARGETS = (" Yes", " yes")
 NO_TARGETS = (" No", " no")

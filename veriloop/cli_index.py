@@ -20,6 +20,7 @@ from rich.table import Table
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.evaluation.adapters import documents_from_items
 from veriloop.knowledge.corpus import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -27,7 +28,6 @@ from veriloop.knowledge.corpus import (
     Document,
     check_corpus_source,
     chunk_documents,
-    documents_from_items,
     read_folder,
 )
 from veriloop.knowledge.index import INDEX_KINDS, IndexSpec

@@ -26,8 +26,8 @@ from rich.table import Table
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.evaluation.adapters import gold_facts
 from veriloop.knowledge.entries import NewEntry, new_entry, read_entries, write_entries
-from veriloop.knowledge.gold import gold_facts
 from veriloop.knowledge.index import INDEX_KINDS, IndexSpec
 from veriloop.knowledge.store import Hit, KnowledgeBase
 

@@ -20,3 +20,7 @@ class ModelNotFoundError(VeriloopError):
 
 class ModelUnavailableError(VeriloopError):
     """A model server did not answer, or answered with an error, after retries."""
+
+
+class DatasetError(VeriloopError):
+    """A dataset or data file is missing or malformed (the message names file and line)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 _KEPT_CONTROLS = {"\t", "\n", "\r"}
@@ -15,3 +16,12 @@ def strip_control(text: str) -> str:
 def has_word(text: str) -> bool:
     """Return True when the text holds at least one letter or digit."""
     return any(ch.isalnum() for ch in text)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences at ., ! or ? followed by space, and at line breaks.
+
+    A period after a lone capital letter ("U.S. Route", "J. Smith") does not end a sentence.
+    """
+    parts = re.split(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n+", text.strip())
+    return [part.strip() for part in parts if part.strip()]

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from veriloop.evaluation.adapters import documents_from_items
 from veriloop.evaluation.items import Item
 from veriloop.knowledge.corpus import (
     CorpusError,
     CorpusWarning,
     Document,
     chunk_documents,
-    documents_from_items,
     read_folder,
 )
 from veriloop.knowledge.corpus_index import CorpusIndex, CorpusIndexError

@@ -8,7 +8,7 @@ import pytest
 
 from veriloop.evaluation.datasets import DATASETS, load_dataset
 from veriloop.evaluation.items import DatasetError
-from veriloop.evaluation.loaders.pubmed import load_pubmed
+from veriloop.knowledge.pubmed import load_pubmed
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data is not present")

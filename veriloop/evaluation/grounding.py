@@ -25,13 +25,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriloop.evaluation.metrics import split_sentences
 from veriloop.evaluation.nli import NLIJudge
 from veriloop.knowledge.hybrid import ContextUnit, format_units
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.citations import BRACKETED, CITATION_ID
 from veriloop.prompts import render
+from veriloop.text import split_sentences
 
 DECISIONS = ("yes", "no", "maybe")
 

@@ -6,11 +6,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from veriloop.errors import VeriloopError
+from veriloop.errors import DatasetError
 
-
-class DatasetError(VeriloopError):
-    """A dataset file is missing or malformed; the message names the file and the row."""
+__all__ = ["DatasetError", "Item", "with_unique_ids"]
 
 
 @dataclass(frozen=True)

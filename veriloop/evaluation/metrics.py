@@ -63,15 +63,6 @@ def rouge_l(prediction: str, references: Sequence[str]) -> float:
     return max(float(scorer.score(ref, prediction)["rougeL"].fmeasure) for ref in references)
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences at ., ! or ? followed by space, and at line breaks.
-
-    A period after a lone capital letter ("U.S. Route", "J. Smith") does not end a sentence.
-    """
-    parts = re.split(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n+", text.strip())
-    return [part.strip() for part in parts if part.strip()]
-
-
 def mc1(scores: Sequence[float], correct: Sequence[bool]) -> float:
     """TruthfulQA MC1: 1.0 if the single best-scored option is a correct one."""
     best = max(range(len(scores)), key=lambda i: scores[i])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.evaluation.loaders._common import dataset_file, field, json_lines
+from veriloop.files import dataset_file, field, json_lines
 
 
 def load_medqa(data_dir: Path, split: str = "test") -> list[Item]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veriloop.evaluation.items import Item
-from veriloop.evaluation.loaders._common import field, json_lines, require_file
+from veriloop.files import field, json_lines, require_file
 
 
 def load_claims(data_dir: Path, split: str = "dev", dataset: str = "scifact") -> list[Item]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.evaluation.loaders._common import field, json_lines, require_file
+from veriloop.files import field, json_lines, require_file
 
 
 def load_halueval(data_dir: Path, split: str = "qa") -> list[Item]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veriloop.evaluation.items import Item
-from veriloop.evaluation.loaders._common import dataset_file, field, json_file
+from veriloop.files import dataset_file, field, json_file
 
 
 def load_mashqa(data_dir: Path, split: str = "test") -> list[Item]:

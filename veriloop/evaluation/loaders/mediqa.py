@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.evaluation.loaders._common import text_of, xml_root
+from veriloop.files import text_of, xml_root
 
 FILES = {
     "validation": ["MEDIQA2019-Task3-QA-ValidationSet.xml"],

@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.evaluation.loaders._common import field, json_file
+from veriloop.files import field, json_file
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -1,4 +1,4 @@
-"""Helpers the loaders share: reading JSON lines, JSON and XML with errors that name the place."""
+"""Reading data files (JSON lines, JSON, XML, gzip) with errors that name the file and line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.items import DatasetError
+from veriloop.errors import DatasetError
 
 
 def require_file(path: Path, hint: str) -> Path:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.items import DatasetError
-from veriloop.evaluation.loaders._common import json_lines, text_of, xml_root
+from veriloop.errors import DatasetError
+from veriloop.files import json_lines, text_of, xml_root
 
 
 @dataclass(frozen=True)
