@@ -18,6 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
+from veriloop.graphs.registry import studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.choice import check_options, choice_reply_model, question_text, score_options
@@ -164,4 +165,4 @@ def build_graph() -> StateGraph[State, DirectContext, InputState, OutputState]:
     return builder
 
 
-graph = build_graph().compile(name="direct")
+graph = build_graph().compile(name=studio_name(__file__))

@@ -44,6 +44,7 @@ from typing_extensions import TypedDict
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.registry import studio_name
 from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -505,4 +506,4 @@ def build_graph() -> StateGraph[State, MEvalContext, EvidenceInput, MEvalOutput]
     return builder
 
 
-graph = build_graph().compile(name="evidence_validation")
+graph = build_graph().compile(name=studio_name(__file__))

@@ -42,6 +42,7 @@ from typing_extensions import TypedDict
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.registry import studio_name
 from veriloop.models import ChatTurn, ScoreError, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.claims import (
@@ -520,4 +521,4 @@ def build_graph() -> StateGraph[State, FVContext, VerifyInput, FVOutput]:
     return builder
 
 
-graph = build_graph().compile(name="factored_verification")
+graph = build_graph().compile(name=studio_name(__file__))

@@ -46,6 +46,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.registry import studio_name
 from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
 from veriloop.models import get_models
 from veriloop.nodes.citations import cited_ids, split_citations
@@ -581,4 +582,4 @@ def build_graph() -> StateGraph[State, FEContext, InputState, FEOutput]:
     return builder
 
 
-graph = build_graph().compile(name="factual_evidence")
+graph = build_graph().compile(name=studio_name(__file__))

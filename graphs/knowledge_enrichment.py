@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.registry import studio_name
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase, normalised_text
 from veriloop.models import ChatTurn, get_models
@@ -413,4 +414,4 @@ def build_graph() -> StateGraph[State, EnrichmentContext, EnrichmentInput, Enric
     return builder
 
 
-graph = build_graph().compile(name="knowledge_enrichment")
+graph = build_graph().compile(name=studio_name(__file__))

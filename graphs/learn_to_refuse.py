@@ -36,6 +36,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from veriloop.context import MethodSettings, resolve_context
+from veriloop.graphs.registry import studio_name
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -402,4 +403,4 @@ def build_graph() -> StateGraph[State, L2RContext, InputState, L2ROutput]:
     return builder
 
 
-graph = build_graph().compile(name="learn_to_refuse")
+graph = build_graph().compile(name=studio_name(__file__))

@@ -21,6 +21,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
+from veriloop.graphs.registry import studio_name
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
@@ -233,4 +234,4 @@ def build_graph() -> StateGraph[State, RAGContext, InputState, RAGOutput]:
     return builder
 
 
-graph = build_graph().compile(name="rag")
+graph = build_graph().compile(name=studio_name(__file__))

@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.factored_verification import VerifyInput
+from veriloop.graphs.registry import studio_name
 from veriloop.models import get_models
 from veriloop.nodes.claims import Source, sources_from
 from veriloop.nodes.generation import generate_turn
@@ -179,4 +180,4 @@ def build_graph() -> StateGraph[State, SelfCorrectionContext, VerifyInput, SelfC
     return builder
 
 
-graph = build_graph().compile(name="self_correction")
+graph = build_graph().compile(name=studio_name(__file__))

@@ -36,6 +36,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
+from veriloop.graphs.registry import studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
@@ -534,4 +535,4 @@ def build_graph() -> StateGraph[State, SelfReflectionContext, InputState, Output
     return builder
 
 
-graph = build_graph().compile(name="self_reflection")
+graph = build_graph().compile(name=studio_name(__file__))

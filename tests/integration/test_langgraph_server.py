@@ -78,20 +78,13 @@ def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):
 
     client = get_sync_client(url=server_url)
     assistants = client.assistants.search()
-    graphs = {
-        "self_reflection",
-        "learn_to_refuse",
-        "knowledge_enrichment",
-        "direct",
-        "rag",
-        "factual_evidence",
-        "factored_verification",
-        "evidence_validation",
-    }
-    assert graphs <= {a["graph_id"] for a in assistants}
+    from veriloop.graphs.registry import METHODS
+
+    kinds = {m.studio: m.kind for m in METHODS}
+    assert set(kinds) <= {a["graph_id"] for a in assistants}
     for assistant in assistants:  # what Studio fetches to draw its forms
         schemas = client.assistants.get_schemas(assistant["assistant_id"])
-        first = "topic" if assistant["graph_id"] == "knowledge_enrichment" else "question"
+        first = "topic" if kinds[assistant["graph_id"]] == "build" else "question"
         assert first in schemas["input_schema"]["properties"]
         assert "trace" in schemas["output_schema"]["properties"]
         assert "backend" in schemas["context_schema"]["properties"]

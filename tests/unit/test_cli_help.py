@@ -8,7 +8,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from veriloop.cli import DEFAULT_CACHE_DIR, app
+from veriloop.cli import app
+from veriloop.cli.common import DEFAULT_CACHE_DIR
 
 runner = CliRunner()
 

@@ -5,25 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from veriloop.graphs import (
-    baselines,
-    factual_evidence,
-    knowledge_enrichment,
-    learn_to_refuse,
-    rag,
-    self_reflection,
-)
+from veriloop.graphs import knowledge_enrichment
+from veriloop.graphs.registry import METHODS, Method, get_method
 
-QA_GRAPHS = [self_reflection, learn_to_refuse, baselines, rag, factual_evidence]
+ANSWER_METHODS = [m for m in METHODS if m.kind == "answer"]
 
 
-@pytest.mark.parametrize(
-    "module",
-    QA_GRAPHS,
-    ids=["self_reflection", "learn_to_refuse", "direct", "rag", "factual_evidence"],
-)
-def test_graph_schemas_generate(module):
-    graph = module.graph
+@pytest.mark.parametrize("method", ANSWER_METHODS, ids=lambda m: m.id)
+def test_graph_schemas_generate(method: Method):
+    graph = method.compiled()
     assert list(graph.get_input_jsonschema()["properties"]) == ["question", "options"]
     output = graph.get_output_jsonschema()["properties"]
     assert {
@@ -81,15 +71,26 @@ def test_evidence_validation_schemas_generate():
     assert all(p.get("description") for p in context.values())
 
 
-def test_langgraph_json_serves_every_graph():
+def test_langgraph_json_is_the_registry():
     config = json.loads((Path(__file__).parents[2] / "langgraph.json").read_text())
-    assert set(config["graphs"]) == {
-        "self_reflection",
-        "learn_to_refuse",
-        "knowledge_enrichment",
-        "direct",
-        "rag",
-        "factual_evidence",
-        "factored_verification",
-        "evidence_validation",
-    }
+    assert config["graphs"] == {m.studio: m.file for m in METHODS}
+
+
+@pytest.mark.parametrize("method", METHODS, ids=lambda m: m.id)
+def test_each_module_compiles_under_the_registry_name(method: Method):
+    graph = method.compiled()
+    assert graph.name == method.studio
+    build_graph, context_class = method.load()
+    assert context_class.__name__ == method.context
+    fields = set(context_class.__dataclass_fields__)
+    assert set(method.ablations) <= fields  # an ablation is a real switch
+    assert get_method(method.id) is method
+    for alias in method.aliases:
+        assert get_method(alias) is method
+
+
+def test_names_are_unique_and_kinds_checked():
+    names = [name for m in METHODS for name in (m.id, *m.aliases)]
+    assert len(names) == len(set(names))
+    with pytest.raises(Exception, match="unknown verification method 'fe'"):
+        get_method("fe", "verify")

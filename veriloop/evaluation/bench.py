@@ -26,7 +26,7 @@ from typing import Any
 from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.items import DatasetError, Item
-from veriloop.methods import METHODS, get_method
+from veriloop.graphs.registry import METHODS, get_method
 
 OUTPUT_KEYS = ("answer", "knowledge", "stop_reason", "refusal", "choice", "option_scores")
 
@@ -59,7 +59,7 @@ def parse_variant(text: str) -> RunSpec:
             f"--variant {text!r}: expected NAME=METHOD,key=value,... "
             "(e.g. l2r-gold=l2r,kb_dir=kbs/gold)"
         )
-    spec = get_method(parts[0])
+    spec = get_method(parts[0], "answer")
     hints = typing.get_type_hints(spec.load()[1])
     settings: dict[str, Any] = {}
     for assignment in parts[1:]:
@@ -68,11 +68,11 @@ def parse_variant(text: str) -> RunSpec:
         if not has_value or key not in hints:
             raise InvalidInputError(
                 f"--variant {text!r}: {assignment!r} is not key=value with a setting of "
-                f"{spec.name} ({', '.join(sorted(hints))})"
+                f"{spec.id} ({', '.join(sorted(hints))})"
             )
         settings[key] = parse_setting(raw.strip(), hints[key], f"--variant {name} {key}")
     role = "baseline" if spec.baseline else "method"
-    return RunSpec(name.strip(), spec.name, settings, role)
+    return RunSpec(name.strip(), spec.id, settings, role)
 
 
 def plan_runs(
@@ -90,12 +90,11 @@ def plan_runs(
     runs: list[RunSpec] = []
     ablation_list = list(ablations)
     method_list = list(methods)
-    for method in method_list:
-        get_method(method)
+    method_list = [get_method(method, "answer").id for method in method_list]
     offered = {name for method in method_list for name in get_method(method).ablations}
     unknown = [name for name in ablation_list if name not in offered]
     if unknown:
-        known = {name: spec.ablations for name, spec in METHODS.items() if spec.ablations}
+        known = {m.id: m.ablations for m in METHODS if m.ablations and m.kind == "answer"}
         raise InvalidInputError(
             f"unknown ablation(s) {unknown} for method(s) {method_list}; each method's "
             f"ablations: {known}"
@@ -107,7 +106,7 @@ def plan_runs(
                 runs.append(RunSpec(f"{method}[{ablation}]", method, {ablation: True}, "ablation"))
     runs.extend(parse_variant(variant) for variant in variants)
     for baseline in baselines:
-        get_method(baseline)
+        baseline = get_method(baseline, "answer").id
         runs.append(RunSpec(baseline, baseline, role="baseline"))
     names = [run.name for run in runs]
     if len(set(names)) != len(names):

@@ -12,20 +12,20 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
+from veriloop.cli.common import (
+    build_context,
+    cache_setting,
+    err,
+    fail,
+    out,
+)
+from veriloop.cli.render import (
+    render_verification,
+)
 from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.graphs.registry import get_method, method_ids
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
-
-VERIFIERS = {
-    "factored": ("veriloop.graphs.factored_verification", "FVContext"),
-    "self-correction": ("veriloop.graphs.self_correction", "SelfCorrectionContext"),
-    "m-eval": ("veriloop.graphs.evidence_validation", "MEvalContext"),
-}
 INPUT_KEYS = (
     "question",
     "answer",
@@ -38,20 +38,12 @@ INPUT_KEYS = (
 
 
 def load_verifier(method: str) -> tuple[Any, Any]:
-    """Return (build_graph, Context class) of a verification method.
+    """Return (build_graph, Context class) of a verification method from the registry.
 
     Raises:
-        InvalidInputError: The method is unknown.
+        InvalidInputError: No verification method has that name.
     """
-    import importlib
-
-    if method not in VERIFIERS:
-        raise InvalidInputError(
-            f"unknown verification method {method!r}; choose one of: {', '.join(VERIFIERS)}"
-        )
-    module_name, context_name = VERIFIERS[method]
-    module = importlib.import_module(module_name)
-    return module.build_graph, getattr(module, context_name)
+    return get_method(method, "verify").load()
 
 
 def verification_input(data: Any, where: str) -> dict[str, Any]:
@@ -93,7 +85,7 @@ def run_verifier(
     """Run a verification graph on `payload`; return its output state.
 
     Args:
-        method: A name from `VERIFIERS`.
+        method: A name from `method_ids("verify")`.
         payload: The verifier's input (see `verification_input`).
         assignments: `--set NAME=VALUE` pairs for the verifier's Context.
         progress: Print each node as it finishes (to stderr).
@@ -101,8 +93,6 @@ def run_verifier(
             receives the `--set` pairs meant for the method before it).
         **given: Context fields set by CLI options (backend, cache_dir).
     """
-    from veriloop.cli import build_context
-
     build_graph, context_class = load_verifier(method)
     context = build_context(context_class, assignments, ignore_unknown=ignore_unknown, **given)
     graph = build_graph().compile(name=method)
@@ -117,88 +107,12 @@ def run_verifier(
     return {key: value for key, value in result.items() if key in keys}
 
 
-def render_verification(result: dict[str, Any]) -> None:
-    """Print claims with their probabilities, critiques, the verdict and any revision."""
-    if "evidence_report" in result:
-        render_evidence_validation(result)
-        return
-    if "claims" in result:
-        table = Table(title="Claims (P = probability the sources support it)")
-        for column in ("round", "claim", "P", "method", "supported"):
-            table.add_column(column, overflow="fold")
-        for check in sorted(result["claims"], key=lambda c: (c["round"], c["index"])):
-            p = check["p_supported"]
-            mark = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "?"}
-            table.add_row(
-                str(check["round"] + 1),
-                check["claim"],
-                "–" if p is None else f"{p:.3f}",
-                check["method"],
-                mark[check["supported"]] + (f" ({check['error']})" if check["error"] else ""),
-            )
-        out.print(table)
-        for critique in result.get("critiques", []):
-            out.print(f"[bold]critique[/bold] of “{critique['claim']}”: {critique['critique']}")
-        probabilities = ", ".join(
-            "–" if p is None else f"{p:.3f}" for p in result.get("answer_probabilities", [])
-        )
-        out.print(
-            f"P(answer) per round: {probabilities}; verdict: [bold]{result['verdict']}[/bold]"
-        )
-    if result.get("feedback"):
-        out.print(f"[bold]feedback[/bold]: {result['feedback']}")
-    if result.get("original_answer") and result.get("answer") != result["original_answer"]:
-        out.print(f"[bold]revised answer[/bold]: {result['answer']}")
-
-
-def render_evidence_validation(result: dict[str, Any]) -> None:
-    """Print M-Eval's claims with their statistics, the evidence and the report."""
-    table = Table(title="Claims: M(c) = Σ stance · reliability; DerSimonian–Laird statistics")
-    for column in ("claim", "label", "M(c)", "+ / −", "Q", "τ²", "I²"):
-        table.add_column(column, overflow="fold")
-    for claim in result["claims"]:
-
-        def cell(value: float | None) -> str:
-            return "–" if value is None else f"{value:.2f}"
-
-        table.add_row(
-            ("[bold]main:[/bold] " if claim["main"] else "") + claim["claim"],
-            claim["label"],
-            f"{claim['score']:.2f}",
-            f"{claim['supporting']} / {claim['contradicting']}",
-            cell(claim["q"]),
-            cell(claim["tau2"]),
-            cell(claim["i2"]),
-        )
-    out.print(table)
-    evidence = Table(title="Evidence and reliability (level + recency − penalties)")
-    for column in ("id", "role", "level", "recency", "penalty", "reliability"):
-        evidence.add_column(column)
-    for record in result["evidence"]:
-        parts = record["reliability"]
-        evidence.add_row(
-            record["id"],
-            record["role"],
-            f"{parts['level']} ({parts['level_from']})",
-            f"{parts['recency']:.1f}",
-            f"{parts['penalty']:.1f}",
-            f"{parts['reliability']:.2f}",
-        )
-    out.print(evidence)
-    for verdict in result["evidence_report"]:
-        out.print(f"cited {verdict['id']}: [bold]{verdict['verdict']}[/bold] ({verdict['detail']})")
-    out.print(
-        f"answer: [bold]{result['label']}[/bold]; unusable stance replies: "
-        f"{result['unusable_stances']}"
-    )
-
-
 def verify_command(
     input_file: Annotated[
         Path, typer.Argument(help="JSON: {question, answer, sources} or `ask --json` output.")
     ],
     method: Annotated[
-        str, typer.Option("--method", "-m", help=f"One of: {', '.join(VERIFIERS)}.")
+        str, typer.Option("--method", "-m", help=f"One of: {', '.join(method_ids('verify'))}.")
     ] = "factored",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
@@ -213,10 +127,6 @@ def verify_command(
     ] = None,
 ) -> None:
     """Verify an answer against its sources (Factored Verification, self-correction, M-Eval)."""
-    import os
-
-    from veriloop.cli import DEFAULT_CACHE_DIR
-
     try:
         load_verifier(method)  # an unknown method fails before the file is read
         if input_file.is_dir():
@@ -233,16 +143,11 @@ def verify_command(
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{input_file} is not valid JSON: {exc.msg}") from exc
         payload = verification_input(data, str(input_file))
-        cache = (
-            ""
-            if no_cache
-            else str(cache_dir or os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
-        )
+        cache = cache_setting(no_cache, cache_dir)
         err.print(f"[bold]{method}[/bold] verification of {input_file}")
         result = run_verifier(method, payload, settings or [], backend=backend, cache_dir=cache)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(code=2) from None
+        raise fail(exc) from None
     if as_json:
         out.print_json(json.dumps(result, ensure_ascii=False))
     else:
@@ -273,14 +178,12 @@ def detect_bench_command(
     ] = None,
 ) -> None:
     """Measure Factored Verification's hallucination detection (θ fitted on a disjoint split)."""
-    import os
     import shlex
     import sys
     from dataclasses import asdict
 
     from tqdm import tqdm
 
-    from veriloop.cli import DEFAULT_CACHE_DIR, build_context
     from veriloop.evaluation import detection
     from veriloop.evaluation.bench import write_manifest
     from veriloop.evaluation.datasets import load_dataset
@@ -289,7 +192,7 @@ def detect_bench_command(
     try:
         items = load_dataset(dataset, data_dir, split)
         train_items, test_items = detection.split_items(items, train, test, seed)
-        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        cache = cache_setting(no_cache)
         given: dict[str, Any] = {"cache_dir": cache, "seed": seed}
         if backend:
             given["backend"] = backend
@@ -326,8 +229,7 @@ def detect_bench_command(
         bar.close()
         report = detection.write_detection_report(run_dir)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(code=2) from None
+        raise fail(exc) from None
     err.print(f"report: {report}")
 
 
@@ -351,20 +253,18 @@ def validate_bench_command(
     ] = None,
 ) -> None:
     """Measure M-Eval on right and wrong responses, with its three ablations."""
-    import os
     import shlex
     import sys
     from dataclasses import asdict
 
     from tqdm import tqdm
 
-    from veriloop.cli import DEFAULT_CACHE_DIR, build_context
     from veriloop.evaluation import validation_bench
     from veriloop.evaluation.datasets import load_dataset
     from veriloop.graphs.evidence_validation import MEvalContext
 
     try:
-        cache = "" if no_cache else str(os.environ.get("VERILOOP_CACHE_DIR", DEFAULT_CACHE_DIR))
+        cache = cache_setting(no_cache)
         given: dict[str, Any] = {
             "cache_dir": cache,
             "seed": seed,
@@ -395,6 +295,5 @@ def validate_bench_command(
         bar.close()
         report = validation_bench.write_report(run_dir)
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(code=2) from None
+        raise fail(exc) from None
     err.print(f"report: {report}")

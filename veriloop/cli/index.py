@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.panel import Panel
-from rich.table import Table
 
+from veriloop.cli.common import (
+    build_context,
+    err,
+    fail,
+    out,
+)
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.evaluation.adapters import documents_from_items
@@ -31,10 +33,6 @@ from veriloop.knowledge.corpus import (
     read_folder,
 )
 from veriloop.knowledge.index import INDEX_KINDS, IndexSpec
-from veriloop.nodes.citations import number_citations
-
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
 
 
 def _documents(
@@ -93,7 +91,6 @@ def index_command(
     """Build (or rebuild) a corpus index for Factual Evidence: chunks, BM25, vectors, triplets."""
     from tqdm import tqdm
 
-    from veriloop.cli import build_context
     from veriloop.knowledge.corpus_index import CorpusIndex, check_index_target
     from veriloop.knowledge.triplets import read_triplet_file
 
@@ -143,75 +140,10 @@ def index_command(
         )
         bar.close()
     except VeriloopError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-        raise typer.Exit(code=2) from None
+        raise fail(exc) from None
     manifest = built.manifest
     out.print(
         f"indexed {manifest['documents']} documents as {manifest['chunks']} chunks and "
         f"{manifest['triplets']} triplets ({manifest['entities']} entities) into {out_dir} "
         f"({built.version_name})"
     )
-
-
-def render_cited_answer(result: dict[str, Any], *, show_rationale: bool) -> None:
-    """Print a Factual Evidence answer with numbered citations, its sources and checks."""
-    trace = result.get("trace") or {}
-    units = {u["id"]: u for u in result.get("context_units") or []}
-    refusal = result.get("refusal")
-    if refusal:
-        out.print(
-            Panel(
-                f"[yellow]{refusal['kind']} refusal:[/yellow] {refusal['detail']}",
-                title="Refused: I don't know",
-                expand=True,
-            )
-        )
-    elif result.get("answer"):
-        text, order = number_citations(result["answer"], result.get("citations") or [])
-        out.print(Panel(text, title="Answer", expand=True))
-        if order:
-            sources = Table(title="Sources", show_lines=False)
-            for column in ("#", "id", "from", "text"):
-                sources.add_column(column, overflow="fold")
-            for number, unit_id in enumerate(order, start=1):
-                unit = units.get(unit_id)
-                if unit is None:
-                    continue
-                sources.add_row(
-                    str(number), unit_id, str(unit["source"]), " ".join(unit["text"].split())[:300]
-                )
-            out.print(sources)
-    else:
-        out.print(Panel("[red]no usable answer[/red]", title="Answer", expand=True))
-    invalid = result.get("invalid_citations") or []
-    if invalid:
-        out.print(
-            f"[yellow]removed citations to unknown ids:[/yellow] {', '.join(invalid)} "
-            "(the model cited sources it was not given)"
-        )
-    if show_rationale and result.get("rationale"):
-        table = Table(title="Rationale (last version) with the verifier's labels")
-        for column in ("id", "label", "in answer", "statement", "justification"):
-            table.add_column(column, overflow="fold")
-        for item in result["rationale"]:
-            label = item["label"] or "unverified"
-            colour = "green" if label.startswith("CORRECT") else "red"
-            table.add_row(
-                item["id"],
-                f"[{colour}]{label}[/{colour}]",
-                "yes" if item["used_in_answer"] else "no",
-                item["statement"],
-                item["justification"] or "",
-            )
-        out.print(table)
-        versions = result.get("rationale_versions") or []
-        out.print(f"rationale versions: {len(versions)} (all in --json output)")
-    for stop in trace.get("stops", []):
-        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {stop['detail']}")
-    usage = trace.get("usage")
-    if usage:
-        out.print(
-            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['embed_calls']} "
-            f"embed; {usage['cached_calls']} cached), tokens in {usage['tokens_in']}, out "
-            f"{usage['tokens_out']}, model time {usage['model_seconds']:.1f} s"
-        )

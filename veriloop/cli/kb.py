@@ -20,24 +20,25 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from veriloop.cli.common import build_context, cache_setting, err, fail, out
+from veriloop.cli.render import (
+    hits_table,
+)
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.evaluation.adapters import gold_facts
+from veriloop.graphs.registry import get_method
 from veriloop.knowledge.entries import NewEntry, new_entry, read_entries, write_entries
 from veriloop.knowledge.index import INDEX_KINDS, IndexSpec
-from veriloop.knowledge.store import Hit, KnowledgeBase
+from veriloop.knowledge.store import KnowledgeBase
 
 kb_app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
     help="Create, fill, enrich, search and export knowledge bases.",
 )
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
 
 BackendOption = Annotated[
     str | None, typer.Option(help="Model backend whose embeddings the base uses.")
@@ -49,7 +50,6 @@ SetOption = Annotated[
 
 
 def _settings(backend: str | None, assignments: list[str] | None) -> ModelSettings:
-    from veriloop.cli import build_context
 
     return build_context(ModelSettings, assignments or [], backend=backend)
 
@@ -58,11 +58,6 @@ def _embedder(backend: str | None, assignments: list[str] | None) -> Any:
     from veriloop.models.backends import get_embedder
 
     return get_embedder(_settings(backend, assignments))
-
-
-def _fail(exc: VeriloopError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 def _add_all(directory: Path, facts: list[NewEntry], embedder: Any) -> None:
@@ -99,7 +94,7 @@ def create(
             f"{spec.kind} index"
         )
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 @kb_app.command("add")
@@ -127,7 +122,7 @@ def add(
         )
         _add_all(directory, facts, _embedder(backend, settings))
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 @kb_app.command("import")
@@ -157,7 +152,7 @@ def import_facts(
             facts = read_entries(file)
         _add_all(directory, facts, _embedder(backend, settings))
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 def _read_topics(path: Path) -> list[dict[str, Any]]:
@@ -198,18 +193,17 @@ def enrich(
     settings: SetOption = None,
 ) -> None:
     """Grow the base from the model: questions -> confident answers -> facts (resumable)."""
-    from veriloop.cli import DEFAULT_CACHE_DIR, build_context
-    from veriloop.graphs.knowledge_enrichment import EnrichmentContext, build_graph
-
     try:
+        enrichment = get_method("enrichment", "build")
+        build_graph, enrichment_context = enrichment.load()
         context = build_context(
-            EnrichmentContext,
+            enrichment_context,
             settings or [],
             backend=backend,
             kb_dir=str(directory),
             batch_size=batch_size,
             max_batches=max_batches,
-            cache_dir=str(DEFAULT_CACHE_DIR),
+            cache_dir=cache_setting(False),
         )
         KnowledgeBase.open(directory)  # a clear error before any model loads
         if (topic is None) == (topics_file is None):
@@ -219,7 +213,7 @@ def enrich(
             if topics_file is not None
             else [{"topic": topic, "seed_questions": seed_question or []}]
         )
-        graph: Any = build_graph().compile()
+        graph: Any = build_graph().compile(name=enrichment.id)
         for request in requests:
             err.print(f"[bold]{request['topic']}[/bold]")
             result: dict[str, Any] = {}
@@ -245,24 +239,7 @@ def enrich(
                 f"duplicate(s) skipped; {stop['reason']}: {stop['detail']}"
             )
     except VeriloopError as exc:
-        raise _fail(exc) from None
-
-
-def _hits_table(hits: list[Hit], title: str) -> Table:
-    table = Table(title=title)
-    for column in ("rank", "id", "distance", "confidence", "d/(c+ε)", "source", "knowledge"):
-        table.add_column(column, overflow="fold")
-    for hit in hits:
-        table.add_row(
-            str(hit["rank"]),
-            hit["id"],
-            f"{hit['distance']:.3f}",
-            f"{hit['confidence']:.2f}",
-            f"{hit['refusal_score']:.3f}",
-            hit["source"],
-            hit["knowledge"],
-        )
-    return table
+        raise fail(exc) from None
 
 
 @kb_app.command("search")
@@ -279,11 +256,11 @@ def search_base(
         embedder = _embedder(backend, settings)
         hits = KnowledgeBase.open(directory, embedder).search(query, embedder, k)
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     if as_json:
         sys.stdout.write(json.dumps(hits, indent=2, ensure_ascii=False) + "\n")
     else:
-        out.print(_hits_table(hits, f"nearest to {query!r}"))
+        out.print(hits_table(hits, f"nearest to {query!r}"))
 
 
 @kb_app.command("list")
@@ -302,7 +279,7 @@ def list_entries(
             else (base.find_text(contains) if contains else base.entries)
         )
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     table = Table(title=f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
     for column in ("id", "confidence", "source", "created", "knowledge"):
         table.add_column(column, overflow="fold")
@@ -333,7 +310,7 @@ def update(
             entry = base.update(entry_id, embedder, knowledge=text, confidence=confidence)
         err.print(f"updated {entry.id}: {entry.confidence:.2f} {entry.knowledge}")
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 @kb_app.command("delete")
@@ -347,7 +324,7 @@ def delete(
             removed = base.delete(entry_ids)
         err.print(f"removed {len(removed)} entr{'y' if len(removed) == 1 else 'ies'}")
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
 
 
 @kb_app.command("stats")
@@ -356,7 +333,7 @@ def stats(directory: Annotated[Path, typer.Argument(help="The knowledge base.")]
     try:
         summary = KnowledgeBase.open(directory).stats()
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None
     sys.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -371,4 +348,4 @@ def export(
         write_entries(base.entries, path)
         err.print(f"wrote {len(base)} entries to {path}")
     except VeriloopError as exc:
-        raise _fail(exc) from None
+        raise fail(exc) from None

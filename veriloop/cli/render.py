@@ -1,0 +1,263 @@
+"""How results look in a terminal: answers, candidates, citations, claims, evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.panel import Panel
+from rich.table import Table
+
+from veriloop.cli.common import out
+from veriloop.knowledge.store import Hit
+from veriloop.nodes.citations import number_citations
+
+
+def score_cell(candidate: dict[str, Any], name: str) -> str:
+    """Return a score with ✓ (met its threshold) or ✗, or `failed`."""
+    if name not in candidate["scores"]:
+        return ""
+    value = candidate["scores"][name]
+    if value is None:
+        return "[red]failed[/red]"
+    threshold = candidate["thresholds"].get(name)
+    mark = "" if threshold is None else (" ✓" if value >= threshold else " ✗")
+    return f"{value:.3f}{mark}"
+
+
+def progress_line(node: str, update: dict[str, Any]) -> str:
+    """Return one line for a finished node: its candidate's scores, or a loop's stop."""
+    for candidate in update.get("candidates") or []:
+        scores = ", ".join(f"{name} {score_cell(candidate, name)}" for name in candidate["scores"])
+        where = f"round {candidate['round'] + 1}"
+        if candidate["stage"] != "round":
+            where += f", attempt {candidate['iteration'] + 1}"
+        note = f" [red]({candidate['error']})[/red]" if candidate["error"] else ""
+        return f"{node:<18} {candidate['stage']:<9} {where}: {scores}{note}"
+    for stop in update.get("stops") or []:
+        return f"{node:<18} {stop['loop']} loop stopped: {stop['reason']} — {stop['detail']}"
+    return node
+
+
+def render_result(result: dict[str, Any], *, show_rationale: bool = False) -> None:
+    """Print the answer, the knowledge, the candidate table and the stop reasons.
+
+    Factual Evidence output is shown as the answer with numbered citations and a sources
+    list (`show_rationale`: the rationale table with labels too).
+    """
+    if "context_units" in result:
+        render_cited_answer(result, show_rationale=show_rationale)
+        return
+    trace = result.get("trace") or {}
+    answer = result.get("answer")
+    refusal = result.get("refusal")
+    if refusal:
+        out.print(
+            Panel(
+                f"[yellow]{refusal['kind']} refusal:[/yellow] {refusal['detail']}",
+                title="Refused: I don't know",
+                expand=True,
+            )
+        )
+    else:
+        out.print(Panel(answer or "[red]no usable answer[/red]", title="Answer", expand=True))
+    for key, title in (("evidence", "Evidence"), ("reasoning", "Reasoning")):
+        if result.get(key):
+            out.print(Panel(result[key], title=title, expand=True))
+    retrieved = result.get("retrieved")
+    if retrieved:
+        out.print(hits_table(retrieved, "Knowledge-base entries retrieved"))
+    elif result.get("knowledge"):
+        out.print(Panel(result["knowledge"], title="Knowledge (final)", expand=True))
+    candidates = trace.get("candidates", [])
+    score_names = list(dict.fromkeys(name for c in candidates for name in c["scores"]))
+    if candidates and score_names:
+        table = Table(title="Candidates per iteration (✓ met threshold, ✗ below)")
+        columns = ["round", "stage", "try", *score_names]
+        for column in columns:
+            table.add_column(column, no_wrap=True, min_width=max(len(column), 6))
+        # Scores first; the text gets what is left of the terminal, or is left to --json.
+        text_width = out.width - sum(max(len(c), 9) + 3 for c in columns) - 4
+        show_text = text_width >= 20
+        if show_text:
+            table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=text_width)
+        for candidate in candidates:
+            text = candidate["text"] or f"[red]{candidate['error'] or 'empty'}[/red]"
+            table.add_row(
+                str(candidate["round"] + 1),
+                candidate["stage"],
+                "" if candidate["stage"] == "round" else str(candidate["iteration"] + 1),
+                *(score_cell(candidate, name) for name in score_names),
+                *([" ".join(text.split())] if show_text else []),
+            )
+        out.print(table)
+    for stop in trace.get("stops", []):
+        out.print(
+            f"[bold]{stop['loop']}[/bold] loop, round {stop['round'] + 1}: "
+            f"{stop['reason']} — {stop['detail']}"
+        )
+    usage = trace.get("usage")
+    if usage:
+        out.print(
+            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['score_calls']} "
+            f"score, {usage['embed_calls']} embed; {usage['cached_calls']} cached), tokens in "
+            f"{usage['tokens_in']}, out {usage['tokens_out']}, model time "
+            f"{usage['model_seconds']:.1f} s; stop reason: {trace.get('stop_reason')}"
+        )
+
+
+def render_cited_answer(result: dict[str, Any], *, show_rationale: bool) -> None:
+    """Print a Factual Evidence answer with numbered citations, its sources and checks."""
+    trace = result.get("trace") or {}
+    units = {u["id"]: u for u in result.get("context_units") or []}
+    refusal = result.get("refusal")
+    if refusal:
+        out.print(
+            Panel(
+                f"[yellow]{refusal['kind']} refusal:[/yellow] {refusal['detail']}",
+                title="Refused: I don't know",
+                expand=True,
+            )
+        )
+    elif result.get("answer"):
+        text, order = number_citations(result["answer"], result.get("citations") or [])
+        out.print(Panel(text, title="Answer", expand=True))
+        if order:
+            sources = Table(title="Sources", show_lines=False)
+            for column in ("#", "id", "from", "text"):
+                sources.add_column(column, overflow="fold")
+            for number, unit_id in enumerate(order, start=1):
+                unit = units.get(unit_id)
+                if unit is None:
+                    continue
+                sources.add_row(
+                    str(number), unit_id, str(unit["source"]), " ".join(unit["text"].split())[:300]
+                )
+            out.print(sources)
+    else:
+        out.print(Panel("[red]no usable answer[/red]", title="Answer", expand=True))
+    invalid = result.get("invalid_citations") or []
+    if invalid:
+        out.print(
+            f"[yellow]removed citations to unknown ids:[/yellow] {', '.join(invalid)} "
+            "(the model cited sources it was not given)"
+        )
+    if show_rationale and result.get("rationale"):
+        table = Table(title="Rationale (last version) with the verifier's labels")
+        for column in ("id", "label", "in answer", "statement", "justification"):
+            table.add_column(column, overflow="fold")
+        for item in result["rationale"]:
+            label = item["label"] or "unverified"
+            colour = "green" if label.startswith("CORRECT") else "red"
+            table.add_row(
+                item["id"],
+                f"[{colour}]{label}[/{colour}]",
+                "yes" if item["used_in_answer"] else "no",
+                item["statement"],
+                item["justification"] or "",
+            )
+        out.print(table)
+        versions = result.get("rationale_versions") or []
+        out.print(f"rationale versions: {len(versions)} (all in --json output)")
+    for stop in trace.get("stops", []):
+        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {stop['detail']}")
+    usage = trace.get("usage")
+    if usage:
+        out.print(
+            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['embed_calls']} "
+            f"embed; {usage['cached_calls']} cached), tokens in {usage['tokens_in']}, out "
+            f"{usage['tokens_out']}, model time {usage['model_seconds']:.1f} s"
+        )
+
+
+def hits_table(hits: list[Hit], title: str) -> Table:
+    """Return retrieved knowledge-base entries as a table (distance, confidence, d/(c+ε))."""
+    table = Table(title=title)
+    for column in ("rank", "id", "distance", "confidence", "d/(c+ε)", "source", "knowledge"):
+        table.add_column(column, overflow="fold")
+    for hit in hits:
+        table.add_row(
+            str(hit["rank"]),
+            hit["id"],
+            f"{hit['distance']:.3f}",
+            f"{hit['confidence']:.2f}",
+            f"{hit['refusal_score']:.3f}",
+            hit["source"],
+            hit["knowledge"],
+        )
+    return table
+
+
+def render_verification(result: dict[str, Any]) -> None:
+    """Print claims with their probabilities, critiques, the verdict and any revision."""
+    if "evidence_report" in result:
+        render_evidence_validation(result)
+        return
+    if "claims" in result:
+        table = Table(title="Claims (P = probability the sources support it)")
+        for column in ("round", "claim", "P", "method", "supported"):
+            table.add_column(column, overflow="fold")
+        for check in sorted(result["claims"], key=lambda c: (c["round"], c["index"])):
+            p = check["p_supported"]
+            mark = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "?"}
+            table.add_row(
+                str(check["round"] + 1),
+                check["claim"],
+                "–" if p is None else f"{p:.3f}",
+                check["method"],
+                mark[check["supported"]] + (f" ({check['error']})" if check["error"] else ""),
+            )
+        out.print(table)
+        for critique in result.get("critiques", []):
+            out.print(f"[bold]critique[/bold] of “{critique['claim']}”: {critique['critique']}")
+        probabilities = ", ".join(
+            "–" if p is None else f"{p:.3f}" for p in result.get("answer_probabilities", [])
+        )
+        out.print(
+            f"P(answer) per round: {probabilities}; verdict: [bold]{result['verdict']}[/bold]"
+        )
+    if result.get("feedback"):
+        out.print(f"[bold]feedback[/bold]: {result['feedback']}")
+    if result.get("original_answer") and result.get("answer") != result["original_answer"]:
+        out.print(f"[bold]revised answer[/bold]: {result['answer']}")
+
+
+def render_evidence_validation(result: dict[str, Any]) -> None:
+    """Print M-Eval's claims with their statistics, the evidence and the report."""
+    table = Table(title="Claims: M(c) = Σ stance · reliability; DerSimonian–Laird statistics")
+    for column in ("claim", "label", "M(c)", "+ / −", "Q", "τ²", "I²"):
+        table.add_column(column, overflow="fold")
+    for claim in result["claims"]:
+
+        def cell(value: float | None) -> str:
+            return "–" if value is None else f"{value:.2f}"
+
+        table.add_row(
+            ("[bold]main:[/bold] " if claim["main"] else "") + claim["claim"],
+            claim["label"],
+            f"{claim['score']:.2f}",
+            f"{claim['supporting']} / {claim['contradicting']}",
+            cell(claim["q"]),
+            cell(claim["tau2"]),
+            cell(claim["i2"]),
+        )
+    out.print(table)
+    evidence = Table(title="Evidence and reliability (level + recency − penalties)")
+    for column in ("id", "role", "level", "recency", "penalty", "reliability"):
+        evidence.add_column(column)
+    for record in result["evidence"]:
+        parts = record["reliability"]
+        evidence.add_row(
+            record["id"],
+            record["role"],
+            f"{parts['level']} ({parts['level_from']})",
+            f"{parts['recency']:.1f}",
+            f"{parts['penalty']:.1f}",
+            f"{parts['reliability']:.2f}",
+        )
+    out.print(evidence)
+    for verdict in result["evidence_report"]:
+        out.print(f"cited {verdict['id']}: [bold]{verdict['verdict']}[/bold] ({verdict['detail']})")
+    out.print(
+        f"answer: [bold]{result['label']}[/bold]; unusable stance replies: "
+        f"{result['unusable_stances']}"
+    )
