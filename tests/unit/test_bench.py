@@ -162,7 +162,7 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
 
 
 def test_paired_comparison_hand_case():
-    from veriloop.evaluation.report import bootstrap_interval, paired_comparison
+    from veriloop.evaluation.tables import bootstrap_interval, paired_comparison
 
     per_record = {
         "m\x001": {"f1": 50.0, "nli_sample": 1},

@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.evaluation.metrics import mc1, mc2, mc2_per_option, mean, risk_coverage
-from veriloop.evaluation.report import bootstrap_interval
+from veriloop.evaluation.tables import bootstrap_interval, format_number, format_percent
+
+pct = format_percent
+num = format_number
 
 
 def _confidence(record: dict[str, Any]) -> float | None:
@@ -122,14 +125,6 @@ def summarise_choices(per_item: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
-
 def write_choice_plots(
     run_dir: Path, per_run: dict[str, list[dict[str, Any]]], summaries: dict[str, dict[str, Any]]
 ) -> list[str]:
@@ -214,11 +209,11 @@ def write_choice_report(
     ]
     for name, s in summaries.items():
         lines.append(
-            f"| {name} | {s['items']} | {_pct(s['coverage'])} | "
-            f"{_pct(s['accuracy_on_answered'])} | {_pct(s['overall_accuracy'])} | "
+            f"| {name} | {s['items']} | {pct(s['coverage'])} | "
+            f"{pct(s['accuracy_on_answered'])} | {pct(s['overall_accuracy'])} | "
             f"{s['hard_refusals']} / {s['soft_refusals']} | {s['failed']} | "
-            f"{_fmt(s['calls'], 1)} | {_fmt(s['tokens_in'], 0)} / {_fmt(s['tokens_out'], 0)} | "
-            f"{_fmt(s['model_seconds'], 2)} |"
+            f"{num(s['calls'], 1)} | {num(s['tokens_in'], 0)} / {num(s['tokens_out'], 0)} | "
+            f"{num(s['model_seconds'], 2)} |"
         )
     if is_truthfulqa:
         lines += [
@@ -239,9 +234,9 @@ def write_choice_report(
         ]
         for name, s in summaries.items():
             lines.append(
-                f"| {name} | {_pct(s['true_pick_overall'])} | {_pct(s['mc1_logprob_scored'])} | "
-                f"{_pct(s['mc2_scored'])} | {_pct(s['mc2_overall'])} | {s['scored_items']} | "
-                f"{_pct(s['mc2_per_option'])} | {s['judged_items']} |"
+                f"| {name} | {pct(s['true_pick_overall'])} | {pct(s['mc1_logprob_scored'])} | "
+                f"{pct(s['mc2_scored'])} | {pct(s['mc2_overall'])} | {s['scored_items']} | "
+                f"{pct(s['mc2_per_option'])} | {s['judged_items']} |"
             )
     baselines = [n for n in summaries if roles[n] == "baseline"]
     comparisons = []

@@ -18,6 +18,7 @@ effect.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,9 @@ from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import detection_report, mean
+from veriloop.evaluation.tables import format_percent
+
+pct = functools.partial(format_percent, sign=True)
 
 DETECT = "fv-detect"
 FV_REVISE = "fv-revise"
@@ -252,9 +256,6 @@ def write_detection_report(run_dir: Path) -> Path:
     """Write report.md for a detection run directory."""
     summary = summarise(run_dir)
     manifest = read_manifest(run_dir)
-
-    def pct(value: float | None) -> str:
-        return "–" if value is None else f"{100 * value:.1f}%"
 
     lines = [
         f"# Hallucination detection: {manifest.get('dataset')} ({manifest.get('split')})",

@@ -17,7 +17,7 @@ from typing import Any
 from veriloop.evaluation.grounding import answer_claims, auto_grade, faithfulness, first_decision
 from veriloop.evaluation.metrics import mean
 from veriloop.evaluation.nli import NLIJudge
-from veriloop.evaluation.report import (
+from veriloop.evaluation.tables import (
     append_keyed_metrics,
     format_number,
     paired_comparison,

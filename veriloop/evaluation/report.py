@@ -32,6 +32,12 @@ from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile, read_manifest
 from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
 from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
+from veriloop.evaluation.tables import (
+    append_keyed_metrics,
+    format_number,
+    paired_comparison,
+    read_keyed_metrics,
+)
 from veriloop.models import Models, get_models
 
 METRICS_VERSION = "1"
@@ -82,25 +88,6 @@ def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dic
     return metrics
 
 
-def read_keyed_metrics(path: Path) -> dict[str, dict[str, Any]]:
-    """Read a metrics cache file (JSON lines of {"key", "metrics"}); {} when it is absent."""
-    cache: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                entry = json.loads(line)
-                cache[entry["key"]] = entry["metrics"]
-    return cache
-
-
-def append_keyed_metrics(path: Path, entries: dict[str, dict[str, Any]]) -> None:
-    """Append {key: metrics} entries to a metrics cache file."""
-    if entries:
-        with path.open("a", encoding="utf-8") as handle:
-            for key, metrics in entries.items():
-                handle.write(json.dumps({"key": key, "metrics": metrics}) + "\n")
-
-
 def load_scored_records(run_dir: Path) -> list[dict[str, Any]]:
     """Return each record of a reported run with its metrics, without loading any model.
 
@@ -127,11 +114,6 @@ def _cached_metrics(
     return {f"{r['run']}\x00{r['item_id']}": cache[_answer_key(r)] for r in records}
 
 
-def format_number(value: float | None, digits: int) -> str:
-    """Format a metric for a table ("–" when it is missing)."""
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 def _table(rows: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
     header = "| run | items (answered / failed) | " + " | ".join(c[1] for c in COLUMNS) + " |"
     lines = [header, "|" + "---|" * (len(COLUMNS) + 2)]
@@ -152,66 +134,6 @@ def summarise(per_item: list[dict[str, Any]]) -> dict[str, Any]:
     summary["answered"] = sum(m["answered"] for m in per_item)
     summary["failed"] = sum(m["failed"] for m in per_item)
     return summary
-
-
-PAIRED_METRICS = [
-    ("nli_sample", "Med-NLI spl"),
-    ("nli_sentence", "Med-NLI sent"),
-    ("f1", "F1"),
-    ("rouge_l", "R-L"),
-]
-
-
-def bootstrap_interval(
-    differences: list[float], *, resamples: int = 2000, seed: int = 0
-) -> tuple[float, float]:
-    """Return a seeded percentile-bootstrap 95% interval of the mean difference."""
-    import numpy as np
-
-    values = np.asarray(differences, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def paired_comparison(
-    per_record: dict[str, dict[str, Any]],
-    method: str,
-    baseline: str,
-    metrics: list[tuple[str, str]] | None = None,
-) -> list[dict[str, Any]]:
-    """Compare two runs item by item on the items both answered.
-
-    `metrics` lists (key in the per-record dicts, label) pairs; default: PAIRED_METRICS.
-    Returns, per metric: items compared, mean difference (method - baseline), its
-    bootstrap 95% interval, and how many items the method won, tied and lost.
-    """
-    rows = []
-    items = {key.split("\x00", 1)[1] for key in per_record if key.startswith(method + "\x00")}
-    for key, label in metrics or PAIRED_METRICS:
-        differences = []
-        for item in sorted(items):
-            a = per_record.get(f"{method}\x00{item}", {}).get(key)
-            b = per_record.get(f"{baseline}\x00{item}", {}).get(key)
-            if a is not None and b is not None:
-                differences.append(float(a) - float(b))
-        if not differences:
-            continue
-        low, high = bootstrap_interval(differences)
-        rows.append(
-            {
-                "metric": label,
-                "items": len(differences),
-                "mean_difference": sum(differences) / len(differences),
-                "ci_low": low,
-                "ci_high": high,
-                "wins": sum(d > 0 for d in differences),
-                "ties": sum(d == 0 for d in differences),
-                "losses": sum(d < 0 for d in differences),
-            }
-        )
-    return rows
 
 
 def refinement_effect(records: list[dict[str, Any]]) -> dict[str, Any]:

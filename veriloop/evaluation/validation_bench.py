@@ -15,6 +15,7 @@ recall (wrong responses caught), specificity (right ones passed).
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Callable
@@ -23,7 +24,10 @@ from typing import Any
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items, write_manifest
 from veriloop.evaluation.items import Item
+from veriloop.evaluation.tables import format_percent
 from veriloop.knowledge.articles import article_to_dict, open_article_index
+
+pct = functools.partial(format_percent, sign=True)
 
 RUNS: dict[str, dict[str, bool]] = {
     "m-eval": {},
@@ -150,9 +154,6 @@ def write_report(run_dir: Any) -> Any:
     """Write report.md for a validation run directory."""
     summary = summarise(run_dir)
     manifest = read_manifest(run_dir)
-
-    def pct(value: float | None) -> str:
-        return "–" if value is None else f"{100 * value:.1f}%"
 
     lines = [
         f"# M-Eval: {manifest.get('dataset')} ({manifest.get('split')}) responses",
