@@ -1,0 +1,63 @@
+"""The Python entry points: veriloop.method(...) and veriloop.evaluate(...)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import veriloop
+from veriloop.errors import InvalidInputError
+from veriloop.models import Models
+
+Make = Callable[..., tuple[str, Models]]
+
+
+def test_method_returns_the_registry_graph_and_context(fake_backend: Make) -> None:
+    graph, context = veriloop.method("factual-evidence")  # an alias
+    assert graph.name == "factual_evidence" and context.__name__ == "FEContext"
+    backend, _ = fake_backend(["It is inherited."])
+    result = veriloop.method("direct").invoke("Is Noonan syndrome inherited?", backend=backend)
+    assert result["answer"] == "It is inherited."
+    with pytest.raises(InvalidInputError, match="unknown method 'nope'"):
+        veriloop.method("nope")
+
+
+def test_evaluate_runs_resumes_and_reports(fake_backend: Make, tmp_path: Path) -> None:
+    data = tmp_path / "pq"
+    data.mkdir()
+    records = {
+        str(n): {
+            "QUESTION": f"Q{n}?",
+            "CONTEXTS": ["c"],
+            "final_decision": "yes",
+            "LONG_ANSWER": "Yes.",
+        }
+        for n in (1, 2)
+    }
+    (data / "ori_pqal.json").write_text(json.dumps(records))
+    (data / "test_ground_truth.json").write_text(json.dumps({"1": "yes", "2": "yes"}))
+    backend, models = fake_backend(["Yes."] * 2)
+    run = veriloop.evaluate(
+        [],
+        baselines=["direct"],
+        dataset="pubmedqa",
+        data_dir=data,
+        settings={"backend": backend},
+        out=tmp_path / "run",
+        report=False,
+    )
+    lines = (run / "results.jsonl").read_text().splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == ["1", "2"]
+    again = veriloop.evaluate(
+        [],
+        baselines=["direct"],
+        dataset="pubmedqa",
+        data_dir=data,
+        settings={"backend": backend},
+        out=tmp_path / "run",
+        report=False,
+    )
+    assert (again / "results.jsonl").read_text().splitlines() == lines  # resumed, nothing redone
