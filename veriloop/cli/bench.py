@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import typing
 from pathlib import Path
@@ -15,6 +14,7 @@ from veriloop.cli.common import (
     cache_setting,
     err,
     fail,
+    stop_interrupted,
 )
 from veriloop.context import parse_setting
 from veriloop.errors import InvalidInputError, VeriloopError
@@ -146,7 +146,7 @@ def bench(
             )
         except KeyboardInterrupt:
             progress.close()
-            _stop_interrupted_bench(results)
+            stop_interrupted(results)
         finally:
             progress.close()
         records = results.records()
@@ -161,32 +161,8 @@ def bench(
         raise fail(exc) from None
 
 
-def _stop_interrupted_bench(results: Any) -> typing.NoReturn:
-    """Say what Ctrl-C kept and how to resume, then end the process at once (status 130).
-
-    Queued items were cancelled; items in flight are abandoned rather than awaited (a
-    llama.cpp call cannot be interrupted), exactly as a kill would leave them: every
-    finished record is already on disk, and a re-run picks up what is missing.
-    """
-    try:
-        kept = len(results.records())
-    except VeriloopError:
-        kept = -1
-    held = f"{kept} finished record(s) are" if kept >= 0 else "finished records are"
-    err.print(
-        f"[yellow]interrupted:[/yellow] {held} kept in {results.path}; items in flight were "
-        "not recorded. Run the same command again to resume where it stopped.",
-        soft_wrap=True,
-    )
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(130)
-
-
 def _typed_settings(runs: list[Any], raw: dict[str, Any]) -> dict[str, Any]:
     """Convert `--set` strings to each field's type, using the first run's Context."""
-    import typing
-
     typed: dict[str, Any] = {}
     hints: dict[str, Any] = {}
     for run in runs:

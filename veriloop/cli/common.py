@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import typing
 from collections.abc import Callable
 from dataclasses import fields
@@ -90,3 +91,27 @@ def build_context(
             )
         values[name] = parse_setting(raw, hints[name], f"--set {name}")
     return context_class(**values)
+
+
+def stop_interrupted(results: Any) -> typing.NoReturn:
+    """Say what Ctrl-C kept and how to resume, then end the process at once (status 130).
+
+    Every study (bench, detect-bench, validate-bench) stops this way.
+
+    Queued items were cancelled; items in flight are abandoned rather than awaited (a
+    llama.cpp call cannot be interrupted), exactly as a kill would leave them: every
+    finished record is already on disk, and a re-run picks up what is missing.
+    """
+    try:
+        kept = len(results.records())
+    except VeriloopError:
+        kept = -1
+    held = f"{kept} finished record(s) are" if kept >= 0 else "finished records are"
+    err.print(
+        f"[yellow]interrupted:[/yellow] {held} kept in {results.path}; items in flight were "
+        "not recorded. Run the same command again to resume where it stopped.",
+        soft_wrap=True,
+    )
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)

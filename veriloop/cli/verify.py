@@ -19,11 +19,13 @@ from veriloop.cli.common import (
     err,
     fail,
     out,
+    stop_interrupted,
 )
 from veriloop.cli.render import (
     render_verification,
 )
 from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.evaluation.bench import ResultsFile
 from veriloop.graphs.registry import get_method, method_ids
 
 INPUT_KEYS = (
@@ -217,15 +219,19 @@ def detect_bench_command(
         test_cases = detection.paired_cases(test_items, "test")
         total = len(train_cases) + len(test_cases) + (len(test_items) * 2 if revise else 0)
         bar = tqdm(total=total, desc="detect", unit="case")
-        detection.run_detection(
-            run_dir,
-            train_cases,
-            test_cases,
-            run_settings,
-            revise=revise,
-            workers=workers,
-            on_record=lambda record: bar.update(1),
-        )
+        try:
+            detection.run_detection(
+                run_dir,
+                train_cases,
+                test_cases,
+                run_settings,
+                revise=revise,
+                workers=workers,
+                on_record=lambda record: bar.update(1),
+            )
+        except KeyboardInterrupt:
+            bar.close()
+            stop_interrupted(ResultsFile(run_dir / "results.jsonl"))
         bar.close()
         report = detection.write_detection_report(run_dir)
     except VeriloopError as exc:
@@ -289,9 +295,13 @@ def validate_bench_command(
         )
         cases = validation_bench.response_cases(items, str(evidence_corpus), cited, seed)
         bar = tqdm(total=len(cases) * len(validation_bench.RUNS), desc="m-eval", unit="response")
-        validation_bench.run_validation(
-            run_dir, cases, run_settings, on_record=lambda record: bar.update(1)
-        )
+        try:
+            validation_bench.run_validation(
+                run_dir, cases, run_settings, on_record=lambda record: bar.update(1)
+            )
+        except KeyboardInterrupt:
+            bar.close()
+            stop_interrupted(ResultsFile(run_dir / "results.jsonl"))
         bar.close()
         report = validation_bench.write_report(run_dir)
     except VeriloopError as exc:

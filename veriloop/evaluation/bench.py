@@ -12,19 +12,20 @@ never dropped or misaligned.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
 import time
 import typing
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, ModelUnavailableError
+from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import DatasetError, Item
 from veriloop.graphs.registry import METHODS, get_method
 
@@ -247,48 +248,17 @@ def run_bench(
     workers: int = 1,
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> int:
-    """Run every (run, item) not yet in `results`; return how many were run now.
+    """Run every (run, item) not yet in `results` on the harness core; return how many ran.
 
     Raises:
         ModelUnavailableError: The model server stopped answering (finished work is kept).
     """
-    if workers < 1:
-        raise InvalidInputError(f"--workers must be at least 1, got {workers}")
-    done = results.finished()
-    todo = [(run, item) for run in runs for item in items if (run.name, item.id) not in done]
-    if not todo:
-        return 0
-    stop = threading.Event()
-
-    def task(run: RunSpec, item: Item) -> None:
-        if stop.is_set():
-            return
-        try:
-            record = run_item(run, item, base_settings)
-        except ModelUnavailableError:
-            stop.set()  # before any queued item starts: they stay unrecorded for the re-run
-            raise
-        results.append(record)
-        if on_record is not None:
-            on_record(record)
-
-    pool = ThreadPoolExecutor(max_workers=workers)
-    futures: list[Future[None]] = [pool.submit(task, run, item) for run, item in todo]
-    try:
-        finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-    except KeyboardInterrupt:
-        # Ctrl-C: start nothing more. Items in flight finish in their threads and are
-        # recorded if the process lives that long; the caller decides whether to wait.
-        stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    failure = next((f.exception() for f in finished if f.exception() is not None), None)
-    if failure is not None:
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise failure
-    pool.shutdown(wait=True)
-    return len(todo)
+    tasks = [
+        Task(run.name, item.id, functools.partial(run_item, run, item, base_settings))
+        for run in runs
+        for item in items
+    ]
+    return run_tasks(tasks, results, workers=workers, on_record=on_record)
 
 
 def code_version() -> str:

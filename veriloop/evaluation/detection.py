@@ -21,13 +21,13 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items
+from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import detection_report, mean
 from veriloop.evaluation.tables import format_percent
@@ -171,22 +171,12 @@ def run_detection(
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
     """Run detection on all cases and (optionally) revision on hallucinated test answers."""
-    results = ResultsFile(run_dir / "results.jsonl")
-    done = results.finished()
     plan = [(DETECT, c) for c in [*train_cases, *test_cases]]
     if revise:
         wrong = [c for c in test_cases if c.hallucinated]
         plan += [(FV_REVISE, c) for c in wrong] + [(SELF_CORRECT, c) for c in wrong]
-    plan = [(run, case) for run, case in plan if (run, case.case_id) not in done]
-
-    def task(step: tuple[str, Case]) -> None:
-        record = run_case(step[0], step[1], settings)
-        results.append(record)
-        if on_record:
-            on_record(record)
-
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        list(pool.map(task, plan))
+    tasks = [Task(run, c.case_id, functools.partial(run_case, run, c, settings)) for run, c in plan]
+    run_tasks(tasks, ResultsFile(run_dir / "results.jsonl"), workers=workers, on_record=on_record)
 
 
 def summarise(run_dir: Path) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items, write_manifest
+from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.tables import format_percent
 from veriloop.knowledge.articles import article_to_dict, open_article_index
@@ -102,17 +103,16 @@ def run_validation(
     settings: dict[str, Any],
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
-    """Run every run on every case not yet recorded (full method first, for the cache)."""
-    results = ResultsFile(run_dir / "results.jsonl")
-    done = results.finished()
-    for run in RUNS:
-        for case in cases:
-            if (run, case["case_id"]) in done:
-                continue
-            record = run_case(run, case, settings)
-            results.append(record)
-            if on_record:
-                on_record(record)
+    """Run every run on every case not yet recorded (full method first, for the cache).
+
+    One worker: the runs share cached model calls in that order.
+    """
+    tasks = [
+        Task(run, case["case_id"], functools.partial(run_case, run, case, settings))
+        for run in RUNS
+        for case in cases
+    ]
+    run_tasks(tasks, ResultsFile(run_dir / "results.jsonl"), on_record=on_record)
 
 
 def summarise(run_dir: Any) -> dict[str, Any]:
