@@ -11,7 +11,7 @@ constrained to the labels, and (for MC2) every option's log-prob is scored.
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -142,10 +142,7 @@ def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
         chosen_iteration=0,
         detail=candidate["error"] or "one generation, no loop",
     )
-    settings: dict[str, Any] = {
-        key: value for key, value in asdict(context).items() if key in {"temperature", "seed"}
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls)
     return {"answer": candidate["text"] or None, "stop_reason": reason, "trace": trace}
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import operator
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -441,24 +441,7 @@ def finish(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
         chosen_iteration=0,
         detail=f"answer labelled {state.label}; {state.unusable_stances} unusable stance(s)",
     )
-    settings = {
-        k: v
-        for k, v in asdict(context).items()
-        if k
-        in {
-            "evidence_corpus",
-            "claims_per_answer",
-            "extra_candidates",
-            "extra_evidence",
-            "stance_judge",
-            "quality_penalties",
-            "random_reliability",
-            "no_heterogeneity",
-            "no_extra_evidence",
-            "seed",
-        }
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     trace = build_trace(
         METHOD, settings, [candidate], [stop], state.calls, [r["id"] for r in state.evidence]
     )

@@ -32,7 +32,7 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -433,22 +433,7 @@ def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     stop = LoopStop(
         loop="revision", round=state.round, reason=stop_reason, chosen_iteration=None, detail=detail
     )
-    settings = {
-        key: value
-        for key, value in asdict(context).items()
-        if key
-        in {
-            "sentences_as_claims",
-            "verification",
-            "threshold",
-            "claim_threshold",
-            "max_claims",
-            "max_revisions",
-            "temperature",
-            "seed",
-        }
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     trace = build_trace(
         METHOD, settings, state.candidates, [stop], state.calls, [s["id"] for s in state.sources]
     )

@@ -491,25 +491,7 @@ def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     for version in state.rationale_versions:
         for statement in version["statements"].values():
             invalid += [i for i in cited_ids(statement) if i not in known and i not in invalid]
-    settings: dict[str, Any] = {
-        key: value
-        for key, value in asdict(context).items()
-        if key
-        in {
-            "corpus_dir",
-            "context_mode",
-            "top_paragraphs",
-            "top_triplets",
-            "lexical_weight",
-            "max_refinements",
-            "direct_generation",
-            "triplets_instead_of_paragraphs",
-            "no_verification",
-            "temperature",
-            "seed",
-        }
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     settings["reranker"] = context.reranker_model or "rrf"
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, state.citations)
     return {

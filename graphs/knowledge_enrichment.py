@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -359,12 +359,7 @@ def finish(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
     else:
         detail = f"{state.batch} of {state.batch_cap} batches used"
     stop = LoopStop(loop="batch", round=0, reason=reason, chosen_iteration=None, detail=detail)
-    settings: dict[str, Any] = {
-        key: value
-        for key, value in asdict(context).items()
-        if key in {"kb_dir", "batch_size", "max_batches", "temperature", "seed"}
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     ids = [entry["id"] for entry in state.added]
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, ids)
     return {"stop_reason": reason, "trace": trace}

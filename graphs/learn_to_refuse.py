@@ -28,7 +28,7 @@ unusable), so there is no counter or cap to set.
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -337,21 +337,7 @@ def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
         chosen_iteration=0 if answered else None,
         detail=refusal["detail"] if refusal else (problem or "answered from the base"),
     )
-    settings: dict[str, Any] = {
-        key: value
-        for key, value in asdict(context).items()
-        if key
-        in {
-            "kb_dir",
-            "top_k",
-            "alpha",
-            "consult_model_when_hard_refused",
-            "no_reasoning",
-            "temperature",
-            "seed",
-        }
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     evidence_ids = [hit["id"] for hit in state.retrieved] if answered else []
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, evidence_ids)
     return {

@@ -14,7 +14,7 @@ Two sources, one graph:
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -193,12 +193,7 @@ def finish(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
         chosen_iteration=0 if state.answer else None,
         detail=state.error or "one retrieval, one generation",
     )
-    settings: dict[str, Any] = {
-        key: value
-        for key, value in asdict(context).items()
-        if key in {"kb_dir", "corpus_dir", "top_k", "temperature", "seed"}
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     if state.context_units:
         known = {unit["id"] for unit in state.context_units}
         evidence_ids = [i for i in cited_ids(state.answer or "") if i in known]

@@ -12,7 +12,7 @@ answer before and after) to see whether factoring the critique helps.
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from langgraph.graph import END, START, StateGraph
@@ -140,10 +140,7 @@ def finish(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, A
             [state.original_answer, state.answer] if revised else [state.answer]
         )
     ]
-    settings: dict[str, Any] = {
-        k: v for k, v in asdict(context).items() if k in {"temperature", "seed"}
-    }
-    settings["models"] = get_models(context).describe()
+    settings = context.trace_settings(get_models(context).describe())
     stop = LoopStop(
         loop="revision", round=0, reason=reason, chosen_iteration=len(candidates) - 1, detail=detail
     )

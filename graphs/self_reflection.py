@@ -28,7 +28,7 @@ documented fallback: the best candidate by that loop's score. Details and choice
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -140,24 +140,8 @@ class SelfReflectionContext(MethodSettings):
         return "_no_aspect" if self.no_aspect else "_no_number" if self.no_number else ""
 
     def trace_settings(self, models: dict[str, str]) -> dict[str, Any]:
-        """Describe what this run was held to, for the trace."""
-        keep = {
-            "threshold_factuality",
-            "threshold_consistency",
-            "threshold_entailment",
-            "max_knowledge_loops",
-            "max_answer_loops",
-            "max_rounds",
-            "factuality_demos",
-            "consistency_weights",
-            "no_refinement",
-            "no_aspect",
-            "no_number",
-            "temperature",
-            "seed",
-        }
-        settings = {key: value for key, value in asdict(self).items() if key in keep}
-        settings["models"] = models
+        """Return the traced settings plus how each score is normalised."""
+        settings = super().trace_settings(models)
         settings["normalisation"] = {
             "factuality": "mean log-prob per knowledge token (reference code), not the sum",
             "consistency": "weighted mean of forward/backward mean token log-probs",

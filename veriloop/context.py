@@ -190,6 +190,7 @@ class ModelSettings:
     temperature: float = field(
         default=0.7,
         metadata={
+            "trace": True,
             "ge": 0.0,
             "le": 5.0,
             "description": "Sampling temperature. The paper used 1.0 on 7B+ models; 0.7 keeps "
@@ -198,7 +199,7 @@ class ModelSettings:
     )
     max_tokens: int = field(
         default=256,
-        metadata={"ge": 1, "description": "Most tokens one generation may produce."},
+        metadata={"trace": True, "ge": 1, "description": "Most tokens one generation may produce."},
     )
     context_size: int = field(
         default=4096,
@@ -209,9 +210,16 @@ class ModelSettings:
     )
     repeat_penalty: float = field(
         default=1.1,
-        metadata={"gt": 0.0, "le": 10.0, "description": "llama.cpp repeat penalty (1.0 = off)."},
+        metadata={
+            "trace": True,
+            "gt": 0.0,
+            "le": 10.0,
+            "description": "llama.cpp repeat penalty (1.0 = off).",
+        },
     )
-    seed: int = field(default=0, metadata={"description": "Sampling seed, fixed for reruns."})
+    seed: int = field(
+        default=0, metadata={"trace": True, "description": "Sampling seed, fixed for reruns."}
+    )
     request_timeout: float = field(
         default=120.0,
         metadata={"gt": 0.0, "description": "Seconds before a served-model request is abandoned."},
@@ -277,6 +285,29 @@ class MethodSettings(ModelSettings):
         default_factory=dict,
         metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
+
+    def trace_settings(self, models: dict[str, str]) -> dict[str, Any]:
+        """Return every setting that shapes this run, for the trace.
+
+        Derived from the fields, so a new switch cannot be left out: every field a method's
+        Context declares beyond the shared model settings (thresholds, caps, ablations,
+        sources), the shared fields marked `"trace": True` in their metadata (sampling:
+        temperature, max_tokens, repeat_penalty, seed), `prompt_overrides` when any are
+        set, and the models used. A field opts out with `"trace": False`.
+        """
+        shared = {spec.name for spec in fields(MethodSettings)}
+        settings: dict[str, Any] = {}
+        for spec in fields(self):
+            own = spec.name not in shared or type(self).__dataclass_fields__[
+                spec.name
+            ] is not MethodSettings.__dataclass_fields__.get(spec.name)
+            traced = spec.metadata.get("trace", own)
+            if traced:
+                settings[spec.name] = getattr(self, spec.name)
+        if self.prompt_overrides:
+            settings["prompt_overrides"] = dict(self.prompt_overrides)
+        settings["models"] = models
+        return settings
 
 
 def resolve_context(value: C | dict[str, Any] | None, cls: type[C]) -> C:

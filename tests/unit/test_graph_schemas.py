@@ -94,3 +94,25 @@ def test_names_are_unique_and_kinds_checked():
     assert len(names) == len(set(names))
     with pytest.raises(Exception, match="unknown verification method 'fe'"):
         get_method("fe", "verify")
+
+
+@pytest.mark.parametrize("method", METHODS, ids=lambda m: m.id)
+def test_trace_settings_hold_every_switch(method: Method):
+    from dataclasses import fields
+
+    from veriloop.context import MethodSettings
+
+    context_class = method.context_class()
+    settings = context_class(prompt_overrides={"grader": "x"}).trace_settings({"chat": "c"})
+    shared = {f.name for f in fields(MethodSettings)}
+    own = {f.name for f in fields(context_class)} - shared
+    assert own <= set(settings), own - set(settings)
+    for name in ("temperature", "seed", "max_tokens", "models", "prompt_overrides"):
+        assert name in settings
+    assert "cache_dir" not in settings and "base_url" not in settings
+
+
+def test_switches_that_used_to_be_left_out_are_traced():
+    assert "normalise_yes_no" in get_method("factored").context_class()().trace_settings({})
+    assert "score_options" in get_method("l2r").context_class()().trace_settings({})
+    assert "temperature" in get_method("m-eval").context_class()().trace_settings({})
