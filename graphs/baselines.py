@@ -18,7 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.choice import check_options, choice_reply_model, question_text, score_options
@@ -28,7 +28,7 @@ from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
-METHOD = "direct"
+METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)

@@ -44,7 +44,7 @@ from typing_extensions import TypedDict
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -64,7 +64,7 @@ from veriloop.state import OutputState
 from veriloop.text import split_sentences
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
-METHOD = "m-eval"
+METHOD = method_id(__file__)
 Label = Literal["correct", "incorrect", "undetermined"]
 STANCES = {"supports": 1, "contradicts": -1, "neither": 0}
 

@@ -42,7 +42,7 @@ from typing_extensions import TypedDict
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, ScoreError, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.claims import (
@@ -64,7 +64,7 @@ from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
-METHOD = "factored-verification"
+METHOD = method_id(__file__)
 Verdict = Literal["supported", "hallucinated", "undetermined"]
 
 

@@ -46,7 +46,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
 from veriloop.models import get_models
 from veriloop.nodes.citations import cited_ids, split_citations
@@ -74,7 +74,7 @@ from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
 
-METHOD = "fe"
+METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)

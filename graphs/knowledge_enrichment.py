@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase, normalised_text
 from veriloop.models import ChatTurn, get_models
@@ -42,7 +42,7 @@ from veriloop.nodes.retrieval import open_knowledge_base
 from veriloop.prompts import demonstration_turns, render
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, build_trace
 
-METHOD = "knowledge-enrichment"
+METHOD = method_id(__file__)
 AVOID_SHOWN = 20
 """How many already-covered questions the question agent is shown (newest first)."""
 

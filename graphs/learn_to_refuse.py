@@ -36,7 +36,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from veriloop.context import MethodSettings, resolve_context
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -47,7 +47,7 @@ from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
 
-METHOD = "l2r"
+METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)

@@ -21,7 +21,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
@@ -36,7 +36,7 @@ from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
-METHOD = "rag"
+METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)

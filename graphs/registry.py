@@ -196,13 +196,25 @@ def get_method(name: str, kind: Kind | None = None) -> Method:
     return method
 
 
+def method_id(module_file: str) -> str:
+    """Return the registry id of the method whose graph file this is (its traces' `method`).
+
+    Graph modules call `method_id(__file__)`, so the id is declared only here.
+    """
+    return _method_of(module_file).id
+
+
+def _method_of(module_file: str) -> Method:
+    stem = Path(module_file).stem
+    for method in METHODS:
+        if method.module == stem:
+            return method
+    raise LookupError(f"{module_file} is not a registered graph module (graphs/registry.py)")
+
+
 def studio_name(module_file: str) -> str:
     """Return the Studio / compiled-graph name of the method whose graph file this is.
 
     Graph modules call `studio_name(__file__)`, so their compiled name is the registry's.
     """
-    stem = Path(module_file).stem
-    for method in METHODS:
-        if method.module == stem:
-            return method.studio
-    raise LookupError(f"{module_file} is not a registered graph module (graphs/registry.py)")
+    return _method_of(module_file).studio

@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.factored_verification import VerifyInput
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import get_models
 from veriloop.nodes.claims import Source, sources_from
 from veriloop.nodes.generation import generate_turn
@@ -29,7 +29,7 @@ from veriloop.prompts import render
 from veriloop.state import OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
-METHOD = "self-correction"
+METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)

@@ -36,7 +36,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.registry import studio_name
+from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
@@ -46,7 +46,7 @@ from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
-METHOD = "self-reflection"
+METHOD = method_id(__file__)
 
 
 # ── Settings ────────────────────────────────────────────────────────────────────────────

@@ -1,5 +1,6 @@
 """Studio and LangGraph Server need every graph's input, output and context JSON schemas."""
 
+import importlib
 import json
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def test_langgraph_json_is_the_registry():
 def test_each_module_compiles_under_the_registry_name(method: Method):
     graph = method.compiled()
     assert graph.name == method.studio
+    assert importlib.import_module(method.module_path).METHOD == method.id  # traces' id
     build_graph, context_class = method.load()
     assert context_class.__name__ == method.context
     fields = set(context_class.__dataclass_fields__)
