@@ -21,9 +21,9 @@ from veriloop.context import MethodSettings, resolve_context
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.choice import check_options, choice_reply_model, question_text, score_options
+from veriloop.nodes.choice import choice_reply_model, question_text, score_options
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.input import check_input
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
@@ -57,10 +57,13 @@ def _context(runtime: Runtime[DirectContext]) -> DirectContext:
 def check_question(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before any model is loaded."""
     context = _context(runtime)
-    return {
-        "question": validate_question(state.question, max_chars=context.max_question_chars),
-        "options": check_options(state.options),
-    }
+    return check_input(
+        state.question,
+        state.options,
+        max_chars=context.max_question_chars,
+        method="direct",
+        choices=True,
+    )
 
 
 def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:

@@ -45,14 +45,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings, resolve_context
-from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
 from veriloop.models import get_models
 from veriloop.nodes.citations import cited_ids, split_citations
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.input import check_input
 from veriloop.nodes.rationale import (
     ANSWER_CHARS,
     JUSTIFICATION_CHARS,
@@ -191,15 +190,15 @@ def _context(runtime: Runtime[FEContext]) -> FEContext:
 def check_question(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Reject an unusable question, or an option set (FE answers free text)."""
     context = _context(runtime)
-    if state.options:
-        raise InvalidInputError(
-            "Factual Evidence answers free-text questions; this item has options. Use a "
-            "multiple-choice method (l2r, rag, direct) or drop the options"
-        )
-    if context.max_refinements < 0:
-        raise InvalidInputError(f"max_refinements must be >= 0, got {context.max_refinements}")
+    checked = check_input(
+        state.question,
+        state.options,
+        max_chars=context.max_question_chars,
+        method="Factual Evidence",
+        choices=False,
+    )
     return {
-        "question": validate_question(state.question, max_chars=context.max_question_chars),
+        **checked,
         "max_refinements": context.max_refinements,
         "direct_generation": context.direct_generation,
         "no_verification": context.no_verification,

@@ -40,8 +40,8 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.choice import answer_type, check_options, question_text, score_options
-from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.choice import answer_type, question_text, score_options
+from veriloop.nodes.input import check_input
 from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
@@ -156,10 +156,13 @@ def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type
 def check_question(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
     context = _context(runtime)
-    return {
-        "question": validate_question(state.question, max_chars=context.max_question_chars),
-        "options": check_options(state.options),
-    }
+    return check_input(
+        state.question,
+        state.options,
+        max_chars=context.max_question_chars,
+        method="Learn to Refuse",
+        choices=True,
+    )
 
 
 def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:

@@ -26,11 +26,11 @@ from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_uni
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.choice import check_options, choice_reply_model, question_text, score_options
+from veriloop.nodes.choice import choice_reply_model, question_text, score_options
 from veriloop.nodes.citations import cited_ids
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.input import check_input
 from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
@@ -91,10 +91,13 @@ def _context(runtime: Runtime[RAGContext]) -> RAGContext:
 def check_question(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
     context = _context(runtime)
-    return {
-        "question": validate_question(state.question, max_chars=context.max_question_chars),
-        "options": check_options(state.options),
-    }
+    return check_input(
+        state.question,
+        state.options,
+        max_chars=context.max_question_chars,
+        method="RAG",
+        choices=True,
+    )
 
 
 def retrieve_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.input import check_question as validate_question
+from veriloop.nodes.input import check_input
 from veriloop.nodes.loops import close_loop, format_score, passes
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState
@@ -224,12 +224,13 @@ def _candidate(
 def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Reject an unusable question (or a multiple-choice item) before any model is loaded."""
     context = _context(runtime)
-    if state.options:
-        raise InvalidInputError(
-            "Self-Reflection answers free-text questions; this item has options. Use a "
-            "multiple-choice method (l2r, rag, direct) or drop the options"
-        )
-    return {"question": validate_question(state.question, max_chars=context.max_question_chars)}
+    return check_input(
+        state.question,
+        state.options,
+        max_chars=context.max_question_chars,
+        method="Self-Reflection",
+        choices=False,
+    )
 
 
 def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:

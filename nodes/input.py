@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from veriloop.errors import InvalidInputError
+from veriloop.nodes.choice import check_options
 from veriloop.text import has_word, strip_control
 
 
@@ -32,3 +35,35 @@ def check_question(question: object, *, max_chars: int) -> str:
             "shorten it or raise max_question_chars (VERILOOP_MAX_QUESTION_CHARS)"
         )
     return cleaned
+
+
+def check_input(
+    question: object,
+    options: object,
+    *,
+    max_chars: int,
+    method: str,
+    choices: bool,
+) -> dict[str, Any]:
+    """Return the state update of a method's first node: the checked question (and options).
+
+    Args:
+        question: The question as given.
+        options: A multiple-choice item's {label: text}, or None.
+        max_chars: The Context's `max_question_chars`.
+        method: The method's name, for the message when options are not accepted.
+        choices: Whether the method answers multiple-choice items.
+
+    Raises:
+        InvalidInputError: An unusable question or option set, or options given to a method
+            that answers free text only.
+    """
+    checked: dict[str, Any] = {"question": check_question(question, max_chars=max_chars)}
+    if choices:
+        checked["options"] = check_options(options)
+    elif options:
+        raise InvalidInputError(
+            f"{method} answers free-text questions; this item has options. Use a "
+            "multiple-choice method (l2r, rag, direct) or drop the options"
+        )
+    return checked
