@@ -10,14 +10,13 @@ constrained to the labels, and (for MC2) every option's log-prob is scored.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
@@ -25,8 +24,8 @@ from veriloop.nodes.choice import choice_reply_model, question_text, score_optio
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.prompts import render
-from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
+from veriloop.state import InputState, OutputState, TracedState
+from veriloop.trace import Candidate, LoopStop, StopReason, build_trace
 
 METHOD = method_id(__file__)
 
@@ -42,21 +41,15 @@ class DirectContext(MethodSettings):
 
 
 @dataclass
-class State(OutputState):
+class State(OutputState, TracedState):
     """Working state."""
 
     options: dict[str, str] | None = None
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
-
-
-def _context(runtime: Runtime[DirectContext]) -> DirectContext:
-    return resolve_context(runtime.context, DirectContext)
 
 
 def check_question(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before any model is loaded."""
-    context = _context(runtime)
+    context = DirectContext.of(runtime)
     return check_input(
         state.question,
         state.options,
@@ -68,7 +61,7 @@ def check_question(state: State, runtime: Runtime[DirectContext]) -> dict[str, A
 
 def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     """Ask the model the question once (a multiple-choice item: pick one label)."""
-    context = _context(runtime)
+    context = DirectContext.of(runtime)
     if state.options:
         return _choose_directly(state, context)
     user_text = render("direct_answer", context.prompt_overrides, question=state.question)
@@ -135,7 +128,7 @@ def _choose_directly(state: State, context: DirectContext) -> dict[str, Any]:
 
 def finish(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     """Return the answer (None if unusable) with its trace."""
-    context = _context(runtime)
+    context = DirectContext.of(runtime)
     candidate = state.candidates[-1]
     reason: StopReason = "single_pass" if candidate["text"] else "no_usable_output"
     stop = LoopStop(

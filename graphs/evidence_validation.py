@@ -32,17 +32,16 @@ There is no loop: each step runs once per answer.
 
 from __future__ import annotations
 
-import operator
 import random
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
@@ -60,7 +59,7 @@ from veriloop.nodes.reliability import (
     reliability_parts,
 )
 from veriloop.prompts import render
-from veriloop.state import OutputState
+from veriloop.state import OutputState, TracedState
 from veriloop.text import split_sentences
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
@@ -177,7 +176,7 @@ class MEvalOutput(OutputState):
 
 
 @dataclass
-class State(MEvalOutput):
+class State(MEvalOutput, TracedState):
     """Working state."""
 
     articles: list[dict[str, Any]] | None = None
@@ -185,7 +184,6 @@ class State(MEvalOutput):
     claim_texts: list[str] = field(default_factory=list)
     given: list[dict[str, Any]] = field(default_factory=list)
     extra: list[dict[str, Any]] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 
 class _Quality(BaseModel):
@@ -201,22 +199,15 @@ class _StanceReply(BaseModel):
     stance: Literal["supports", "contradicts", "neither"]
 
 
-def _context(runtime: Runtime[MEvalContext]) -> MEvalContext:
-    return resolve_context(runtime.context, MEvalContext)
-
-
 # -------------------------------------------------------------------- nodes
 
 
-def check_input(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
+def check_input(state: State) -> dict[str, Any]:
     """Collect the cited articles; reject a missing answer or question."""
-    context = _context(runtime)
     if not state.answer or not state.answer.strip():
         raise InvalidInputError("there is no answer to validate: pass {'question', 'answer'}")
     if not state.question.strip():
         raise InvalidInputError("M-Eval needs the question: the main claim is question + answer")
-    if context.claims_per_answer < 0 or context.extra_evidence < 0:
-        raise InvalidInputError("claims_per_answer and extra_evidence must be >= 0")
     raw = state.articles or [
         {"id": u["id"], "abstract": u["text"]} for u in (state.context_units or [])
     ]
@@ -226,7 +217,7 @@ def check_input(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
 
 def extract_claims(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Keep the answer sentences closest to the question, plus the main claim."""
-    context = _context(runtime)
+    context = MEvalContext.of(runtime)
     answer = state.answer or ""
     sentences = split_sentences(answer)
     main = f"{state.question.strip()} {sentences[0] if sentences else answer.strip()}"
@@ -243,7 +234,7 @@ def extract_claims(state: State, runtime: Runtime[MEvalContext]) -> dict[str, An
 
 def gather_evidence(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Retrieve extra evidence with BM25 (unless the ablation turns it off)."""
-    context = _context(runtime)
+    context = MEvalContext.of(runtime)
     if context.no_extra_evidence or context.extra_evidence == 0:
         return {"extra": []}
     index = open_article_index(context.evidence_corpus)
@@ -254,7 +245,7 @@ def gather_evidence(state: State, runtime: Runtime[MEvalContext]) -> dict[str, A
 
 def assess_reliability(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Score every article's reliability; keep the most reliable extra articles."""
-    context = _context(runtime)
+    context = MEvalContext.of(runtime)
     models = get_models(context)
     articles: list[tuple[Literal["given", "extra"], dict[str, Any]]] = [
         *(("given", a) for a in state.given),
@@ -306,7 +297,7 @@ def assess_reliability(state: State, runtime: Runtime[MEvalContext]) -> dict[str
 
 def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Label every (claim, article) pair +1 / 0 / −1."""
-    context = _context(runtime)
+    context = MEvalContext.of(runtime)
     models = get_models(context)
     pairs = [(c, r) for c in range(len(state.claim_texts)) for r in state.evidence]
     stances: list[Stance] = []
@@ -358,7 +349,7 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
 
 def weigh_claims(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Heterogeneity statistics and M(c) per claim; the answer's label."""
-    context = _context(runtime)
+    context = MEvalContext.of(runtime)
     reliability = {r["id"]: r["reliability"]["reliability"] for r in state.evidence}
     results: list[ClaimResult] = []
     for index, claim in enumerate(state.claim_texts):
@@ -401,7 +392,7 @@ def weigh_claims(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]
 
 def finish(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Write the evidence report on the cited articles and the trace."""
-    context = _context(runtime)
+    context = MEvalContext.of(runtime)
     labels = {r["index"]: r["label"] for r in state.claims}
     report: list[ArticleVerdict] = []
     for record in (r for r in state.evidence if r["role"] == "given"):

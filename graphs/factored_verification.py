@@ -40,7 +40,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from typing_extensions import TypedDict
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, ScoreError, get_models
@@ -56,12 +56,12 @@ from veriloop.nodes.claims import (
     bare_claim,
     claim_document,
     probability_from_logprobs,
+    require_sources,
     sentence_claims,
-    sources_from,
 )
 from veriloop.nodes.generation import generate_turn
 from veriloop.prompts import load_prompt, render
-from veriloop.state import OutputState
+from veriloop.state import OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
 
 METHOD = method_id(__file__)
@@ -180,7 +180,7 @@ class FVOutput(OutputState):
 
 
 @dataclass
-class State(FVOutput):
+class State(FVOutput, TracedState):
     """Working state."""
 
     sources: list[Source] = field(default_factory=list)
@@ -191,14 +191,6 @@ class State(FVOutput):
     claim_checks: Annotated[list[ClaimCheck], operator.add] = field(default_factory=list)
     critique_records: Annotated[list[CritiqueRecord], operator.add] = field(default_factory=list)
     round_probabilities: Annotated[list[float | None], operator.add] = field(default_factory=list)
-    max_revisions: int = 1
-    """Copied from the Context by check_input, for the router."""
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
-
-
-def _context(runtime: Runtime[FVContext]) -> FVContext:
-    return resolve_context(runtime.context, FVContext)
 
 
 def _round_checks(state: State) -> list[ClaimCheck]:
@@ -210,34 +202,23 @@ def _round_checks(state: State) -> list[ClaimCheck]:
 # -------------------------------------------------------------------- nodes
 
 
-def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def check_input(state: State) -> dict[str, Any]:
     """Collect the sources; reject a missing answer or missing sources clearly."""
-    context = _context(runtime)
-    if not 0 <= context.threshold <= 1 or not 0 <= context.claim_threshold <= 1:
-        raise InvalidInputError("threshold and claim_threshold must lie in [0, 1]")
-    if context.max_revisions < 0 or context.max_claims < 1:
-        raise InvalidInputError("max_revisions must be >= 0 and max_claims >= 1")
     if state.answer is None:
         raise InvalidInputError(
             "there is no answer to verify: pass {'answer': ..., 'sources': [...]}, or chain "
             "after a graph that produced an answer"
         )
-    sources = sources_from(state.sources, state.context_units, state.retrieved, state.knowledge)
-    if not sources:
-        raise InvalidInputError(
-            "sources are missing: pass sources=[{'id', 'text'}, ...] (or strings), or chain "
-            "after a graph that returns context_units, retrieved entries or knowledge"
-        )
+    sources = require_sources(state.sources, state.context_units, state.retrieved, state.knowledge)
     return {
         "sources": sources,
         "original_answer": state.answer,
-        "max_revisions": context.max_revisions,
     }
 
 
 def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """List the answer's claims (model decomposition, or its sentences)."""
-    context = _context(runtime)
+    context = FVContext.of(runtime)
     answer = state.answer or ""
     if not answer.strip():
         return {"current_claims": []}
@@ -262,7 +243,7 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 
 def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Estimate P(claim supported | its sources)."""
-    context = _context(runtime)
+    context = FVContext.of(runtime)
     models = get_models(context)
     claim = bare_claim(task["claim"])
     calls: list[ModelCall] = []
@@ -329,7 +310,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
 
 def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """P(answer) = product of this round's claim probabilities; compare with θ."""
-    context = _context(runtime)
+    context = FVContext.of(runtime)
     checks = _round_checks(state)
     usable = [c["p_supported"] for c in checks if c["p_supported"] is not None]
     p_answer = answer_probability(usable)
@@ -353,7 +334,7 @@ def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 
 def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Write a claim-wise critique of every unsupported claim of this round."""
-    context = _context(runtime)
+    context = FVContext.of(runtime)
     models = get_models(context)
     records: list[CritiqueRecord] = []
     calls: list[ModelCall] = []
@@ -384,7 +365,7 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 
 def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Revise the answer with all critiques of this round in one feedback turn."""
-    context = _context(runtime)
+    context = FVContext.of(runtime)
     records = [r for r in state.critique_records if r["round"] == state.round and r["critique"]]
     feedback = "\n".join(
         f'- For the sentence "{bare_claim(r["claim"])}" in the answer: {r["critique"]}'
@@ -416,7 +397,7 @@ def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 
 def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Set the verdict and stop reason and build the trace."""
-    context = _context(runtime)
+    context = FVContext.of(runtime)
     verdict: Verdict
     if state.hallucinated is None:
         verdict, reason = "undetermined", "no_usable_output"
@@ -473,9 +454,9 @@ def route_claims(state: State) -> list[Send] | Literal["combine"]:
     ]
 
 
-def after_combine(state: State) -> Literal["critique", "finish"]:
+def after_combine(state: State, runtime: Runtime[FVContext]) -> Literal["critique", "finish"]:
     """Critique and revise while the answer is judged hallucinated and the cap allows."""
-    if state.hallucinated and state.revisions < state.max_revisions:
+    if state.hallucinated and state.revisions < FVContext.of(runtime).max_revisions:
         return "critique"
     return "finish"
 

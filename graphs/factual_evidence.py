@@ -44,7 +44,7 @@ from typing import Annotated, Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
 from veriloop.models import get_models
@@ -70,8 +70,8 @@ from veriloop.nodes.rationale import (
 )
 from veriloop.nodes.triplet_extraction import triplets_from_paragraphs
 from veriloop.prompts import render
-from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
+from veriloop.state import InputState, OutputState, TracedState
+from veriloop.trace import LoopStop, Refusal, StopReason, build_trace
 
 METHOD = method_id(__file__)
 
@@ -135,7 +135,7 @@ class FEContext(MethodSettings):
 
 
 @dataclass
-class State(OutputState):
+class State(OutputState, TracedState):
     """Working state."""
 
     options: dict[str, str] | None = None
@@ -148,10 +148,6 @@ class State(OutputState):
     verification_error: str | None = None
     refinements: int = 0
     """Refine-and-re-verify rounds done (loop counter; cap: max_refinements)."""
-    max_refinements: int = 2
-    direct_generation: bool = False
-    no_verification: bool = False
-    """The cap and switches the routers need, copied from the Context by check_question."""
     rationale_versions: Annotated[list[RationaleVersion], operator.add] = field(
         default_factory=list
     )
@@ -159,8 +155,6 @@ class State(OutputState):
     invalid_citations: list[str] = field(default_factory=list)
     used_ids: list[str] = field(default_factory=list)
     error: str | None = None
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 
 @dataclass
@@ -180,34 +174,24 @@ class FEOutput(OutputState):
 # ------------------------------------------------------------------ helpers
 
 
-def _context(runtime: Runtime[FEContext]) -> FEContext:
-    return resolve_context(runtime.context, FEContext)
-
-
 # -------------------------------------------------------------------- nodes
 
 
 def check_question(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Reject an unusable question, or an option set (FE answers free text)."""
-    context = _context(runtime)
-    checked = check_input(
+    context = FEContext.of(runtime)
+    return check_input(
         state.question,
         state.options,
         max_chars=context.max_question_chars,
         method="Factual Evidence",
         choices=False,
     )
-    return {
-        **checked,
-        "max_refinements": context.max_refinements,
-        "direct_generation": context.direct_generation,
-        "no_verification": context.no_verification,
-    }
 
 
 def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Retrieve the context units; extract triplets on the fly if the mode needs them."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     models = get_models(context)
     retriever = open_retriever(context.corpus_dir, models, context.reranker_model)
     settings = context.retrieval_settings()
@@ -243,7 +227,7 @@ def refuse(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
 
 def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Write one statement per context unit, keyed by its id."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     ids = [u["id"] for u in state.context_units]
     prompt = render(
         "fe_rationale",
@@ -270,7 +254,7 @@ def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, A
 
 def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Label every statement and give an overall verdict."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     ids = list(state.statements)
     prompt = render(
         "fe_verifier",
@@ -321,7 +305,7 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
 
 def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Rewrite the INCORRECT statements using the verifier's justifications."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     wrong = incorrect_ids(state.labels)
     labels = state.labels or {}
     feedback = "\n".join(
@@ -372,7 +356,7 @@ def _finish_answer(
 
 def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Answer from the verified statements only, citing their ids."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     if state.labels is not None:
         used = {i: s for i, s in state.statements.items() if is_correct(state.labels[i]["label"])}
     else:
@@ -414,7 +398,7 @@ def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
 
 def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Ablation: write the rationale and the answer in one call (no verification)."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     ids = [u["id"] for u in state.context_units]
     prompt = render(
         "fe_direct",
@@ -448,7 +432,7 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
 
 def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Assemble the final rationale, stop reason and trace."""
-    context = _context(runtime)
+    context = FEContext.of(runtime)
     wrong = incorrect_ids(state.labels)
     reason: StopReason
     if state.refusal is not None:
@@ -511,24 +495,29 @@ def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
 
 
 def after_retrieval(
-    state: State,
+    state: State, runtime: Runtime[FEContext]
 ) -> Literal["refuse", "generate_direct", "generate_rationale"]:
     """Refuse without context; otherwise one-step (ablation) or the rationale generator."""
     if not state.context_units:
         return "refuse"
-    return "generate_direct" if state.direct_generation else "generate_rationale"
+    return "generate_direct" if FEContext.of(runtime).direct_generation else "generate_rationale"
 
 
-def after_rationale(state: State) -> Literal["finish", "generate_answer", "verify_rationale"]:
+def after_rationale(
+    state: State, runtime: Runtime[FEContext]
+) -> Literal["finish", "generate_answer", "verify_rationale"]:
     """Stop on an unusable rationale; skip verification in the ablation."""
     if not state.statements:
         return "finish"
-    return "generate_answer" if state.no_verification else "verify_rationale"
+    return "generate_answer" if FEContext.of(runtime).no_verification else "verify_rationale"
 
 
-def after_verification(state: State) -> Literal["refine_rationale", "generate_answer"]:
+def after_verification(
+    state: State, runtime: Runtime[FEContext]
+) -> Literal["refine_rationale", "generate_answer"]:
     """Refine while a statement is INCORRECT and the cap allows; otherwise answer."""
-    if incorrect_ids(state.labels) and state.refinements < state.max_refinements:
+    cap = FEContext.of(runtime).max_refinements
+    if incorrect_ids(state.labels) and state.refinements < cap:
         return "refine_rationale"
     return "generate_answer"
 

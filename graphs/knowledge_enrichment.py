@@ -22,16 +22,15 @@ early after `max_empty_batches` batches in a row that add nothing.
 
 from __future__ import annotations
 
-import operator
 import re
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.entries import new_entry
@@ -40,6 +39,7 @@ from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.retrieval import open_knowledge_base
 from veriloop.prompts import demonstration_turns, render
+from veriloop.state import TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, build_trace
 
 METHOD = method_id(__file__)
@@ -96,24 +96,18 @@ class EnrichmentOutput:
 
 
 @dataclass
-class State(EnrichmentOutput, EnrichmentInput):
+class State(EnrichmentOutput, EnrichmentInput, TracedState):
     """Working state."""
 
     asked: list[str] = field(default_factory=list)
     """Questions the base already covers for this topic (earlier runs and this one)."""
     batch: int = 0
     """Batch loop counter."""
-    batch_cap: int = 0
-    """The batch loop's cap (max_batches, copied from the Context so routers stay pure)."""
     empty_batches: int = 0
     """Batches in a row that added nothing."""
-    empty_cap: int = 0
-    """Stop after this many empty batches in a row (max_empty_batches)."""
     pending_questions: list[str] = field(default_factory=list)
     qa_pairs: list[dict[str, Any]] = field(default_factory=list)
     facts: list[dict[str, Any]] = field(default_factory=list)
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 
 class GeneratedQuestions(BaseModel):
@@ -138,10 +132,6 @@ class Knowledge(BaseModel):
     knowledge: str
 
 
-def _context(runtime: Runtime[EnrichmentContext]) -> EnrichmentContext:
-    return resolve_context(runtime.context, EnrichmentContext)
-
-
 def topic_source(topic: str) -> str:
     """Return the `source` enriched facts on `topic` carry."""
     return f"enrichment:{' '.join(topic.split())}"
@@ -152,14 +142,12 @@ def topic_source(topic: str) -> str:
 
 def check_request(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
     """Validate the request and read what the base already holds for this topic."""
-    context = _context(runtime)
+    context = EnrichmentContext.of(runtime)
     topic = " ".join(str(state.topic or "").split())
     if not topic:
         raise InvalidInputError("the topic is empty; name what the new facts should be about")
     if state.target_facts < 1:
         raise InvalidInputError(f"target_facts must be at least 1, got {state.target_facts}")
-    if context.batch_size < 1 or context.max_batches < 1:
-        raise InvalidInputError("batch_size and max_batches must be at least 1")
     base = open_knowledge_base(context.kb_dir, get_models(context))
     source = topic_source(topic)
     held = [entry for entry in base.entries if entry.source == source]
@@ -169,8 +157,6 @@ def check_request(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str
         "asked": [question for question in asked if question],
         "facts_on_topic": len(held),
         "seed_questions": [q.strip() for q in state.seed_questions if q and q.strip()],
-        "batch_cap": context.max_batches,
-        "empty_cap": context.max_empty_batches,
     }
 
 
@@ -180,7 +166,7 @@ def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dic
     A question is dropped when the base already covers it, it repeats a seed question,
     or it copies the demonstration's example (a 135M model does all three).
     """
-    context = _context(runtime)
+    context = EnrichmentContext.of(runtime)
     models = get_models(context)
     wanted = min(context.batch_size, state.target_facts - state.facts_on_topic)
     avoid = list(reversed(state.asked))[:AVOID_SHOWN]
@@ -228,7 +214,7 @@ def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dic
 
 def answer_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
     """Have the answer agent answer every new question, with a confidence."""
-    context = _context(runtime)
+    context = EnrichmentContext.of(runtime)
     models = get_models(context)
     pairs: list[dict[str, Any]] = []
     calls: list[ModelCall] = []
@@ -269,7 +255,7 @@ def answer_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[
 
 def questions_to_knowledge(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
     """Turn each question-answer pair into one declarative fact, keeping its confidence."""
-    context = _context(runtime)
+    context = EnrichmentContext.of(runtime)
     models = get_models(context)
     facts: list[dict[str, Any]] = []
     calls: list[ModelCall] = []
@@ -309,7 +295,7 @@ def questions_to_knowledge(state: State, runtime: Runtime[EnrichmentContext]) ->
 
 def write_to_base(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
     """Add the batch's facts to the base with provenance, atomically; count the batch."""
-    context = _context(runtime)
+    context = EnrichmentContext.of(runtime)
     models = get_models(context)
     source = topic_source(state.topic)
     entries = [
@@ -349,15 +335,15 @@ def write_to_base(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str
 
 def finish(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
     """Report what was added and why the batch loop stopped."""
-    context = _context(runtime)
+    context = EnrichmentContext.of(runtime)
     met = state.facts_on_topic >= state.target_facts
     reason: StopReason = "met" if met else "cap_reached"
     if met:
         detail = f"the base holds {state.facts_on_topic} facts on the topic (target reached)"
-    elif state.empty_batches >= state.empty_cap:
+    elif state.empty_batches >= context.max_empty_batches:
         detail = f"{state.empty_batches} batches in a row added nothing new"
     else:
-        detail = f"{state.batch} of {state.batch_cap} batches used"
+        detail = f"{state.batch} of {context.max_batches} batches used"
     stop = LoopStop(loop="batch", round=0, reason=reason, chosen_iteration=None, detail=detail)
     settings = context.trace_settings(get_models(context).describe())
     ids = [entry["id"] for entry in state.added]
@@ -373,11 +359,14 @@ def after_check(state: State) -> Literal["generate_questions", "finish"]:
     return "finish" if state.facts_on_topic >= state.target_facts else "generate_questions"
 
 
-def after_batch(state: State) -> Literal["generate_questions", "finish"]:
+def after_batch(
+    state: State, runtime: Runtime[EnrichmentContext]
+) -> Literal["generate_questions", "finish"]:
     """Loop until the target is reached, the batch cap is hit, or batches stall."""
+    context = EnrichmentContext.of(runtime)
     if state.facts_on_topic >= state.target_facts:
         return "finish"
-    if state.batch >= state.batch_cap or state.empty_batches >= state.empty_cap:
+    if state.batch >= context.max_batches or state.empty_batches >= context.max_empty_batches:
         return "finish"
     return "generate_questions"
 

@@ -27,15 +27,14 @@ unusable), so there is no counter or cap to set.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
@@ -44,8 +43,8 @@ from veriloop.nodes.choice import answer_type, question_text, score_options
 from veriloop.nodes.input import check_input
 from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
-from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
+from veriloop.state import InputState, OutputState, TracedState
+from veriloop.trace import Candidate, LoopStop, Refusal, StopReason, build_trace
 
 METHOD = method_id(__file__)
 
@@ -98,7 +97,7 @@ class L2RContext(MethodSettings):
 
 
 @dataclass
-class State(OutputState):
+class State(OutputState, TracedState):
     """Working state."""
 
     options: dict[str, str] | None = None
@@ -117,8 +116,6 @@ class State(OutputState):
     judge_wanted: bool = False
     """Whether the per-option judge runs (answered MC item with judge_options on)."""
     option_judgements: dict[str, bool] | None = None
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 
 @dataclass
@@ -130,10 +127,6 @@ class L2ROutput(OutputState):
     retrieved: list[Hit] = field(default_factory=list)
     option_judgements: dict[str, bool] | None = None
     """Multiple-choice items with judge_options: option label -> judged true."""
-
-
-def _context(runtime: Runtime[L2RContext]) -> L2RContext:
-    return resolve_context(runtime.context, L2RContext)
 
 
 def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type[BaseModel]:
@@ -155,7 +148,7 @@ def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type
 
 def check_question(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
-    context = _context(runtime)
+    context = L2RContext.of(runtime)
     return check_input(
         state.question,
         state.options,
@@ -167,7 +160,7 @@ def check_question(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]
 
 def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Retrieve the top-k entries and apply the hard-refusal gate."""
-    context = _context(runtime)
+    context = L2RContext.of(runtime)
     models = get_models(context)
     base = open_knowledge_base(context.kb_dir, models)
     hits, call = retrieve(models, base, state.question, context.top_k)
@@ -195,7 +188,7 @@ def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, 
 
 def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Ask the main QA agent to answer from the retrieved knowledge only, or refuse."""
-    context = _context(runtime)
+    context = L2RContext.of(runtime)
     models = get_models(context)
     template = "l2r_main_qa_no_reasoning" if context.no_reasoning else "l2r_main_qa"
     hint = (
@@ -263,7 +256,7 @@ def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[st
 
 def judge_options(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Judge every option true or false from the retrieved knowledge (one call)."""
-    context = _context(runtime)
+    context = L2RContext.of(runtime)
     models = get_models(context)
     options = state.options or {}
     prompt = render(
@@ -306,7 +299,7 @@ def refuse_hard(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
 
 def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Return the answer or the refusal, with the evidence behind it and the trace."""
-    context = _context(runtime)
+    context = L2RContext.of(runtime)
     refusal: Refusal | None = None
     reason: StopReason
     if state.hard_refused:

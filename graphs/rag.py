@@ -13,14 +13,13 @@ Two sources, one graph:
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
 from veriloop.knowledge.store import Hit
@@ -33,8 +32,8 @@ from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
-from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
+from veriloop.state import InputState, OutputState, TracedState
+from veriloop.trace import Candidate, LoopStop, StopReason, build_trace
 
 METHOD = method_id(__file__)
 
@@ -65,15 +64,13 @@ class RAGContext(MethodSettings):
 
 
 @dataclass
-class State(OutputState):
+class State(OutputState, TracedState):
     """Working state."""
 
     options: dict[str, str] | None = None
     retrieved: list[Hit] = field(default_factory=list)
     context_units: list[ContextUnit] = field(default_factory=list)
     error: str | None = None
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
 
 
 @dataclass
@@ -84,13 +81,9 @@ class RAGOutput(OutputState):
     context_units: list[ContextUnit] = field(default_factory=list)
 
 
-def _context(runtime: Runtime[RAGContext]) -> RAGContext:
-    return resolve_context(runtime.context, RAGContext)
-
-
 def check_question(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
-    context = _context(runtime)
+    context = RAGContext.of(runtime)
     return check_input(
         state.question,
         state.options,
@@ -102,7 +95,7 @@ def check_question(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]
 
 def retrieve_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     """Retrieve the top-k entries, or the top-k fused corpus paragraphs (no gate)."""
-    context = _context(runtime)
+    context = RAGContext.of(runtime)
     models = get_models(context)
     if context.corpus_dir:
         retriever = open_retriever(context.corpus_dir, models)
@@ -116,7 +109,7 @@ def retrieve_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, 
 
 def answer_with_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     """Answer from the retrieved knowledge (a paragraph, or an option label)."""
-    context = _context(runtime)
+    context = RAGContext.of(runtime)
     models = get_models(context)
     overrides = context.prompt_overrides
     reply_format = "reply_format_choice" if state.options else "reply_format_paragraph"
@@ -187,7 +180,7 @@ def answer_with_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[st
 
 def finish(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     """Return the answer with the retrieved entries and the trace."""
-    context = _context(runtime)
+    context = RAGContext.of(runtime)
     reason: StopReason = "single_pass" if state.answer else "no_usable_output"
     stop = LoopStop(
         loop="rag",

@@ -11,23 +11,22 @@ answer before and after) to see whether factoring the critique helps.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.factored_verification import VerifyInput
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import get_models
-from veriloop.nodes.claims import Source, sources_from
+from veriloop.nodes.claims import Source, require_sources
 from veriloop.nodes.generation import generate_turn
 from veriloop.prompts import render
-from veriloop.state import OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
+from veriloop.state import OutputState, TracedState
+from veriloop.trace import Candidate, LoopStop, StopReason, build_trace
 
 METHOD = method_id(__file__)
 
@@ -47,40 +46,30 @@ class SelfCorrectionOutput(OutputState):
 
 
 @dataclass
-class State(SelfCorrectionOutput):
+class State(SelfCorrectionOutput, TracedState):
     """Working state."""
 
     sources: list[Source] = field(default_factory=list)
     context_units: list[dict[str, Any]] | None = None
     retrieved: list[dict[str, Any]] | None = None
     error: str | None = None
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
-
-
-def _context(runtime: Runtime[SelfCorrectionContext]) -> SelfCorrectionContext:
-    return resolve_context(runtime.context, SelfCorrectionContext)
 
 
 def _document(sources: list[Source]) -> str:
     return "\n".join(f"[{s['id']}] {s['text']}" for s in sources)
 
 
-def check_input(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, Any]:
+def check_input(state: State) -> dict[str, Any]:
     """Collect the sources; reject a missing answer or missing sources clearly."""
     if not state.answer or not state.answer.strip():
         raise InvalidInputError("there is no answer to correct: pass {'answer': ..., 'sources'}")
-    sources = sources_from(state.sources, state.context_units, state.retrieved, state.knowledge)
-    if not sources:
-        raise InvalidInputError(
-            "sources are missing: pass sources=[...] or chain after a graph that returns "
-            "context_units, retrieved entries or knowledge"
-        )
+    sources = require_sources(state.sources, state.context_units, state.retrieved, state.knowledge)
     return {"sources": sources, "original_answer": state.answer}
 
 
 def give_feedback(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, Any]:
     """Write one unfactored feedback on the whole answer's factual accuracy."""
-    context = _context(runtime)
+    context = SelfCorrectionContext.of(runtime)
     prompt = render(
         "sc_feedback",
         context.prompt_overrides,
@@ -96,7 +85,7 @@ def give_feedback(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict
 
 def revise(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, Any]:
     """Revise the answer with the feedback (kept unchanged when there is none)."""
-    context = _context(runtime)
+    context = SelfCorrectionContext.of(runtime)
     if not state.feedback:
         return {}
     prompt = render(
@@ -117,7 +106,7 @@ def revise(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, A
 
 def finish(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, Any]:
     """Build the trace: the original and the revised answer as candidates."""
-    context = _context(runtime)
+    context = SelfCorrectionContext.of(runtime)
     revised = state.answer != state.original_answer
     reason: StopReason = "single_pass"
     detail = (

@@ -34,7 +34,7 @@ from typing import Annotated, Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings, resolve_context
+from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
@@ -43,8 +43,8 @@ from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.nodes.loops import close_loop, format_score, passes
 from veriloop.prompts import render
-from veriloop.state import InputState, OutputState
-from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
+from veriloop.state import InputState, OutputState, TracedState
+from veriloop.trace import Candidate, LoopStop, build_trace
 
 METHOD = method_id(__file__)
 
@@ -152,7 +152,7 @@ class SelfReflectionContext(MethodSettings):
 
 # ── State ───────────────────────────────────────────────────────────────────────────────
 @dataclass
-class State(OutputState):
+class State(OutputState, TracedState):
     """Working state of one run."""
 
     options: dict[str, str] | None = None
@@ -168,13 +168,7 @@ class State(OutputState):
     draft: str = ""
     """The latest generation, waiting to be scored."""
     draft_error: str | None = None
-    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     stops: Annotated[list[LoopStop], operator.add] = field(default_factory=list)
-    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
-
-
-def _context(runtime: Runtime[SelfReflectionContext]) -> SelfReflectionContext:
-    return resolve_context(runtime.context, SelfReflectionContext)
 
 
 def _this_round(state: State, stage: str) -> list[Candidate]:
@@ -223,7 +217,7 @@ def _candidate(
 # ── Nodes ───────────────────────────────────────────────────────────────────────────────
 def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Reject an unusable question (or a multiple-choice item) before any model is loaded."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     return check_input(
         state.question,
         state.options,
@@ -235,7 +229,7 @@ def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dic
 
 def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Generate background knowledge, or refine it in the same conversation."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     overrides = context.prompt_overrides
     if state.knowledge_loop_step == 0:
         conversation: list[ChatTurn] = []
@@ -269,7 +263,7 @@ def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) ->
 
 def score_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Score the draft knowledge's factuality and record it as a candidate."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     if state.draft_error:
         outcome = scorers.ScoreOutcome(None, state.draft_error)
     else:
@@ -293,7 +287,7 @@ def score_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> di
 
 def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the knowledge loop: keep the passing or best knowledge, start the answer loop."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     chosen, stop = close_loop(
         _this_round(state, "knowledge"),
         loop="knowledge",
@@ -311,7 +305,7 @@ def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> d
 
 def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Answer from the selected knowledge, or refine the answer in the same conversation."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     overrides = context.prompt_overrides
     knowledge = state.knowledge or ""
     if state.answer_loop_step == 0:
@@ -350,7 +344,7 @@ def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> di
 
 def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Score the draft answer's consistency with the knowledge and record it."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     if state.draft_error:
         outcome = scorers.ScoreOutcome(None, state.draft_error)
     elif not state.knowledge:
@@ -376,7 +370,7 @@ def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[
 
 def select_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the answer loop: keep the passing or best answer of this round."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     chosen, stop = close_loop(
         _this_round(state, "answer"),
         loop="answer",
@@ -389,7 +383,7 @@ def select_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict
 
 def score_entailment(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Score the round's answer against the question; record the round's result."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     answer = state.answer or ""
     outcome = scorers.entailment(get_models(context), state.question, answer)
     chosen_knowledge = _chosen(state, "knowledge", state.round)
@@ -426,7 +420,7 @@ def restart(state: State) -> dict[str, Any]:
 
 def finish(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the outer loop: keep the passing or best-entailed round and build the trace."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     rounds = [c for c in state.candidates if c["stage"] == "round"]
     chosen, stop = close_loop(
         rounds,
@@ -454,7 +448,7 @@ def route_knowledge(
     state: State, runtime: Runtime[SelfReflectionContext]
 ) -> Literal["generate_knowledge", "select_knowledge"]:
     """Refine the knowledge while it is below threshold and attempts remain."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     if context.no_refinement or state.candidates[-1]["passed"]:
         return "select_knowledge"
     if state.knowledge_loop_step >= context.max_knowledge_loops:
@@ -466,7 +460,7 @@ def route_answer(
     state: State, runtime: Runtime[SelfReflectionContext]
 ) -> Literal["generate_answer", "select_answer"]:
     """Refine the answer while it is below threshold and attempts remain."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     if context.no_refinement or state.candidates[-1]["passed"]:
         return "select_answer"
     if state.answer_loop_step >= context.max_answer_loops:
@@ -478,7 +472,7 @@ def route_entailment(
     state: State, runtime: Runtime[SelfReflectionContext]
 ) -> Literal["restart", "finish"]:
     """Restart from the knowledge loop while the answer does not entail the question."""
-    context = _context(runtime)
+    context = SelfReflectionContext.of(runtime)
     if context.no_refinement or state.candidates[-1]["passed"]:
         return "finish"
     if state.round + 1 >= context.max_rounds:

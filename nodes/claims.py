@@ -70,6 +70,26 @@ def sources_from(
     return []
 
 
+def require_sources(
+    sources: Sequence[Any] | None,
+    context_units: Sequence[Any] | None,
+    retrieved: Sequence[Any] | None,
+    knowledge: str | None,
+) -> list[Source]:
+    """Return the sources as `sources_from` does, refusing clearly when there are none.
+
+    Raises:
+        InvalidInputError: No sources in any of the four places, or malformed `sources`.
+    """
+    found = sources_from(sources, context_units, retrieved, knowledge)
+    if not found:
+        raise InvalidInputError(
+            "sources are missing: pass sources=[{'id', 'text'}, ...] (or strings), or chain "
+            "after a graph that returns context_units, retrieved entries or knowledge"
+        )
+    return found
+
+
 def json_preview(value: Any, limit: int = 80) -> str:
     """Return a short printable form of a value for an error message."""
     text = repr(value)

@@ -17,9 +17,12 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from veriloop.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
 
 ENV_PREFIX = "VERILOOP_"
 
@@ -285,6 +288,17 @@ class MethodSettings(ModelSettings):
         default_factory=dict,
         metadata={"description": "Prompt template name -> replacement text (see prompts/)."},
     )
+
+    @classmethod
+    def of(cls, runtime: Runtime[Any]) -> Self:
+        """Return this run's settings from a node's or router's LangGraph runtime.
+
+        LangGraph passes `runtime.context` as None when a caller gives no context (a plain
+        `invoke`, or Studio with an empty form): the defaults (plus `VERILOOP_*`
+        environment) apply. A dict (from a server client) is checked and converted.
+        """
+        given: Self | dict[str, Any] | None = runtime.context
+        return resolve_context(given, cls)
 
     def trace_settings(self, models: dict[str, str]) -> dict[str, Any]:
         """Return every setting that shapes this run, for the trace.

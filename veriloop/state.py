@@ -8,9 +8,11 @@ the chosen option for a multiple-choice item, and the trace.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, field
+from typing import Annotated
 
-from veriloop.trace import Refusal, StopReason, Trace
+from veriloop.trace import Candidate, ModelCall, Refusal, StopReason, Trace
 
 
 @dataclass
@@ -41,3 +43,17 @@ class OutputState:
     """Multiple-choice items: total log-prob of each option's text under the method's final
     prompt (standard TruthfulQA MC2 input), when the method scores options."""
     trace: Trace | None = None
+
+
+@dataclass(kw_only=True)
+class TracedState:
+    """What every method's working state records for its trace (mix in after the output).
+
+    `class State(OutputState, TracedState)` gives a graph the two append-only channels every
+    node writes to; the fields are keyword-only, so they may follow fields without defaults.
+    """
+
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    """Every candidate a loop scored, in order (appended by the scoring nodes)."""
+    calls: Annotated[list[ModelCall], operator.add] = field(default_factory=list)
+    """Every model call made, in order (appended by the node that made it)."""

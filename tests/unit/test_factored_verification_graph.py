@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from langgraph.runtime import Runtime
 
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.factored_verification import (
@@ -250,11 +251,13 @@ def test_routers() -> None:
     state.current_claims = ["a", "b"]
     sends = route_claims(state)
     assert [s.arg["index"] for s in sends] == [0, 1]  # type: ignore[union-attr]
-    assert after_combine(State(question="q", hallucinated=True, max_revisions=1)) == "critique"
-    assert after_combine(State(question="q", hallucinated=True, max_revisions=1, revisions=1)) == (
-        "finish"
-    )
-    assert after_combine(State(question="q", hallucinated=None)) == "finish"
+    one = Runtime(context=FVContext(max_revisions=1))
+    assert after_combine(State(question="q", hallucinated=True), one) == "critique"
+    assert after_combine(State(question="q", hallucinated=True, revisions=1), one) == "finish"
+    assert after_combine(State(question="q", hallucinated=True), Runtime()) == "critique"
+    detect_only = Runtime(context=FVContext(max_revisions=0))
+    assert after_combine(State(question="q", hallucinated=True), detect_only) == "finish"
+    assert after_combine(State(question="q", hallucinated=None), one) == "finish"
 
 
 def test_self_correction_baseline_revises_once_with_unfactored_feedback(fake_backend: Make) -> None:

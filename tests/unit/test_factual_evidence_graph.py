@@ -293,20 +293,25 @@ def test_bad_input_is_rejected_clearly(fake_backend: Make, tmp_path: Path) -> No
         )
 
 
-def test_routers_follow_state_only() -> None:
+def test_routers_read_state_and_runtime_settings() -> None:
+    from langgraph.runtime import Runtime
+
     from veriloop.graphs.factual_evidence import State, after_rationale, after_retrieval
+
+    def settings(**values: object) -> Runtime[FEContext]:
+        return Runtime(context=FEContext(**values))  # type: ignore[arg-type]
 
     wrong = {"PID-1": {"label": "INCORRECT-FALSE_INFO", "justification": ""}}
     right = {"PID-1": {"label": "CORRECT-EXPLICIT", "justification": ""}}
-    state = State(question="q", labels=wrong, refinements=1, max_refinements=2)  # type: ignore[arg-type]
-    assert after_verification(state) == "refine_rationale"
-    state.max_refinements = 1
-    assert after_verification(state) == "generate_answer"  # cap reached
-    state.max_refinements, state.labels = 2, right  # type: ignore[assignment]
-    assert after_verification(state) == "generate_answer"  # nothing incorrect
+    state = State(question="q", labels=wrong, refinements=1)  # type: ignore[arg-type]
+    assert after_verification(state, settings(max_refinements=2)) == "refine_rationale"
+    assert after_verification(state, settings(max_refinements=1)) == "generate_answer"  # cap
+    assert after_verification(state, Runtime()) == "refine_rationale"  # no context: default 2
+    state.labels = right  # type: ignore[assignment]
+    assert after_verification(state, settings(max_refinements=2)) == "generate_answer"
     state.labels = None
-    assert after_verification(state) == "generate_answer"  # verification unusable
-    assert after_retrieval(State(question="q")) == "refuse"
+    assert after_verification(state, settings()) == "generate_answer"  # verification unusable
+    assert after_retrieval(State(question="q"), settings()) == "refuse"
     unit = {
         "id": "PID-1",
         "kind": "paragraph",
@@ -315,14 +320,10 @@ def test_routers_follow_state_only() -> None:
         "score": 1.0,
         "ranks": {},
     }
-    assert after_retrieval(State(question="q", context_units=[unit])) == "generate_rationale"  # type: ignore[list-item]
-    assert (
-        after_retrieval(State(question="q", context_units=[unit], direct_generation=True))  # type: ignore[list-item]
-        == "generate_direct"
-    )
-    assert after_rationale(State(question="q")) == "finish"
-    assert after_rationale(State(question="q", statements={"PID-1": "s"})) == "verify_rationale"
-    assert (
-        after_rationale(State(question="q", statements={"PID-1": "s"}, no_verification=True))
-        == "generate_answer"
-    )
+    with_context = State(question="q", context_units=[unit])  # type: ignore[list-item]
+    assert after_retrieval(with_context, settings()) == "generate_rationale"
+    assert after_retrieval(with_context, settings(direct_generation=True)) == "generate_direct"
+    assert after_rationale(State(question="q"), settings()) == "finish"
+    stated = State(question="q", statements={"PID-1": "s"})
+    assert after_rationale(stated, settings()) == "verify_rationale"
+    assert after_rationale(stated, settings(no_verification=True)) == "generate_answer"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import BaseMessage
+from langgraph.runtime import Runtime
 
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.knowledge_enrichment import EnrichmentContext, State, after_batch, build_graph
@@ -167,11 +168,13 @@ def test_empty_topic_is_rejected(fake_backend: Make, tmp_path: Path) -> None:
 
 
 def test_router_counts_and_caps() -> None:
-    state = State(topic="t", target_facts=3, facts_on_topic=1, batch=1, batch_cap=3, empty_cap=2)
-    assert after_batch(state) == "generate_questions"
+    caps = Runtime(context=EnrichmentContext(max_batches=3, max_empty_batches=2))
+    state = State(topic="t", target_facts=3, facts_on_topic=1, batch=1)
+    assert after_batch(state, caps) == "generate_questions"
     state.facts_on_topic = 3
-    assert after_batch(state) == "finish"
+    assert after_batch(state, caps) == "finish"  # target reached
     state.facts_on_topic, state.batch = 1, 3
-    assert after_batch(state) == "finish"
+    assert after_batch(state, caps) == "finish"  # batch cap
+    assert after_batch(state, Runtime()) == "generate_questions"  # default cap is 10
     state.batch, state.empty_batches = 1, 2
-    assert after_batch(state) == "finish"
+    assert after_batch(state, caps) == "finish"  # stalled
