@@ -49,14 +49,7 @@ class State(OutputState, TracedState):
 
 def check_question(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before any model is loaded."""
-    context = DirectContext.of(runtime)
-    return check_input(
-        state.question,
-        state.options,
-        max_chars=context.max_question_chars,
-        method="direct",
-        choices=True,
-    )
+    return check_input(state, DirectContext.of(runtime), method="direct", choices=True)
 
 
 def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, Any]:

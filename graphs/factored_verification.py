@@ -209,7 +209,7 @@ def check_input(state: State) -> dict[str, Any]:
             "there is no answer to verify: pass {'answer': ..., 'sources': [...]}, or chain "
             "after a graph that produced an answer"
         )
-    sources = require_sources(state.sources, state.context_units, state.retrieved, state.knowledge)
+    sources = require_sources(state)
     return {
         "sources": sources,
         "original_answer": state.answer,

@@ -179,14 +179,7 @@ class FEOutput(OutputState):
 
 def check_question(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Reject an unusable question, or an option set (FE answers free text)."""
-    context = FEContext.of(runtime)
-    return check_input(
-        state.question,
-        state.options,
-        max_chars=context.max_question_chars,
-        method="Factual Evidence",
-        choices=False,
-    )
+    return check_input(state, FEContext.of(runtime), method="Factual Evidence", choices=False)
 
 
 def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:

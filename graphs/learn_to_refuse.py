@@ -148,14 +148,7 @@ def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type
 
 def check_question(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
-    context = L2RContext.of(runtime)
-    return check_input(
-        state.question,
-        state.options,
-        max_chars=context.max_question_chars,
-        method="Learn to Refuse",
-        choices=True,
-    )
+    return check_input(state, L2RContext.of(runtime), method="Learn to Refuse", choices=True)
 
 
 def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:

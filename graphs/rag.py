@@ -83,14 +83,7 @@ class RAGOutput(OutputState):
 
 def check_question(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
-    context = RAGContext.of(runtime)
-    return check_input(
-        state.question,
-        state.options,
-        max_chars=context.max_question_chars,
-        method="RAG",
-        choices=True,
-    )
+    return check_input(state, RAGContext.of(runtime), method="RAG", choices=True)
 
 
 def retrieve_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def check_input(state: State) -> dict[str, Any]:
     """Collect the sources; reject a missing answer or missing sources clearly."""
     if not state.answer or not state.answer.strip():
         raise InvalidInputError("there is no answer to correct: pass {'answer': ..., 'sources'}")
-    sources = require_sources(state.sources, state.context_units, state.retrieved, state.knowledge)
+    sources = require_sources(state)
     return {"sources": sources, "original_answer": state.answer}
 
 

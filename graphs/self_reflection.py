@@ -217,13 +217,8 @@ def _candidate(
 # ── Nodes ───────────────────────────────────────────────────────────────────────────────
 def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Reject an unusable question (or a multiple-choice item) before any model is loaded."""
-    context = SelfReflectionContext.of(runtime)
     return check_input(
-        state.question,
-        state.options,
-        max_chars=context.max_question_chars,
-        method="Self-Reflection",
-        choices=False,
+        state, SelfReflectionContext.of(runtime), method="Self-Reflection", choices=False
     )
 
 

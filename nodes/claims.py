@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
@@ -70,18 +70,22 @@ def sources_from(
     return []
 
 
-def require_sources(
-    sources: Sequence[Any] | None,
-    context_units: Sequence[Any] | None,
-    retrieved: Sequence[Any] | None,
-    knowledge: str | None,
-) -> list[Source]:
+class SourcedState(Protocol):
+    """Where a verifying graph's state may hold sources (see `sources_from`)."""
+
+    sources: Any
+    context_units: Any
+    retrieved: Any
+    knowledge: str | None
+
+
+def require_sources(state: SourcedState) -> list[Source]:
     """Return the sources as `sources_from` does, refusing clearly when there are none.
 
     Raises:
         InvalidInputError: No sources in any of the four places, or malformed `sources`.
     """
-    found = sources_from(sources, context_units, retrieved, knowledge)
+    found = sources_from(state.sources, state.context_units, state.retrieved, state.knowledge)
     if not found:
         raise InvalidInputError(
             "sources are missing: pass sources=[{'id', 'text'}, ...] (or strings), or chain "

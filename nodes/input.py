@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
+from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
 from veriloop.nodes.choice import check_options
 from veriloop.text import has_word, strip_control
@@ -37,20 +38,21 @@ def check_question(question: object, *, max_chars: int) -> str:
     return cleaned
 
 
+class AskedState(Protocol):
+    """What a method's working state holds of the caller's input."""
+
+    question: str
+    options: dict[str, str] | None
+
+
 def check_input(
-    question: object,
-    options: object,
-    *,
-    max_chars: int,
-    method: str,
-    choices: bool,
+    state: AskedState, context: ModelSettings, *, method: str, choices: bool
 ) -> dict[str, Any]:
     """Return the state update of a method's first node: the checked question (and options).
 
     Args:
-        question: The question as given.
-        options: A multiple-choice item's {label: text}, or None.
-        max_chars: The Context's `max_question_chars`.
+        state: The working state (its `question` and `options` as the caller gave them).
+        context: The run's settings (`max_question_chars`).
         method: The method's name, for the message when options are not accepted.
         choices: Whether the method answers multiple-choice items.
 
@@ -58,10 +60,12 @@ def check_input(
         InvalidInputError: An unusable question or option set, or options given to a method
             that answers free text only.
     """
-    checked: dict[str, Any] = {"question": check_question(question, max_chars=max_chars)}
+    checked: dict[str, Any] = {
+        "question": check_question(state.question, max_chars=context.max_question_chars)
+    }
     if choices:
-        checked["options"] = check_options(options)
-    elif options:
+        checked["options"] = check_options(state.options)
+    elif state.options:
         raise InvalidInputError(
             f"{method} answers free-text questions; this item has options. Use a "
             "multiple-choice method (l2r, rag, direct) or drop the options"
