@@ -93,21 +93,18 @@ def evaluate(
     name = "_".join([dataset, split or "default", f"n{limit}" if limit else "all"])
     run_dir = Path(out) if out is not None else Path("runs") / name
     base = {"seed": seed, **(settings or {})}
-    harness.write_manifest(
+    results = harness.start_run(
         run_dir,
-        {
-            "dataset": dataset,
-            "split": split,
-            "limit": limit,
-            "shuffle": shuffle,
-            "seed": seed,
-            "data_dir": str(data_dir),
-            "runs": [run.name for run in runs],
-            "settings": {k: v for k, v in base.items() if k != "cache_dir"},
-            "command": f"veriloop.evaluate({list(methods)!r}, dataset={dataset!r}, ...)",
-        },
+        runs,
+        dataset=dataset,
+        split=split,
+        limit=limit,
+        shuffle=shuffle,
+        seed=seed,
+        data_dir=data_dir,
+        settings=base,
+        command=f"veriloop.evaluate({list(methods)!r}, dataset={dataset!r}, ...)",
     )
-    results = harness.ResultsFile(run_dir / "results.jsonl")
     harness.run_bench(runs, items, results, base_settings=base, workers=workers)
     if report:
         from veriloop.evaluation.report import write_report

@@ -93,21 +93,18 @@ def bench(
                 raise InvalidInputError(f"--set {assignment!r}: expected NAME=VALUE")
             base[name.strip().replace("-", "_")] = raw
         base = _typed_settings(runs, base)
-        harness.write_manifest(
+        results = harness.start_run(
             run_dir,
-            {
-                "dataset": dataset,
-                "split": split,
-                "limit": limit,
-                "shuffle": shuffle,
-                "seed": seed,
-                "data_dir": str(data_dir),
-                "runs": [r.name for r in runs],
-                "settings": {k: v for k, v in base.items() if k != "cache_dir"},
-                "command": "veriloop " + " ".join(sys.argv[1:]),
-            },
+            runs,
+            dataset=dataset,
+            split=split,
+            limit=limit,
+            shuffle=shuffle,
+            seed=seed,
+            data_dir=data_dir,
+            settings=base,
+            command="veriloop " + " ".join(sys.argv[1:]),
         )
-        results = harness.ResultsFile(run_dir / "results.jsonl")
         todo = len(runs) * len(items) - len(
             results.finished() & {(r.name, i.id) for r in runs for i in items}
         )

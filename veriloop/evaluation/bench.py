@@ -282,6 +282,45 @@ def code_version() -> str:
     return commit + ("-dirty" if dirty else "")
 
 
+def start_run(
+    run_dir: Path,
+    runs: list[RunSpec],
+    *,
+    dataset: str,
+    split: str | None,
+    limit: int | None,
+    shuffle: bool,
+    seed: int,
+    data_dir: Path | str,
+    settings: dict[str, Any],
+    command: str,
+) -> ResultsFile:
+    """Record a benchmark's manifest in `run_dir` and open its results file.
+
+    The manifest holds what selects the items (dataset, split, limit, shuffle, seed), the
+    runs, the settings (never the cache directory: it does not change a result) and the
+    command that started the run. See `write_manifest` for resuming.
+
+    Raises:
+        InvalidInputError: `run_dir` is a file, or holds results for other items.
+    """
+    write_manifest(
+        run_dir,
+        {
+            "dataset": dataset,
+            "split": split,
+            "limit": limit,
+            "shuffle": shuffle,
+            "seed": seed,
+            "data_dir": str(data_dir),
+            "runs": [run.name for run in runs],
+            "settings": {k: v for k, v in settings.items() if k != "cache_dir"},
+            "command": command,
+        },
+    )
+    return ResultsFile(run_dir / "results.jsonl")
+
+
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     """Record the benchmark's arguments; refuse to mix another dataset into the directory.
 
