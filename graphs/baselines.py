@@ -10,17 +10,16 @@ constrained to the labels, and (for MC2) every option's log-prob is scored.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.choice import choice_reply_model, question_text, score_options
+from veriloop.nodes.choice import ChoiceSettings, choice_reply_model, question_text, score_options
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.prompts import render
@@ -31,13 +30,8 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class DirectContext(MethodSettings):
+class DirectContext(ChoiceSettings):
     """Model settings plus prompt overrides; the baseline has no thresholds or loops."""
-
-    score_options: bool = field(
-        default=True,
-        metadata={"description": "Multiple-choice items: score each option (standard MC2)."},
-    )
 
 
 @dataclass

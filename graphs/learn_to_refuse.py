@@ -34,12 +34,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.choice import answer_type, question_text, score_options
+from veriloop.nodes.choice import ChoiceSettings, answer_type, question_text, score_options
 from veriloop.nodes.input import check_input
 from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
@@ -50,7 +49,7 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class L2RContext(MethodSettings):
+class L2RContext(ChoiceSettings):
     """Knowledge base, refusal threshold and switches (reference defaults)."""
 
     kb_dir: str = field(
@@ -79,13 +78,6 @@ class L2RContext(MethodSettings):
     no_reasoning: bool = field(
         default=False,
         metadata={"description": "Ablation: drop the evidence and reason steps of the reply."},
-    )
-    score_options: bool = field(
-        default=True,
-        metadata={
-            "description": "Multiple-choice items: score each option's log-prob under the "
-            "final prompt (standard MC2) when the question is answered."
-        },
     )
     judge_options: bool = field(
         default=False,

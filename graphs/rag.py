@@ -19,13 +19,12 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.choice import choice_reply_model, question_text, score_options
+from veriloop.nodes.choice import ChoiceSettings, choice_reply_model, question_text, score_options
 from veriloop.nodes.citations import cited_ids
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.generation import generate_turn
@@ -39,7 +38,7 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class RAGContext(MethodSettings):
+class RAGContext(ChoiceSettings):
     """Knowledge base and retrieval depth; no thresholds."""
 
     kb_dir: str = field(
@@ -56,10 +55,6 @@ class RAGContext(MethodSettings):
     top_k: int = field(
         default=4,
         metadata={"ge": 1, "description": "Entries (or paragraphs) retrieved per question."},
-    )
-    score_options: bool = field(
-        default=True,
-        metadata={"description": "Multiple-choice items: score each option (standard MC2)."},
     )
 
 

@@ -256,9 +256,7 @@ class CorpusIndex:
                 "`veriloop index FOLDER --out DIR`"
             )
 
-        def load(
-            live: str,
-        ) -> tuple[str, dict[str, Any], list[Chunk], Any, IndexSpec, Any, Any, list[Triplet], Any]:
+        def load(live: str) -> dict[str, Any]:
             root = directory / live
             manifest = json.loads((root / "manifest.json").read_text())
             if not isinstance(manifest, dict) or manifest.get("kind") != CORPUS_INDEX_KIND:
@@ -276,35 +274,27 @@ class CorpusIndex:
                 (root / "triplets.jsonl").read_text(encoding="utf-8")
             )
             triplet_vectors = np.load(root / "triplet_vectors.npy", allow_pickle=False)
-            return (
-                live,
-                manifest,
-                chunks,
-                vectors,
-                spec,
-                faiss_index,
-                bm25,
-                triplets,
-                triplet_vectors,
-            )
+            return {
+                "live": live,
+                "manifest": manifest,
+                "chunks": chunks,
+                "vectors": vectors,
+                "spec": spec,
+                "faiss_index": faiss_index,
+                "bm25": bm25,
+                "triplets": triplets,
+                "triplet_vectors": triplet_vectors,
+            }
 
         try:
-            (
-                live,
-                manifest,
-                chunks,
-                vectors,
-                spec,
-                faiss_index,
-                bm25,
-                triplets,
-                triplet_vectors,
-            ) = read_live(directory, load)
+            loaded = read_live(directory, load)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CorpusIndexError(
                 f"corpus index {directory} ({live_version(directory)}) is damaged: {exc}; "
                 "rebuild it"
             ) from exc
+        live, manifest = loaded["live"], loaded["manifest"]
+        chunks, vectors, faiss_index = loaded["chunks"], loaded["vectors"], loaded["faiss_index"]
         if not (len(chunks) == len(vectors) == faiss_index.ntotal == manifest["chunks"]):
             raise CorpusIndexError(
                 f"corpus index {directory} ({live}) is damaged: {len(chunks)} chunks, "
@@ -321,13 +311,13 @@ class CorpusIndex:
             int(live[1:]),
             manifest["embedding_model"],
             int(manifest["dim"]),
-            spec,
+            loaded["spec"],
             chunks,
             vectors,
             faiss_index,
-            bm25,
-            TripletGraph.from_triplets(triplets),
-            triplet_vectors,
+            loaded["bm25"],
+            TripletGraph.from_triplets(loaded["triplets"]),
+            loaded["triplet_vectors"],
             manifest,
         )
 

@@ -9,14 +9,30 @@ scored: its total log-prob as the continuation of the method's final prompt.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.models import Models, ScoreError
 from veriloop.prompts import render
 from veriloop.trace import ModelCall
+
+
+@dataclass(kw_only=True)
+class ChoiceSettings(MethodSettings):
+    """Method settings plus what every multiple-choice method accepts."""
+
+    score_options: bool = field(
+        default=True,
+        metadata={
+            "description": "Multiple-choice items: score each option's log-prob under the "
+            "method's final prompt (standard MC2) when the question is answered."
+        },
+    )
+
 
 MAX_OPTIONS = 26
 

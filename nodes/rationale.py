@@ -9,6 +9,7 @@ shapes become llama.cpp grammars, so the keys cannot drift from the ids.
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -18,14 +19,6 @@ from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
 from veriloop.trace import Candidate, ModelCall
 
-LABELS = (
-    "CORRECT-EXPLICIT",
-    "CORRECT-IMPLICIT",
-    "CORRECT-ADDITIONAL_INFO",
-    "INCORRECT-FALSE_INFO",
-    "INCORRECT-DEVIATING_INFO",
-    "INCORRECT-ILLOGICAL",
-)
 Label = Literal[
     "CORRECT-EXPLICIT",
     "CORRECT-IMPLICIT",
@@ -34,6 +27,7 @@ Label = Literal[
     "INCORRECT-DEVIATING_INFO",
     "INCORRECT-ILLOGICAL",
 ]
+LABELS: tuple[str, ...] = typing.get_args(Label)
 Verdict = Literal["CORRECT", "INCORRECT"]
 STATEMENT_CHARS = 240
 JUSTIFICATION_CHARS = 160
