@@ -84,24 +84,16 @@ def evaluate(
         ModelUnavailableError: The model server stopped answering (finished work is kept).
     """
     from veriloop.evaluation import bench as harness
-    from veriloop.evaluation.datasets import load_dataset
 
     runs = harness.plan_runs(list(methods), list(baselines), list(ablations))
-    items = harness.select_items(
-        load_dataset(dataset, Path(data_dir), split), limit=limit, shuffle=shuffle, seed=seed
-    )
-    name = "_".join([dataset, split or "default", f"n{limit}" if limit else "all"])
-    run_dir = Path(out) if out is not None else Path("runs") / name
-    base = {"seed": seed, **(settings or {})}
+    selection = harness.Selection(dataset, Path(data_dir), split, limit, shuffle, seed)
+    items = selection.items()
+    run_dir = Path(out) if out is not None else selection.default_run_dir()
+    base = harness.typed_settings(runs, {"seed": seed, **(settings or {})}, flag="settings")
     results = harness.start_run(
         run_dir,
         runs,
-        dataset=dataset,
-        split=split,
-        limit=limit,
-        shuffle=shuffle,
-        seed=seed,
-        data_dir=data_dir,
+        selection,
         settings=base,
         command=f"veriloop.evaluate({list(methods)!r}, dataset={dataset!r}, ...)",
     )

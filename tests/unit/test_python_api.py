@@ -61,3 +61,21 @@ def test_evaluate_runs_resumes_and_reports(fake_backend: Make, tmp_path: Path) -
         report=False,
     )
     assert (again / "results.jsonl").read_text().splitlines() == lines  # resumed, nothing redone
+    with pytest.raises(InvalidInputError, match="settings threshhold: no method"):
+        veriloop.evaluate(
+            [],
+            baselines=["direct"],
+            dataset="pubmedqa",
+            data_dir=data,
+            settings={"backend": backend, "threshhold": 0.5},
+            out=tmp_path / "run",
+        )
+
+
+def test_python_and_cli_benchmarks_share_the_default_run_directory() -> None:
+    from veriloop.evaluation.bench import Selection
+
+    plain = Selection("medqa", Path("d"), "test", 30)
+    assert plain.default_run_dir() == Path("runs/medqa_test_n30")
+    shuffled = Selection("medqa", Path("d"), None, None, shuffle=True, seed=3)
+    assert shuffled.default_run_dir() == Path("runs/medqa_default_all_shuffle3")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import typing
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,18 +15,7 @@ from veriloop.cli.common import (
     fail,
     stop_interrupted,
 )
-from veriloop.context import parse_setting
 from veriloop.errors import InvalidInputError, VeriloopError
-from veriloop.graphs.registry import get_method
-
-
-def _default_run_dir(
-    dataset: str, split: str | None, limit: int | None, shuffle: bool, seed: int
-) -> Path:
-    parts = [dataset, split or "default", f"n{limit}" if limit else "all"]
-    if shuffle:
-        parts.append(f"shuffle{seed}")
-    return Path("runs") / "_".join(parts)
 
 
 def bench(
@@ -76,15 +64,13 @@ def bench(
     from tqdm import tqdm
 
     from veriloop.evaluation import bench as harness
-    from veriloop.evaluation.datasets import load_dataset
     from veriloop.evaluation.metrics import unigram_f1
 
     try:
         runs = harness.plan_runs(method or [], baseline or [], ablation or [], variant or [])
-        items = harness.select_items(
-            load_dataset(dataset, data_dir, split), limit=limit, shuffle=shuffle, seed=seed
-        )
-        run_dir = out or _default_run_dir(dataset, split, limit, shuffle, seed)
+        selection = harness.Selection(dataset, data_dir, split, limit, shuffle, seed)
+        items = selection.items()
+        run_dir = out or selection.default_run_dir()
         cache = cache_setting(no_cache, cache_dir)
         base = {"seed": seed, "cache_dir": cache, **({"backend": backend} if backend else {})}
         for assignment in settings or []:
@@ -92,16 +78,11 @@ def bench(
             if not sep:
                 raise InvalidInputError(f"--set {assignment!r}: expected NAME=VALUE")
             base[name.strip().replace("-", "_")] = raw
-        base = _typed_settings(runs, base)
+        base = harness.typed_settings(runs, base)
         results = harness.start_run(
             run_dir,
             runs,
-            dataset=dataset,
-            split=split,
-            limit=limit,
-            shuffle=shuffle,
-            seed=seed,
-            data_dir=data_dir,
+            selection,
             settings=base,
             command="veriloop " + " ".join(sys.argv[1:]),
         )
@@ -156,26 +137,6 @@ def bench(
             err.print(f"report: {path}")
     except VeriloopError as exc:
         raise fail(exc) from None
-
-
-def _typed_settings(runs: list[Any], raw: dict[str, Any]) -> dict[str, Any]:
-    """Convert `--set` strings to each field's type, using the first run's Context."""
-    typed: dict[str, Any] = {}
-    hints: dict[str, Any] = {}
-    for run in runs:
-        hints.update(typing.get_type_hints(get_method(run.method).load()[1]))
-    for name, value in raw.items():
-        if name not in hints:
-            raise InvalidInputError(
-                f"--set {name}: no method in this benchmark has that setting; known: "
-                f"{', '.join(sorted(hints))}"
-            )
-        typed[name] = (
-            parse_setting(value, hints[name], f"--set {name}")
-            if isinstance(value, str) and hints[name] is not str
-            else value
-        )
-    return typed
 
 
 def report_command(

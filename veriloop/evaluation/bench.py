@@ -282,24 +282,75 @@ def code_version() -> str:
     return commit + ("-dirty" if dirty else "")
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which items a benchmark runs: a dataset's split, optionally shuffled and cut."""
+
+    dataset: str
+    data_dir: Path
+    split: str | None = None
+    limit: int | None = None
+    shuffle: bool = False
+    seed: int = 0
+
+    def items(self) -> list[Item]:
+        """Load the dataset and return the selected items.
+
+        Raises:
+            DatasetError: Missing or malformed dataset files.
+            InvalidInputError: An unknown dataset or split, or a bad `limit`.
+        """
+        from veriloop.evaluation.datasets import load_dataset
+
+        loaded = load_dataset(self.dataset, Path(self.data_dir), self.split)
+        return select_items(loaded, limit=self.limit, shuffle=self.shuffle, seed=self.seed)
+
+    def default_run_dir(self) -> Path:
+        """Return runs/<dataset>_<split>_n<limit>[_shuffle<seed>], the default --out."""
+        parts = [self.dataset, self.split or "default", f"n{self.limit}" if self.limit else "all"]
+        if self.shuffle:
+            parts.append(f"shuffle{self.seed}")
+        return Path("runs") / "_".join(parts)
+
+
+def typed_settings(runs: list[RunSpec], raw: dict[str, Any], flag: str = "--set") -> dict[str, Any]:
+    """Check setting names against the runs' Contexts; convert strings to the field's type.
+
+    Raises:
+        InvalidInputError: No run's method has a setting of that name, or a value does not
+            convert to its type.
+    """
+    hints: dict[str, Any] = {}
+    for run in runs:
+        hints.update(typing.get_type_hints(get_method(run.method).load()[1]))
+    typed: dict[str, Any] = {}
+    for name, value in raw.items():
+        if name not in hints:
+            raise InvalidInputError(
+                f"{flag} {name}: no method in this benchmark has that setting; known: "
+                f"{', '.join(sorted(hints))}"
+            )
+        typed[name] = (
+            parse_setting(value, hints[name], f"{flag} {name}")
+            if isinstance(value, str) and hints[name] is not str
+            else value
+        )
+    return typed
+
+
 def start_run(
     run_dir: Path,
     runs: list[RunSpec],
+    selection: Selection,
     *,
-    dataset: str,
-    split: str | None,
-    limit: int | None,
-    shuffle: bool,
-    seed: int,
-    data_dir: Path | str,
     settings: dict[str, Any],
     command: str,
 ) -> ResultsFile:
     """Record a benchmark's manifest in `run_dir` and open its results file.
 
-    The manifest holds what selects the items (dataset, split, limit, shuffle, seed), the
-    runs, the settings (never the cache directory: it does not change a result) and the
-    command that started the run. See `write_manifest` for resuming.
+    The manifest holds what selects the items, the runs, the settings (never the cache
+    directory: it does not change a result) and the command that started the run. See
+    `write_manifest` for resuming.
 
     Raises:
         InvalidInputError: `run_dir` is a file, or holds results for other items.
@@ -307,12 +358,12 @@ def start_run(
     write_manifest(
         run_dir,
         {
-            "dataset": dataset,
-            "split": split,
-            "limit": limit,
-            "shuffle": shuffle,
-            "seed": seed,
-            "data_dir": str(data_dir),
+            "dataset": selection.dataset,
+            "split": selection.split,
+            "limit": selection.limit,
+            "shuffle": selection.shuffle,
+            "seed": selection.seed,
+            "data_dir": str(selection.data_dir),
             "runs": [run.name for run in runs],
             "settings": {k: v for k, v in settings.items() if k != "cache_dir"},
             "command": command,
