@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -51,13 +52,7 @@ def render_result(result: dict[str, Any], *, show_rationale: bool = False) -> No
     answer = result.get("answer")
     refusal = result.get("refusal")
     if refusal:
-        out.print(
-            Panel(
-                f"[yellow]{refusal['kind']} refusal:[/yellow] {refusal['detail']}",
-                title="Refused: I don't know",
-                expand=True,
-            )
-        )
+        print_refusal(refusal)
     else:
         out.print(Panel(answer or "[red]no usable answer[/red]", title="Answer", expand=True))
     for key, title in (("evidence", "Evidence"), ("reasoning", "Reasoning")):
@@ -111,13 +106,7 @@ def render_cited_answer(result: dict[str, Any], *, show_rationale: bool) -> None
     units = {u["id"]: u for u in result.get("context_units") or []}
     refusal = result.get("refusal")
     if refusal:
-        out.print(
-            Panel(
-                f"[yellow]{refusal['kind']} refusal:[/yellow] {refusal['detail']}",
-                title="Refused: I don't know",
-                expand=True,
-            )
-        )
+        print_refusal(refusal)
     elif result.get("answer"):
         text, order = number_citations(result["answer"], result.get("citations") or [])
         out.print(Panel(text, title="Answer", expand=True))
@@ -260,4 +249,16 @@ def render_evidence_validation(result: dict[str, Any]) -> None:
     out.print(
         f"answer: [bold]{result['label']}[/bold]; unusable stance replies: "
         f"{result['unusable_stances']}"
+    )
+
+
+def print_refusal(refusal: dict[str, Any]) -> None:
+    """Print a refusal panel: which gate refused, and why."""
+    out.print(
+        Panel(
+            f"[yellow]{escape(str(refusal['kind']))} refusal:[/yellow] "
+            f"{escape(str(refusal['detail']))}",
+            title="Refused: I don't know",
+            expand=True,
+        )
     )

@@ -19,7 +19,6 @@ effect.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items
 from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import detection_report, mean
-from veriloop.evaluation.tables import format_percent
+from veriloop.evaluation.tables import format_percent, run_header, write_summary
 
 pct = functools.partial(format_percent, sign=True)
 
@@ -238,7 +237,7 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         "errors": sum(bool(r.get("error")) for r in records),
         "revision": revision,
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_summary(run_dir, summary)
     return summary
 
 
@@ -248,11 +247,10 @@ def write_detection_report(run_dir: Path) -> Path:
     manifest = read_manifest(run_dir)
 
     lines = [
-        f"# Hallucination detection: {manifest.get('dataset')} ({manifest.get('split')})",
-        "",
-        f"Command: `{manifest.get('command')}`  ",
-        f"Settings: {json.dumps(manifest.get('settings', {}))}",
-        "",
+        *run_header(
+            f"Hallucination detection: {manifest.get('dataset')} ({manifest.get('split')})",
+            manifest,
+        ),
         "## Detection (Factored Verification, θ fitted on the training items)",
         "",
         "| θ | training answers (accuracy) | test answers | undetermined | accuracy (determined) "

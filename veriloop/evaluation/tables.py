@@ -98,3 +98,19 @@ def paired_comparison(
             }
         )
     return rows
+
+
+def write_summary(run_dir: Path, summary: dict[str, Any]) -> None:
+    """Write a study's summary.json (indented, newline-terminated) into its run directory."""
+    (Path(run_dir) / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def run_header(title: str, manifest: dict[str, Any]) -> list[str]:
+    """Return a study report's first lines: its title, the command and the settings."""
+    return [
+        f"# {title}",
+        "",
+        f"Command: `{manifest.get('command')}`  ",
+        f"Settings: {json.dumps(manifest.get('settings', {}))}",
+        "",
+    ]

@@ -16,7 +16,6 @@ recall (wrong responses caught), specificity (right ones passed).
 from __future__ import annotations
 
 import functools
-import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +24,7 @@ from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items, write_manifest
 from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import Item
-from veriloop.evaluation.tables import format_percent
+from veriloop.evaluation.tables import format_percent, run_header, write_summary
 from veriloop.knowledge.articles import article_to_dict, open_article_index
 
 pct = functools.partial(format_percent, sign=True)
@@ -146,7 +145,7 @@ def summarise(run_dir: Any) -> dict[str, Any]:
                 v["verdict"] == "irrelevant" for r in rows for v in r.get("evidence_report") or []
             ),
         }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_summary(run_dir, summary)
     return summary
 
 
@@ -156,11 +155,9 @@ def write_report(run_dir: Any) -> Any:
     manifest = read_manifest(run_dir)
 
     lines = [
-        f"# M-Eval: {manifest.get('dataset')} ({manifest.get('split')}) responses",
-        "",
-        f"Command: `{manifest.get('command')}`  ",
-        f"Settings: {json.dumps(manifest.get('settings', {}))}",
-        "",
+        *run_header(
+            f"M-Eval: {manifest.get('dataset')} ({manifest.get('split')}) responses", manifest
+        ),
         "| run | responses | accuracy (undetermined wrong) | recall (wrong caught) | "
         "specificity (right passed) | undetermined | unusable stances | cited articles: "
         "misled / irrelevant |",
