@@ -4,26 +4,72 @@ Templates are `str.format` strings with named placeholders; values are substitut
 data, so braces inside a question are safe. A Context's `prompt_overrides` maps a template
 name to replacement text, which is how a user changes any prompt without editing code.
 
+The index below lists every template file, as `- name (placeholders): role`; a unit test
+checks that it names each file once with exactly the placeholders the file uses.
+
+Self-Reflection:
 - self_reflection_knowledge (question): the knowledge generator.
-- self_reflection_knowledge_feedback, ..._no_number, ..._no_aspect (score, threshold):
-  knowledge refinement feedback, full and ablated.
+- self_reflection_knowledge_feedback (score, threshold): knowledge refinement feedback.
+- self_reflection_knowledge_feedback_no_number: ablation without the score.
+- self_reflection_knowledge_feedback_no_aspect: ablation without the aspect.
 - self_reflection_answer (knowledge, question): the answer generator.
-- self_reflection_answer_feedback, ..._no_number, ..._no_aspect (score, threshold).
+- self_reflection_answer_feedback (score, threshold): answer refinement feedback.
+- self_reflection_answer_feedback_no_number: ablation without the score.
+- self_reflection_answer_feedback_no_aspect: ablation without the aspect.
 - factuality_scorer (demos, question): the factuality scorer's prompt T(D, Q).
 - factuality_demos: its demonstrations (paper appendix C), separated by blank lines.
-- consistency_forward (prefix), consistency_backward (continuation): the two
-  CTRL-Eval-style infilling evaluators.
-- direct_answer (question): the direct-answer baseline; direct_choice (question,
-  reply_format) for multiple-choice items; reply_format_paragraph, reply_format_choice.
-- multiple_choice_question (question, options): a question with its lettered options.
-- l2r_main_qa, l2r_main_qa_no_reasoning (knowledge, question, answer_hint): L2R's main QA
-  agent, after the reference's prompt, full and without evidence/reason.
+- consistency_forward (prefix): CTRL-Eval-style infilling evaluator, forward.
+- consistency_backward (continuation): the same, backward.
+
+Baselines and multiple choice:
+- direct_answer (question): the direct-answer baseline.
+- direct_choice (question, reply_format): the baseline on a multiple-choice item.
+- multiple_choice_question (options, question): a question with its lettered options.
+- reply_format_paragraph: the free-text reply instruction.
+- reply_format_choice: the multiple-choice reply instruction (a JSON letter).
+- reply_format_cited (answer_style): the cited-answer reply instruction (RAG on a corpus).
 - rag_answer (knowledge, question, reply_format): the plain-RAG baseline.
-- enrichment_questions (count, topic, seeds, avoid), enrichment_answer (question),
-  enrichment_qa_to_knowledge (question, answer): the three knowledge-enrichment agents.
-  Each has a `<name>_demo` file: a worked exchange (`USER:` / `ASSISTANT:` blocks, no
-  placeholders) sent as earlier chat turns. SmolLM2-135M copies an example that sits
-  inside the instruction; given as a previous turn, it follows it instead.
+
+Learn to Refuse and knowledge enrichment:
+- l2r_main_qa (answer_hint, knowledge, question): L2R's main QA agent (after the
+  reference's prompt).
+- l2r_main_qa_no_reasoning (answer_hint, knowledge, question): the same without the
+  evidence and reason steps.
+- l2r_option_judge (knowledge, question): the optional per-option judge.
+- enrichment_questions (avoid, count, seeds, topic): the question agent.
+- enrichment_answer (question): the answer agent (answer and confidence).
+- enrichment_qa_to_knowledge (answer, question): the QA-to-knowledge agent.
+- enrichment_questions_demo: a worked exchange for the question agent.
+- enrichment_answer_demo: a worked exchange for the answer agent.
+- enrichment_qa_to_knowledge_demo: a worked exchange for the QA-to-knowledge agent.
+  The `_demo` files are `USER:` / `ASSISTANT:` blocks (not formatted) sent as earlier
+  chat turns: SmolLM2-135M copies an example inside the instruction, but follows one
+  given as a previous turn.
+
+Factual Evidence:
+- fe_rationale (context, first_id, ids, question): the rationale generator.
+- fe_verifier (context, ids, question, rationale): the rationale verifier.
+- fe_refiner (context, feedback, ids, question): the rationale refiner.
+- fe_answer (answer_style, first_id, question, rationale): the cited-answer generator.
+- fe_answer_style: how the answer begins (shared by fe_answer, fe_direct and RAG).
+- fe_direct (answer_style, context, first_id, ids, question): the one-step ablation.
+- triplet_extraction (max_triplets, text): triplets for the corpus knowledge graph.
+
+Factored Verification and the self-correction baseline:
+- fv_decompose (answer, max_claims, question): claim decomposition.
+- fv_verify (claim, demos, document, number): the claim check, scored as P(Yes).
+- fv_verify_demos: its demonstrations.
+- fv_verify_cot (claim, document): the chain-of-thought claim check.
+- fv_critique (claim, document): the critique of an unsupported claim.
+- fv_revise (answer, feedback, question): the revision from the critiques.
+- sc_feedback (answer, document, question): self-correction's unfactored feedback.
+- sc_revise (answer, feedback, question): self-correction's revision.
+
+M-Eval, judges and grading:
+- meval_quality (abstract, publication_types, title): an article's quality aspects.
+- meval_stance (abstract, claim, title): the LLM stance judge (`stance_judge=llm`).
+- nli_judge (hypothesis, premise): the LLM NLI judge.
+- grader (answer, context, question, reference): the Auto-Grader of corpus runs.
 """
 
 from __future__ import annotations
