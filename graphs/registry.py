@@ -218,3 +218,14 @@ def studio_name(module_file: str) -> str:
     Graph modules call `studio_name(__file__)`, so their compiled name is the registry's.
     """
     return _method_of(module_file).studio
+
+
+def langgraph_config(previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return langgraph.json's content with `graphs` from the registry (other keys kept)."""
+    config = dict(previous or {})
+    config.setdefault("$schema", "https://langgra.ph/schema.json")
+    config.setdefault("python_version", "3.11")
+    config.setdefault("dependencies", ["."])
+    config["graphs"] = {method.studio: method.file for method in METHODS}
+    config.setdefault("env", {})
+    return config

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from veriloop.graphs import knowledge_enrichment
-from veriloop.graphs.registry import METHODS, Method, get_method
+from veriloop.graphs.registry import METHODS, Method, get_method, langgraph_config
 
 ANSWER_METHODS = [m for m in METHODS if m.kind == "answer"]
 
@@ -74,7 +74,10 @@ def test_evidence_validation_schemas_generate():
 
 def test_langgraph_json_is_the_registry():
     config = json.loads((Path(__file__).parents[2] / "langgraph.json").read_text())
-    assert config["graphs"] == {m.studio: m.file for m in METHODS}
+    assert config["graphs"] == {m.studio: m.file for m in METHODS}, (
+        "langgraph.json is stale: run .venv/bin/python scripts/langgraph_json.py"
+    )
+    assert langgraph_config(config) == config  # regenerating changes nothing
 
 
 @pytest.mark.parametrize("method", METHODS, ids=lambda m: m.id)
