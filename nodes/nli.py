@@ -58,15 +58,29 @@ class EmbeddingNLI:
         self.models = models
         self.name = f"MiniLM pair-feature head ({head_file.name}) on {models.embedder.name}"
 
-    def judge_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
-        """Return a verdict per pair (one batched embedding call for all of them)."""
-        if not premises:
-            return []
-        hidden: npt.NDArray[np.float32] = pair_features(self.models, premises, hypotheses)
+    def logits(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Return the head's logits (refutes, neutral, supports) for pair-feature rows."""
+        hidden = features
         for index, (weight, bias) in enumerate(self.layers):
             hidden = hidden @ weight.T + bias
             if index < len(self.layers) - 1:
                 hidden = np.maximum(hidden, 0)
+        return hidden
+
+    def probabilities(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """Return softmax probabilities (refutes, neutral, supports) for pair-feature rows."""
+        logits = self.logits(features).astype(np.float64)
+        if logits.size == 0:
+            return logits.reshape(0, 3)
+        shifted: npt.NDArray[np.float64] = np.exp(logits - logits.max(axis=1, keepdims=True))
+        normalised: npt.NDArray[np.float64] = shifted / shifted.sum(axis=1, keepdims=True)
+        return normalised
+
+    def judge_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
+        """Return a verdict per pair (one batched embedding call for all of them)."""
+        if not premises:
+            return []
+        hidden = self.logits(pair_features(self.models, premises, hypotheses))
         return [int(label) - 1 for label in hidden.argmax(axis=1)]
 
 

@@ -1,0 +1,410 @@
+"""Claim-support judges: (claim, evidence texts[, question]) -> P(supported), with reasons.
+
+Every verification decision in veriloop asks one question: is this claim backed by this
+text? A `SupportJudge` answers it for a batch of queries, each with one or more evidence
+texts, and says which evidence the answer rests on and the scores behind it.
+
+- `LikelihoodJudge` (the small model as a *scorer*, not a judge): how much the evidence
+  raises the scorer model's likelihood of the claim, P(claim | evidence, question) against
+  P(claim | question), teacher-forced, as a mean log-prob gain per claim token (pointwise
+  mutual information). A logistic calibration fitted on a training split turns the gain
+  into a probability. The evidence comes first in the prompt, so the llama.cpp scorer's
+  prefix reuse scores several claims against one evidence text cheaply.
+- `YesNoJudge`: the scorer's P(" Yes") / (P(" Yes") + P(" No")) after Factored
+  Verification's prompt (what FV used so far; near chance on SmolLM2-135M).
+- `HeadJudge`: the MiniLM pair-feature MLP head (`nodes.nli.EmbeddingNLI`), P(supports).
+
+How well each judges is measured on held-out data by `benchmarks/support_judges.py`
+(docs/benchmarks/support_judges.md); print that beside any number a judge produces.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from typing_extensions import TypedDict
+
+from veriloop.errors import InvalidInputError
+from veriloop.models import Models, ScoreError
+from veriloop.nodes.claims import NO_TARGETS, YES_TARGETS, probability_from_logprobs
+from veriloop.nodes.nli import EmbeddingNLI, pair_features
+from veriloop.prompts import load_prompt, render
+from veriloop.text import split_sentences
+from veriloop.trace import ModelCall
+
+Feature = Literal["mean_gain", "min_gain", "conditional"]
+Unit = Literal["text", "sentence"]
+CALIBRATION_DIR = Path(__file__).resolve().with_name("data")
+
+
+@dataclass(frozen=True)
+class SupportQuery:
+    """One claim to check against one or more evidence texts."""
+
+    claim: str
+    evidence: Sequence[str]
+    question: str = ""
+    """The question the claim answers, if any (it conditions both likelihoods)."""
+
+
+class SupportVerdict(TypedDict):
+    """A judge's answer for one query, with what it rests on."""
+
+    probability: float | None
+    """P(supported); None when the judge could not score the query (see `error`)."""
+    evidence_index: int | None
+    """Which evidence text the verdict rests on (the most supportive one)."""
+    evidence_span: str
+    """The text (or sentence) of that evidence the judge read."""
+    scores: dict[str, float]
+    """The raw scores behind the probability (e.g. conditional, prior, mean_gain)."""
+    error: str | None
+
+
+Judged = tuple[list[SupportVerdict], list[ModelCall]]
+"""One verdict per query, in order, and the model calls made."""
+
+
+class SupportJudge(Protocol):
+    """Anything that estimates P(claim supported | evidence) for a batch of queries."""
+
+    name: str
+
+    def judge(
+        self, queries: Sequence[SupportQuery]
+    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+        """Return one verdict per query (in order) and the model calls made."""
+        ...
+
+
+def unusable(error: str) -> SupportVerdict:
+    """Return the verdict of a query the judge could not score."""
+    return SupportVerdict(
+        probability=None, evidence_index=None, evidence_span="", scores={}, error=error
+    )
+
+
+def check_queries(queries: Sequence[SupportQuery]) -> None:
+    """Refuse queries without a claim or without evidence, naming the first bad one.
+
+    Raises:
+        InvalidInputError: A query has an empty claim or no non-empty evidence text.
+    """
+    for number, query in enumerate(queries, start=1):
+        if not query.claim.strip():
+            raise InvalidInputError(f"support query {number}: the claim is empty")
+        if isinstance(query.evidence, str) or not any(text.strip() for text in query.evidence):
+            raise InvalidInputError(
+                f"support query {number}: give the evidence as a list of non-empty texts"
+            )
+
+
+# ----------------------------------------------------------------------- calibration
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic map from a judge's raw score to P(supported), and where it was fitted."""
+
+    slope: float
+    intercept: float
+    feature: Feature = "mean_gain"
+    scorer: str = ""
+    fitted_on: str = ""
+    pairs: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def probability(self, value: float) -> float:
+        """Return sigmoid(slope * value + intercept)."""
+        z = self.slope * value + self.intercept
+        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the calibration as a JSON object."""
+        return {
+            "slope": self.slope,
+            "intercept": self.intercept,
+            "feature": self.feature,
+            "scorer": self.scorer,
+            "fitted_on": self.fitted_on,
+            "pairs": self.pairs,
+            **self.extra,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Calibration:
+        """Read a calibration written by `to_json`."""
+        known = {"slope", "intercept", "feature", "scorer", "fitted_on", "pairs"}
+        return cls(
+            slope=float(data["slope"]),
+            intercept=float(data["intercept"]),
+            feature=data.get("feature", "mean_gain"),
+            scorer=str(data.get("scorer", "")),
+            fitted_on=str(data.get("fitted_on", "")),
+            pairs=int(data.get("pairs", 0)),
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
+
+def fit_calibration(
+    values: Sequence[float], supported: Sequence[bool], **about: Any
+) -> Calibration:
+    """Fit P(supported) = sigmoid(a * value + b) by logistic regression (Platt scaling).
+
+    Args:
+        values: The judge's raw scores on training pairs.
+        supported: Whether each training claim is supported.
+        **about: `feature`, `scorer`, `fitted_on`, `pairs` and any extra notes to record.
+
+    Raises:
+        InvalidInputError: Fewer than two pairs, or only one class.
+    """
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+
+    if len(values) < 2 or len(set(supported)) < 2:
+        raise InvalidInputError("calibration needs supported and unsupported training pairs")
+    model = LogisticRegression(C=1e4)
+    model.fit(np.asarray(values, dtype=float).reshape(-1, 1), np.asarray(supported, dtype=int))
+    return Calibration(
+        slope=float(model.coef_[0][0]),
+        intercept=float(model.intercept_[0]),
+        pairs=int(about.pop("pairs", len(values))),
+        **about,
+    )
+
+
+def calibration_file(judge: str, scorer: str) -> Path:
+    """Return where the shipped calibration of `judge` on `scorer` lives."""
+    slug = "".join(ch if ch.isalnum() else "_" for ch in scorer.lower()).strip("_")
+    return CALIBRATION_DIR / f"support_{judge}_{slug}.json"
+
+
+def load_calibration(judge: str, scorer: str) -> Calibration | None:
+    """Return the shipped calibration of `judge` on `scorer`, or None if none was fitted."""
+    path = calibration_file(judge, scorer)
+    if not path.exists():
+        return None
+    return Calibration.from_json(json.loads(path.read_text()))
+
+
+# ----------------------------------------------------------------------- the judges
+
+
+def _clip(text: str, max_chars: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= max_chars else text[:max_chars].rsplit(" ", 1)[0]
+
+
+class LikelihoodJudge:
+    """How much the evidence raises the scorer model's likelihood of the claim."""
+
+    def __init__(
+        self,
+        models: Models,
+        *,
+        calibration: Calibration | None = None,
+        feature: Feature | None = None,
+        unit: Unit = "text",
+        max_evidence_chars: int = 800,
+    ) -> None:
+        """Judge with `models.scorer`.
+
+        Args:
+            models: Where the scorer comes from.
+            calibration: Raw score -> probability; default: the shipped calibration for this
+                scorer, if any. Without one, the raw score goes through a unit sigmoid and
+                the judge's name says it is uncalibrated.
+            feature: Which score decides (default: the calibration's, else `mean_gain`):
+                `mean_gain` (mean per-token log-prob gain), `min_gain` (the least raised
+                token), `conditional` (mean log-prob given the evidence, no contrast).
+            unit: Score each evidence `text` whole, or each `sentence` of it (best kept).
+            max_evidence_chars: Evidence texts are cut to this many characters.
+        """
+        self.models = models
+        self.calibration = calibration or load_calibration("likelihood", models.scorer.name)
+        self.feature: Feature = feature or (
+            self.calibration.feature if self.calibration else "mean_gain"
+        )
+        self.unit = unit
+        self.max_evidence_chars = max_evidence_chars
+        state = "calibrated" if self.calibration else "uncalibrated"
+        self.name = (
+            f"evidence likelihood gain ({self.feature}, {unit}s, {state}) on {models.scorer.name}"
+        )
+
+    def _prompts(self, question: str) -> tuple[str, str]:
+        if question.strip():
+            return "support_answer_given_evidence", "support_answer_prior"
+        return "support_claim_given_evidence", "support_claim_prior"
+
+    def _units(self, evidence: Sequence[str]) -> list[tuple[int, str]]:
+        units: list[tuple[int, str]] = []
+        for index, text in enumerate(evidence):
+            clipped = _clip(text, self.max_evidence_chars)
+            if not clipped:
+                continue
+            if self.unit == "sentence":
+                units.extend((index, sentence) for sentence in split_sentences(clipped))
+            else:
+                units.append((index, clipped))
+        return units
+
+    def raw_scores(
+        self, query: SupportQuery, calls: list[ModelCall]
+    ) -> tuple[int, str, dict[str, float]]:
+        """Return the most supportive evidence unit and its scores (all features).
+
+        Raises:
+            ScoreError: The claim cannot be scored.
+        """
+        with_evidence, prior_name = self._prompts(query.question)
+        target = " " + " ".join(query.claim.split())
+        prior = self.models.score(
+            render(prior_name, question=query.question.strip()).rstrip(),
+            target,
+            purpose="support_prior",
+        )
+        calls.append(prior.call)
+        best: tuple[int, str, dict[str, float]] | None = None
+        for index, text in self._units(query.evidence):
+            prompt = render(with_evidence, evidence=text, question=query.question.strip()).rstrip()
+            scored = self.models.score(prompt, target, purpose="support_evidence")
+            calls.append(scored.call)
+            gains = [
+                c - p
+                for c, p in zip(scored.logprobs.logprobs, prior.logprobs.logprobs, strict=False)
+            ]
+            scores = {
+                "conditional": scored.logprobs.mean,
+                "prior": prior.logprobs.mean,
+                "mean_gain": scored.logprobs.mean - prior.logprobs.mean,
+                "min_gain": min(gains) if gains else 0.0,
+            }
+            if best is None or scores[self.feature] > best[2][self.feature]:
+                best = (index, text, scores)
+        if best is None:
+            raise ScoreError("no evidence text left to score")
+        return best
+
+    def judge(
+        self, queries: Sequence[SupportQuery]
+    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+        """Return one verdict per query: the calibrated probability of its best evidence."""
+        check_queries(queries)
+        calls: list[ModelCall] = []
+        verdicts: list[SupportVerdict] = []
+        for query in queries:
+            try:
+                index, text, scores = self.raw_scores(query, calls)
+            except ScoreError as exc:
+                verdicts.append(unusable(f"cannot score the claim: {exc}"))
+                continue
+            value = scores[self.feature]
+            probability = (
+                self.calibration.probability(value)
+                if self.calibration
+                else 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, value))))
+            )
+            verdicts.append(
+                SupportVerdict(
+                    probability=round(probability, 6),
+                    evidence_index=index,
+                    evidence_span=text,
+                    scores={k: round(v, 6) for k, v in scores.items()},
+                    error=None,
+                )
+            )
+        return verdicts, calls
+
+
+class YesNoJudge:
+    """The scorer's normalised P(Yes) after Factored Verification's verification prompt."""
+
+    def __init__(self, models: Models, *, max_evidence_chars: int = 800) -> None:
+        """Judge with `models.scorer`."""
+        self.models = models
+        self.max_evidence_chars = max_evidence_chars
+        self.name = f"P(Yes)/(P(Yes)+P(No)) on {models.scorer.name}"
+
+    def judge(
+        self, queries: Sequence[SupportQuery]
+    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+        """Return one verdict per query: the most supportive evidence text's P(Yes)."""
+        check_queries(queries)
+        demos = load_prompt("fv_verify_demos").strip()
+        calls: list[ModelCall] = []
+        verdicts: list[SupportVerdict] = []
+        for query in queries:
+            best: SupportVerdict | None = None
+            try:
+                for index, text in enumerate(query.evidence):
+                    document = _clip(text, self.max_evidence_chars)
+                    if not document:
+                        continue
+                    prompt = render(
+                        "fv_verify", demos=demos, number=5, document=document, claim=query.claim
+                    )
+                    yes = [self.models.score(prompt, t, purpose="support_yes") for t in YES_TARGETS]
+                    no = [self.models.score(prompt, t, purpose="support_yes") for t in NO_TARGETS]
+                    calls.extend(s.call for s in (*yes, *no))
+                    p_yes = probability_from_logprobs([s.logprobs.logprobs for s in yes])
+                    p_no = probability_from_logprobs([s.logprobs.logprobs for s in no])
+                    p = p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.5
+                    if best is None or p > (best["probability"] or 0.0):
+                        best = SupportVerdict(
+                            probability=round(p, 6),
+                            evidence_index=index,
+                            evidence_span=document,
+                            scores={"p_yes": p_yes, "p_no": p_no},
+                            error=None,
+                        )
+            except ScoreError as exc:
+                best = unusable(f"cannot score the claim: {exc}")
+            verdicts.append(best or unusable("no evidence text left to score"))
+        return verdicts, calls
+
+
+class HeadJudge:
+    """The MiniLM pair-feature MLP head's probability of "supports" (for comparison)."""
+
+    def __init__(self, models: Models, *, max_evidence_chars: int = 800) -> None:
+        """Judge with the shipped head over `models.embedder`."""
+        self.nli = EmbeddingNLI(models)
+        self.models = models
+        self.max_evidence_chars = max_evidence_chars
+        self.name = f"MiniLM pair-feature MLP head on {models.embedder.name}"
+
+    def judge(
+        self, queries: Sequence[SupportQuery]
+    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+        """Return one verdict per query: the highest P(supports) over its evidence texts."""
+        check_queries(queries)
+        pairs = [
+            (q_index, e_index, _clip(text, self.max_evidence_chars))
+            for q_index, query in enumerate(queries)
+            for e_index, text in enumerate(query.evidence)
+            if text.strip()
+        ]
+        features = pair_features(
+            self.models, [p[2] for p in pairs], [queries[p[0]].claim for p in pairs]
+        )
+        probabilities = self.nli.probabilities(features)
+        verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
+        for (q_index, e_index, text), row in zip(pairs, probabilities, strict=True):
+            p = float(row[2])  # classes: refutes, neutral, supports
+            current = verdicts[q_index]["probability"]
+            if current is None or p > current:
+                verdicts[q_index] = SupportVerdict(
+                    probability=round(p, 6),
+                    evidence_index=e_index,
+                    evidence_span=text,
+                    scores={"refutes": float(row[0]), "neutral": float(row[1]), "supports": p},
+                    error=None,
+                )
+        return verdicts, []

@@ -1,0 +1,117 @@
+"""Claim-support judges on scripted scorers: gains, best evidence, calibration, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from veriloop.errors import InvalidInputError
+from veriloop.models.fakes import fake_models
+from veriloop.nodes.support import (
+    Calibration,
+    LikelihoodJudge,
+    SupportQuery,
+    YesNoJudge,
+    fit_calibration,
+)
+
+
+def scorer_rule(prompt: str, target: str) -> float | None:
+    """The claim is likely after evidence mentioning 'warfarin', unlikely otherwise."""
+    if "FAIL" in target:
+        return None
+    if "Answer:" in prompt and "warfarin" in prompt.split("Question:")[0].lower():
+        return -0.5
+    if "statement the text above supports" in prompt and "aspirin" in prompt:
+        return -1.0
+    return -3.0
+
+
+def test_gain_is_conditional_minus_prior_and_best_evidence_wins() -> None:
+    judge = LikelihoodJudge(fake_models([], score_rule=scorer_rule), calibration=None)
+    query = SupportQuery(
+        claim="It causes bleeding.",
+        evidence=["Unrelated text about kidneys.", "Warfarin thins the blood; warfarin bleeds."],
+        question="Does warfarin cause bleeding?",
+    )
+    [verdict], calls = judge.judge([query])
+    assert verdict["evidence_index"] == 1  # the supportive text, not the first
+    assert verdict["scores"]["conditional"] == -0.5
+    assert verdict["scores"]["prior"] == -3.0
+    assert verdict["scores"]["mean_gain"] == pytest.approx(2.5)
+    assert verdict["probability"] == pytest.approx(1 / (1 + math.exp(-2.5)), abs=1e-6)
+    assert "uncalibrated" in judge.name
+    assert len(calls) == 3  # one prior, one per evidence text
+
+
+def test_without_a_question_the_claim_prompts_are_used() -> None:
+    judge = LikelihoodJudge(fake_models([], score_rule=scorer_rule))
+    [verdict], _ = judge.judge([SupportQuery("Aspirin thins blood.", ["aspirin data"])])
+    assert verdict["scores"]["mean_gain"] == pytest.approx(2.0)  # -1.0 - (-3.0)
+
+
+def test_sentence_unit_keeps_the_most_supportive_sentence() -> None:
+    judge = LikelihoodJudge(fake_models([], score_rule=scorer_rule), unit="sentence")
+    text = "Kidneys filter blood. Warfarin is an anticoagulant."
+    [verdict], _ = judge.judge(
+        [SupportQuery("It causes bleeding.", [text], question="Does warfarin cause bleeding?")]
+    )
+    assert verdict["evidence_span"] == "Warfarin is an anticoagulant."
+
+
+def test_calibration_maps_the_gain_and_is_recorded() -> None:
+    calibration = Calibration(slope=2.0, intercept=-1.0, scorer="fake-scorer")
+    judge = LikelihoodJudge(fake_models([], score_rule=scorer_rule), calibration=calibration)
+    [verdict], _ = judge.judge(
+        [SupportQuery("Yes.", ["warfarin"], question="Does warfarin cause bleeding?")]
+    )
+    assert verdict["probability"] == pytest.approx(1 / (1 + math.exp(-(2.0 * 2.5 - 1.0))))
+    assert "calibrated" in judge.name and "uncalibrated" not in judge.name
+    assert Calibration.from_json(calibration.to_json()) == calibration
+
+
+def test_fitted_calibration_orders_and_separates() -> None:
+    gains = [-1.0, -0.5, 0.0, 0.2, 1.0, 1.5, 2.0, 2.5]
+    supported = [False, False, False, True, False, True, True, True]
+    fitted = fit_calibration(gains, supported, scorer="s", fitted_on="toy")
+    assert fitted.slope > 0
+    assert fitted.probability(2.5) > 0.8 > 0.2 > fitted.probability(-1.0)
+    assert fitted.pairs == 8 and fitted.fitted_on == "toy"
+    with pytest.raises(InvalidInputError, match="supported and unsupported"):
+        fit_calibration([1.0, 2.0], [True, True])
+
+
+def test_unscorable_claim_is_an_unusable_verdict_not_a_crash() -> None:
+    judge = LikelihoodJudge(fake_models([], score_rule=scorer_rule))
+    verdicts, _ = judge.judge(
+        [SupportQuery("FAIL", ["warfarin"]), SupportQuery("fine", ["warfarin"])]
+    )
+    assert verdicts[0]["probability"] is None and "cannot score" in str(verdicts[0]["error"])
+    assert verdicts[1]["probability"] is not None
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (SupportQuery("  ", ["e"]), "claim is empty"),
+        (SupportQuery("c", []), "list of non-empty texts"),
+        (SupportQuery("c", "a bare string"), "list of non-empty texts"),
+        (SupportQuery("c", ["", "  "]), "list of non-empty texts"),
+    ],
+)
+def test_bad_queries_are_refused_clearly(query: SupportQuery, message: str) -> None:
+    judge = LikelihoodJudge(fake_models([]))
+    with pytest.raises(InvalidInputError, match=message):
+        judge.judge([query])
+
+
+def test_yes_no_judge_normalises_yes_against_no() -> None:
+    def rule(prompt: str, target: str) -> float:
+        return math.log(0.3) if target.strip().lower() == "yes" else math.log(0.1)
+
+    [verdict], calls = YesNoJudge(fake_models([], score_rule=rule)).judge(
+        [SupportQuery("Aspirin thins blood.", ["Aspirin inhibits platelets."])]
+    )
+    assert verdict["probability"] == pytest.approx(0.75)  # 0.6 / (0.6 + 0.2)
+    assert len(calls) == 4
