@@ -24,6 +24,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -405,6 +406,105 @@ class HeadJudge:
                     evidence_index=e_index,
                     evidence_span=text,
                     scores={"refutes": float(row[0]), "neutral": float(row[1]), "supports": p},
+                    error=None,
+                )
+        return verdicts, []
+
+
+ADAPTER_DIR = CALIBRATION_DIR / "support_cross_encoder"
+
+
+def cross_encoder_input(query: SupportQuery) -> str:
+    """Return the second segment a cross-encoder reads after the evidence."""
+    return " ".join(f"{query.question} {query.claim}".split())
+
+
+@cache
+def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any]:
+    """Return (tokenizer, model): the bundled MiniLM with the trained LoRA adapter merged.
+
+    Raises:
+        InvalidInputError: The adapter folder is missing (train it with
+            benchmarks/train_support_judge.py).
+    """
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from veriloop.models.locate import bundled_embedding_model_path
+
+    if not (Path(adapter_dir) / "adapter_config.json").is_file():
+        raise InvalidInputError(
+            f"no trained support judge in {adapter_dir}; train one with "
+            "benchmarks/train_support_judge.py or choose another judge"
+        )
+    base_path = bundled_embedding_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(base_path)
+    base = AutoModelForSequenceClassification.from_pretrained(base_path, num_labels=1)
+    model = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
+    model.eval()
+    torch.set_grad_enabled(False)
+    return tokenizer, model
+
+
+class CrossEncoderJudge:
+    """The bundled all-MiniLM-L6-v2 fine-tuned (LoRA) as a claim-support cross-encoder."""
+
+    def __init__(
+        self,
+        *,
+        adapter_dir: Path = ADAPTER_DIR,
+        max_length: int = 256,
+        batch_size: int = 16,
+        max_evidence_chars: int = 2000,
+    ) -> None:
+        """Load the adapter from `adapter_dir` (once per process)."""
+        self.tokenizer, self.model = load_cross_encoder(Path(adapter_dir))
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.max_evidence_chars = max_evidence_chars
+        self.name = f"MiniLM cross-encoder ({Path(adapter_dir).name})"
+
+    def logits(self, evidence: Sequence[str], second: Sequence[str]) -> list[float]:
+        """Return the model's support logit for each (evidence, claim text) pair."""
+        import torch
+
+        out: list[float] = []
+        for start in range(0, len(evidence), self.batch_size):
+            batch = self.tokenizer(
+                list(evidence[start : start + self.batch_size]),
+                list(second[start : start + self.batch_size]),
+                truncation="only_first",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            with torch.no_grad():
+                out.extend(float(v) for v in self.model(**batch).logits[:, 0])
+        return out
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        """Return one verdict per query: the most supportive evidence text's probability."""
+        check_queries(queries)
+        pairs = [
+            (q_index, e_index, _clip(text, self.max_evidence_chars))
+            for q_index, query in enumerate(queries)
+            for e_index, text in enumerate(query.evidence)
+            if text.strip()
+        ]
+        logits = self.logits(
+            [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
+        )
+        verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
+        for (q_index, e_index, text), logit in zip(pairs, logits, strict=True):
+            p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, logit))))
+            current = verdicts[q_index]["probability"]
+            if current is None or p > current:
+                verdicts[q_index] = SupportVerdict(
+                    probability=round(p, 6),
+                    evidence_index=e_index,
+                    evidence_span=text,
+                    scores={"logit": round(logit, 6)},
                     error=None,
                 )
         return verdicts, []

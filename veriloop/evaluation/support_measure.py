@@ -1,0 +1,202 @@
+"""Measure claim-support judges on held-out pairs: balanced accuracy, AUROC, ECE, speed.
+
+One record per (judge, set, pair) goes to `judgements.jsonl` as it is made, so a long
+measurement resumes where it stopped; `summarise` turns the records into the table of
+docs/benchmarks/support_judges.md. Intervals are seeded percentile bootstraps over items
+(both answers of a HaluEval item, or both abstracts of a PubMedQA item, move together).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veriloop.evaluation.support_sets import LabelledPair
+from veriloop.nodes.support import SupportJudge
+
+BINS = 10
+
+
+def sample_by_item(pairs: list[LabelledPair], max_items: int, seed: int = 0) -> list[LabelledPair]:
+    """Keep every pair of `max_items` items chosen with a seeded shuffle (0: all)."""
+    items = sorted({pair.item for pair in pairs})
+    if max_items <= 0 or max_items >= len(items):
+        return pairs
+    random.Random(seed).shuffle(items)
+    kept = set(items[:max_items])
+    return [pair for pair in pairs if pair.item in kept]
+
+
+def done_keys(path: Path) -> set[tuple[str, str, int]]:
+    """Return the (judge, set, index) keys already recorded in `path`."""
+    if not path.exists():
+        return set()
+    keys = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            keys.add((record["judge"], record["set"], int(record["index"])))
+    return keys
+
+
+def measure(
+    judge_name: str,
+    judge: SupportJudge,
+    set_name: str,
+    pairs: Sequence[LabelledPair],
+    path: Path,
+    *,
+    batch: int = 8,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """Judge every pair not yet in `path`, appending one record per pair."""
+    done = done_keys(path)
+    todo = [(i, p) for i, p in enumerate(pairs) if (judge_name, set_name, i) not in done]
+    with path.open("a", encoding="utf-8") as out:
+        for start in range(0, len(todo), batch):
+            chunk = todo[start : start + batch]
+            started = time.perf_counter()
+            verdicts, _ = judge.judge([p.query for _, p in chunk])
+            seconds = (time.perf_counter() - started) / len(chunk)
+            for (index, pair), verdict in zip(chunk, verdicts, strict=True):
+                record = {
+                    "judge": judge_name,
+                    "set": set_name,
+                    "index": index,
+                    "item": pair.item,
+                    "supported": pair.supported,
+                    "probability": verdict["probability"],
+                    "scores": verdict["scores"],
+                    "error": verdict["error"],
+                    "seconds": round(seconds, 4),
+                }
+                out.write(json.dumps(record) + "\n")
+            out.flush()
+            if progress:
+                progress(len(chunk))
+
+
+def balanced_accuracy(probabilities: Sequence[float], supported: Sequence[bool]) -> float:
+    """Return the mean of the recalls of both classes at threshold 0.5."""
+    p = np.asarray(probabilities) >= 0.5
+    y = np.asarray(supported, dtype=bool)
+    recalls = [float((p[y] == True).mean()), float((p[~y] == False).mean())]  # noqa: E712
+    return sum(recalls) / 2
+
+
+def auroc(probabilities: Sequence[float], supported: Sequence[bool]) -> float | None:
+    """Return the area under the ROC curve, or None with a single class."""
+    from sklearn.metrics import roc_auc_score  # type: ignore[import-untyped]
+
+    if len(set(supported)) < 2:
+        return None
+    return float(roc_auc_score(np.asarray(supported, dtype=int), np.asarray(probabilities)))
+
+
+def expected_calibration_error(probabilities: Sequence[float], supported: Sequence[bool]) -> float:
+    """Return the ECE over `BINS` equal-width probability bins."""
+    p = np.asarray(probabilities, dtype=float)
+    y = np.asarray(supported, dtype=float)
+    edges = np.linspace(0.0, 1.0, BINS + 1)
+    total = 0.0
+    for low, high in zip(edges[:-1], edges[1:], strict=True):
+        mask = (p >= low) & ((p < high) if high < 1.0 else (p <= high))
+        if mask.any():
+            total += mask.mean() * abs(p[mask].mean() - y[mask].mean())
+    return float(total)
+
+
+def _by_item_bootstrap(
+    records: list[dict[str, Any]],
+    statistic: Callable[[list[float], list[bool]], float | None],
+    resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        groups[record["item"]].append(record)
+    keys = list(groups)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(resamples):
+        chosen = [r for k in rng.choice(len(keys), size=len(keys)) for r in groups[keys[k]]]
+        value = statistic([r["probability"] for r in chosen], [r["supported"] for r in chosen])
+        if value is not None:
+            values.append(value)
+    if not values:
+        return None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def summarise(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return one row per (judge, set): counts, metrics with intervals, seconds per claim.
+
+    Unusable verdicts (probability None) count as wrong in balanced accuracy (scored as
+    0.5, then on the wrong side for supported pairs) and are reported.
+    """
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        grouped[(record["judge"], record["set"])].append(record)
+    rows = []
+    for (judge, set_name), group in sorted(grouped.items()):
+        usable = [r for r in group if r["probability"] is not None]
+        filled = [
+            {**r, "probability": r["probability"] if r["probability"] is not None else 0.5 - 1e-9}
+            for r in group
+        ]
+        probabilities = [r["probability"] for r in filled]
+        supported = [r["supported"] for r in filled]
+        rows.append(
+            {
+                "judge": judge,
+                "set": set_name,
+                "pairs": len(group),
+                "items": len({r["item"] for r in group}),
+                "unusable": len(group) - len(usable),
+                "balanced_accuracy": balanced_accuracy(probabilities, supported),
+                "balanced_accuracy_ci": _by_item_bootstrap(filled, balanced_accuracy),
+                "auroc": auroc(probabilities, supported),
+                "auroc_ci": _by_item_bootstrap(filled, auroc),
+                "ece": expected_calibration_error(probabilities, supported),
+                "seconds_per_claim": float(np.mean([r["seconds"] for r in group])),
+            }
+        )
+    return rows
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Return every record of a judgements.jsonl file."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Return the summary rows as a markdown table."""
+
+    def interval(value: float | None, ci: tuple[float, float] | None) -> str:
+        if value is None:
+            return "n/a"
+        return f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+    lines = [
+        "| set | judge | pairs (items) | balanced accuracy [95% CI] | AUROC [95% CI] | ECE | "
+        "unusable | s/claim |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=lambda r: (r["set"], r["judge"])):
+        lines.append(
+            f"| {row['set']} | {row['judge']} | {row['pairs']} ({row['items']}) | "
+            f"{interval(row['balanced_accuracy'], row['balanced_accuracy_ci'])} | "
+            f"{interval(row['auroc'], row['auroc_ci'])} | {row['ece']:.3f} | "
+            f"{row['unusable']} | {row['seconds_per_claim']:.3f} |"
+        )
+    return lines

@@ -1,0 +1,136 @@
+"""Labelled (claim, evidence) pairs for training and measuring claim-support judges.
+
+Every set is split *by item*, so no held-out item is seen in training or calibration:
+
+- `halueval`: HaluEval QA; each item gives two pairs (its right answer and its
+  hallucinated answer, both against the item's knowledge, with the question). Items are
+  shuffled with a fixed seed; the first `HALUEVAL_TRAIN` are for training and calibration,
+  the rest are held out.
+- `healthver`: HealthVer claims against their evidence. `healthver_sr` keeps Supports vs
+  Refutes; `healthver_rest` is Supports vs Neutral + Refutes (the 3-way set seen by a
+  support judge). Note: the MLP head (`nodes.nli.EmbeddingNLI`) was trained on the *test*
+  split, so its test numbers are in-sample; its dev numbers are held out.
+- `citation`: Citation-Integrity claims (citation markers removed) against the abstracts
+  they cite, SUPPORT vs REFUTE.
+- `pubmedqa_swap`: PubMedQA long answers against their own abstract (supported) and against
+  another item's abstract (not supported): the own-vs-swapped reference check.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from veriloop.evaluation.items import Item
+from veriloop.evaluation.loaders.claims import load_claims
+from veriloop.evaluation.loaders.halueval import load_halueval
+from veriloop.evaluation.loaders.healthver import load_healthver
+from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
+from veriloop.nodes.support import SupportQuery
+
+HALUEVAL_TRAIN = 400
+SEED = 0
+CITATION_MARKER = re.compile(r"<\|[a-z_]+\|>")
+
+
+@dataclass(frozen=True)
+class LabelledPair:
+    """A support query with its gold label and the item it came from."""
+
+    query: SupportQuery
+    supported: bool
+    item: str
+
+
+def halueval_pairs(data_dir: Path, part: str) -> list[LabelledPair]:
+    """Return HaluEval QA pairs of the `train` or `test` part (split by item, seeded)."""
+    items = load_halueval(data_dir, "qa")
+    random.Random(SEED).shuffle(items)
+    chosen = items[:HALUEVAL_TRAIN] if part == "train" else items[HALUEVAL_TRAIN:]
+    pairs = []
+    for item in chosen:
+        for answer, supported in (
+            (item.references[0], True),
+            (str(item.metadata["hallucinated_answer"]), False),
+        ):
+            query = SupportQuery(answer, [item.documents[0]], question=item.question)
+            pairs.append(LabelledPair(query, supported, item.id))
+    return pairs
+
+
+def healthver_pairs(
+    data_dir: Path, split: str, *, neutral_as_unsupported: bool
+) -> list[LabelledPair]:
+    """Return HealthVer pairs: Supports vs Refutes, or vs Refutes + Neutral."""
+    pairs = []
+    for item in load_healthver(data_dir, "test" if split == "test" else "dev"):
+        label = (item.gold or "").lower()
+        if label.startswith("neutral") and not neutral_as_unsupported:
+            continue
+        query = SupportQuery(item.question, item.documents)
+        pairs.append(LabelledPair(query, label.startswith("support"), item.id))
+    return pairs
+
+
+def citation_pairs(data_dir: Path, split: str) -> list[LabelledPair]:
+    """Return Citation-Integrity pairs with one gold label, SUPPORT vs REFUTE/CONTRADICT."""
+    pairs = []
+    for item in load_claims(data_dir, split, dataset="citation_integrity"):
+        if item.gold not in {"SUPPORT", "REFUTE", "CONTRADICT"} or not item.documents:
+            continue
+        claim = " ".join(CITATION_MARKER.sub("", item.question).split())
+        pairs.append(
+            LabelledPair(SupportQuery(claim, item.documents), item.gold == "SUPPORT", item.id)
+        )
+    return pairs
+
+
+def _long_answer(item: Item) -> str:
+    return item.references[0].split(". ", 1)[-1]
+
+
+def pubmedqa_swap_pairs(data_dir: Path, split: str) -> list[LabelledPair]:
+    """Return each item's long answer against its own and a seeded other item's abstract."""
+    items = load_pubmedqa(data_dir, "test" if split == "test" else "dev")
+    others = list(range(len(items)))
+    random.Random(SEED).shuffle(others)
+    pairs = []
+    for index, item in enumerate(items):
+        other = items[others[index] if others[index] != index else (index + 1) % len(items)]
+        answer = _long_answer(item)
+        abstract = " ".join(item.documents)
+        swapped = " ".join(other.documents)
+        pairs.append(LabelledPair(SupportQuery(answer, [abstract], item.question), True, item.id))
+        pairs.append(LabelledPair(SupportQuery(answer, [swapped], item.question), False, item.id))
+    return pairs
+
+
+def held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
+    """Return every held-out measurement set by name (see the module docstring)."""
+    root = Path(data_root)
+    return {
+        "halueval": halueval_pairs(root / "halueval", "test"),
+        "healthver_sr": healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False),
+        "healthver_rest": healthver_pairs(root / "healthver", "test", neutral_as_unsupported=True),
+        "citation": citation_pairs(root / "citation_integrity", "test"),
+        "pubmedqa_swap": pubmedqa_swap_pairs(root / "pubmedqa", "test"),
+    }
+
+
+def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPair]:
+    """Return training pairs from the named sources, none from a held-out item.
+
+    Sources: `halueval` (the train part), `citation` (Citation-Integrity train),
+    `pubmedqa` (own-vs-swapped pairs on PubMedQA's non-test items).
+    """
+    root = Path(data_root)
+    pairs: list[LabelledPair] = []
+    if "halueval" in sources:
+        pairs += halueval_pairs(root / "halueval", "train")
+    if "citation" in sources:
+        pairs += citation_pairs(root / "citation_integrity", "train")
+    if "pubmedqa" in sources:
+        pairs += pubmedqa_swap_pairs(root / "pubmedqa", "dev")
+    return pairs
