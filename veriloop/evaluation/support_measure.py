@@ -84,11 +84,13 @@ def measure(
 
 
 def balanced_accuracy(probabilities: Sequence[float], supported: Sequence[bool]) -> float:
-    """Return the mean of the recalls of both classes at threshold 0.5."""
+    """Return the mean of the recalls of both classes at threshold 0.5 (of those present)."""
     p = np.asarray(probabilities) >= 0.5
     y = np.asarray(supported, dtype=bool)
-    recalls = [float((p[y] == True).mean()), float((p[~y] == False).mean())]  # noqa: E712
-    return sum(recalls) / 2
+    recalls = [
+        float((p[mask] == want).mean()) for mask, want in ((y, True), (~y, False)) if mask.any()
+    ]
+    return sum(recalls) / len(recalls) if recalls else float("nan")
 
 
 def auroc(probabilities: Sequence[float], supported: Sequence[bool]) -> float | None:

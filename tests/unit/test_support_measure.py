@@ -1,0 +1,91 @@
+"""Support-judge measurement: metrics on hand-computed cases, resumable records, splits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veriloop.evaluation.support_measure import (
+    auroc,
+    balanced_accuracy,
+    expected_calibration_error,
+    measure,
+    read_records,
+    sample_by_item,
+    summarise,
+)
+from veriloop.evaluation.support_sets import LabelledPair, halueval_pairs
+from veriloop.nodes.support import SupportQuery, SupportVerdict
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def test_metrics_on_hand_computed_cases() -> None:
+    probabilities = [0.9, 0.6, 0.4, 0.2, 0.7, 0.1]
+    supported = [True, True, True, False, False, False]
+    # supported recall 2/3, unsupported recall 2/3
+    assert balanced_accuracy(probabilities, supported) == pytest.approx(2 / 3)
+    # positive-negative pairs ranked right: 0.9 > all 3; 0.6 > 0.2, 0.1; 0.4 > 0.2, 0.1 -> 7/9
+    assert auroc(probabilities, supported) == pytest.approx(7 / 9)
+    assert auroc([0.5, 0.6], [True, True]) is None
+    # bins: [0.9]->|0.9-1|, [0.6]->0.4, [0.4]->0.6, [0.2]->0.2, [0.7]->0.7, [0.1]->0.1
+    expected = (0.1 + 0.4 + 0.6 + 0.2 + 0.7 + 0.1) / 6
+    assert expected_calibration_error(probabilities, supported) == pytest.approx(expected)
+
+
+class CountingJudge:
+    """Says P = 0.8 for claims containing 'true', 0.2 otherwise; counts the queries."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def judge(self, queries):  # type: ignore[no-untyped-def]
+        self.seen += len(queries)
+        verdicts = [
+            SupportVerdict(
+                probability=0.8 if "true" in q.claim else 0.2,
+                evidence_index=0,
+                evidence_span=q.evidence[0],
+                scores={},
+                error=None,
+            )
+            for q in queries
+        ]
+        return verdicts, []
+
+
+def test_measure_resumes_and_summarises(tmp_path: Path) -> None:
+    pairs = [
+        LabelledPair(SupportQuery("a true claim", ["e"]), True, "1"),
+        LabelledPair(SupportQuery("a made-up claim", ["e"]), False, "1"),
+        LabelledPair(SupportQuery("another true claim", ["e"]), False, "2"),
+    ]
+    path = tmp_path / "records.jsonl"
+    judge = CountingJudge()
+    measure("counting", judge, "toy", pairs[:2], path)
+    measure("counting", judge, "toy", pairs, path)  # resumes: only the third is judged
+    assert judge.seen == 3
+    [row] = summarise(read_records(path))
+    assert row["pairs"] == 3 and row["items"] == 2 and row["unusable"] == 0
+    assert row["balanced_accuracy"] == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_sample_by_item_keeps_both_answers_of_an_item() -> None:
+    pairs = [
+        LabelledPair(SupportQuery(f"c{n}{side}", ["e"]), side == "a", str(n))
+        for n in range(10)
+        for side in "ab"
+    ]
+    kept = sample_by_item(pairs, 4)
+    assert len(kept) == 8 and len({p.item for p in kept}) == 4
+    assert sample_by_item(pairs, 4) == kept  # seeded
+
+
+@pytest.mark.skipif(not (SHARED / "halueval").is_dir(), reason="shared HaluEval not present")
+def test_halueval_train_and_test_items_are_disjoint() -> None:
+    train = {p.item for p in halueval_pairs(SHARED / "halueval", "train")}
+    test = {p.item for p in halueval_pairs(SHARED / "halueval", "test")}
+    assert len(train) == 400 and len(test) == 600 and not train & test
