@@ -112,7 +112,7 @@ def main() -> None:
                 inputs = tokenizer(
                     [" ".join(p.query.evidence) for p in batch],
                     [cross_encoder_input(p.query) for p in batch],
-                    truncation="only_first",
+                    truncation="longest_first",
                     max_length=args.max_length,
                     padding=True,
                     return_tensors="pt",

@@ -11,12 +11,16 @@
 - decompose: the model lists the answer's claims (the paper's prompt, grammar-constrained
   JSON), or `sentences_as_claims` takes its sentences (a sentence's bracketed citations
   then pick the sources it is checked against, as the paper does for cited summaries).
-- verify_claim (one `Send` per claim, run concurrently): P(supported) = the probability of
-  " Yes" + " yes" after the paper's few-shot prompt, from the scorer's token log-probs,
-  divided by P(Yes) + P(No) (`normalise_yes_no`, ours: SmolLM2-135M puts ~1e-5 on " Yes"
-  after "Supported:", so raw products underflow towards 0; off = the paper's raw P(Yes));
-  a backend without log-probs (or `verification="cot"`) answers with reasoning and Yes/No,
-  read as 1/0. In `sentences_as_claims` mode with a question, each claim reads
+- verify_claim (one `Send` per claim, run concurrently): P(supported) from the
+  `verifier`. Default `trained`: a claim-support judge (`nodes.support`; the MiniLM
+  cross-encoder, or `likelihood`: how much the source raises the scorer's likelihood of the
+  claim), which names the source text the verdict rests on; ours, because SmolLM2-135M's
+  Yes/No is at chance (docs/benchmarks/support_judges.md). `yesno` is the paper's: the
+  probability of " Yes" + " yes" after its few-shot prompt, from the scorer's token
+  log-probs, divided by P(Yes) + P(No) (`normalise_yes_no`, ours: SmolLM2-135M puts ~1e-5 on
+  " Yes" after "Supported:", so raw products underflow towards 0; off = the paper's raw
+  P(Yes)); `cot` (or `auto` on a backend without log-probs) answers with reasoning and
+  Yes/No, read as 1/0. In `sentences_as_claims` mode with a question, each claim reads
   'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
 - combine: P(answer) = product of the claim probabilities; hallucinated iff P(answer) < θ
   (`threshold`; the paper fits θ on a training split: `veriloop.nodes.claims.fit_threshold`). A
@@ -55,11 +59,13 @@ from veriloop.nodes.claims import (
     answer_probability,
     bare_claim,
     claim_document,
+    claim_sources,
     probability_from_logprobs,
     require_sources,
     sentence_claims,
 )
 from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.support import SupportQuery, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
@@ -76,11 +82,14 @@ class FVContext(MethodSettings):
         default=False,
         metadata={"description": "Use the answer's sentences as claims (no decomposition call)."},
     )
-    verification: Literal["auto", "logprob", "cot"] = field(
-        default="auto",
+    verifier: Literal["trained", "likelihood", "yesno", "cot", "auto"] = field(
+        default="trained",
         metadata={
-            "description": "'logprob': P(Yes) from token log-probs; 'cot': reasoning then "
-            "Yes/No as 1/0; 'auto': log-probs when the backend has them, else cot."
+            "description": "How P(claim supported) is judged: 'trained' (the MiniLM "
+            "cross-encoder, measured best: docs/benchmarks/support_judges.md), 'likelihood' "
+            "(how much the source raises the scorer's likelihood of the claim, calibrated), "
+            "'yesno' (the paper's P(Yes) from the scorer's log-probs), 'cot' (reasoning then "
+            "Yes/No as 1/0), 'auto' (yesno when the backend has log-probs, else cot)."
         },
     )
     normalise_yes_no: bool = field(
@@ -139,9 +148,13 @@ class ClaimCheck(TypedDict):
     index: int
     claim: str
     p_supported: float | None
-    method: Literal["logprob", "cot"]
+    method: Literal["trained", "likelihood", "logprob", "cot"]
     supported: bool | None
     error: str | None
+    evidence: str
+    """The source text (or span) the verdict rests on; '' when none was judged."""
+    scores: dict[str, float]
+    """The judge's raw scores behind p_supported."""
 
 
 class CritiqueRecord(TypedDict):
@@ -161,6 +174,9 @@ class ClaimTask(TypedDict):
     index: int
     claim: str
     document: str
+    evidence: list[str]
+    """The texts of the claim's sources (cited, else all), for the support judges."""
+    question: str
 
 
 @dataclass
@@ -241,13 +257,35 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     return {"current_claims": claims[: context.max_claims], "calls": list(reply.calls)}
 
 
+def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
+    """P(claim supported) from a claim-support judge, with the source it rests on."""
+    judge = support_judge(context.verifier, get_models(context))
+    query = SupportQuery(bare_claim(task["claim"]), task["evidence"], task["question"])
+    [verdict], calls = judge.judge([query])
+    p = verdict["probability"]
+    check = ClaimCheck(
+        round=task["round"],
+        index=task["index"],
+        claim=task["claim"],
+        p_supported=p,
+        method="trained" if context.verifier == "trained" else "likelihood",
+        supported=None if p is None else p >= context.claim_threshold,
+        error=verdict["error"],
+        evidence=verdict["evidence_span"],
+        scores=verdict["scores"],
+    )
+    return {"claim_checks": [check], "calls": calls}
+
+
 def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Estimate P(claim supported | its sources)."""
     context = FVContext.of(runtime)
     models = get_models(context)
     claim = bare_claim(task["claim"])
     calls: list[ModelCall] = []
-    if context.verification in ("auto", "logprob"):
+    if context.verifier in ("trained", "likelihood"):
+        return judge_claim(task, context)
+    if context.verifier in ("auto", "yesno"):
         prompt = render(
             "fv_verify",
             context.prompt_overrides,
@@ -260,7 +298,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
         try:
             scored = [models.score(prompt, target, purpose="claim_check") for target in targets]
         except ScoreError as exc:
-            if context.verification == "logprob":
+            if context.verifier == "yesno":
                 check = ClaimCheck(
                     round=task["round"],
                     index=task["index"],
@@ -269,6 +307,8 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                     method="logprob",
                     supported=None,
                     error=f"log-probs unavailable: {exc}",
+                    evidence="",
+                    scores={},
                 )
                 return {"claim_checks": [check]}
         else:
@@ -286,6 +326,8 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                 method="logprob",
                 supported=p >= context.claim_threshold,
                 error=None,
+                evidence=task["document"],
+                scores={},
             )
             return {"claim_checks": [check], "calls": calls}
     prompt = render(
@@ -304,6 +346,8 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
         method="cot",
         supported=None if p_cot is None else p_cot >= context.claim_threshold,
         error=reply.error if reply.value is None else None,
+        evidence=task["document"],
+        scores={},
     )
     return {"claim_checks": [check], "calls": calls}
 
@@ -448,6 +492,8 @@ def route_claims(state: State) -> list[Send] | Literal["combine"]:
                 index=index,
                 claim=claim,
                 document=claim_document(claim, state.sources),
+                evidence=[source["text"] for source in claim_sources(claim, state.sources)],
+                question=state.question,
             ),
         )
         for index, claim in enumerate(state.current_claims)

@@ -105,12 +105,16 @@ def sentence_claims(answer: str) -> list[str]:
     return [s for s in split_sentences(answer) if any(ch.isalpha() for ch in s)]
 
 
-def claim_document(claim: str, sources: Sequence[Source]) -> str:
-    """Return the document a claim is checked against: its cited sources, else all sources."""
+def claim_sources(claim: str, sources: Sequence[Source]) -> list[Source]:
+    """Return the sources a claim is checked against: its cited sources, else all sources."""
     known = {s["id"]: s for s in sources}
     cited = [known[i] for i in cited_ids(claim) if i in known]
-    chosen = cited or list(sources)
-    return "\n".join(f"[{s['id']}] {s['text']}" for s in chosen)
+    return cited or list(sources)
+
+
+def claim_document(claim: str, sources: Sequence[Source]) -> str:
+    """Return the claim's sources as one document, each headed by its id."""
+    return "\n".join(f"[{s['id']}] {s['text']}" for s in claim_sources(claim, sources))
 
 
 def bare_claim(claim: str) -> str:

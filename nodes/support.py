@@ -474,7 +474,7 @@ class CrossEncoderJudge:
             batch = self.tokenizer(
                 list(evidence[start : start + self.batch_size]),
                 list(second[start : start + self.batch_size]),
-                truncation="only_first",
+                truncation="longest_first",
                 max_length=self.max_length,
                 padding=True,
                 return_tensors="pt",
@@ -508,3 +508,25 @@ class CrossEncoderJudge:
                     error=None,
                 )
         return verdicts, []
+
+
+JudgeKind = Literal["trained", "likelihood", "yesno", "head"]
+
+
+def support_judge(kind: str, models: Models) -> SupportJudge:
+    """Return the claim-support judge called `kind` (see the module docstring).
+
+    Raises:
+        InvalidInputError: An unknown kind, or the trained judge's adapter is missing.
+    """
+    if kind == "trained":
+        return CrossEncoderJudge()
+    if kind == "likelihood":
+        return LikelihoodJudge(models)
+    if kind == "yesno":
+        return YesNoJudge(models)
+    if kind == "head":
+        return HeadJudge(models)
+    raise InvalidInputError(
+        f"unknown support judge {kind!r}; choose trained, likelihood, yesno or head"
+    )

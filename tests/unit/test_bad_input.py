@@ -423,7 +423,7 @@ def test_calibrate_rejects_limit_zero(tmp_path: Path) -> None:
         (L2RContext, {"alpha": math.nan}, "not a finite number"),
         (L2RContext, {"top_k": "4"}, "is not a whole number"),
         (FVContext, {"threshold": 1.5}, "is not <= 1.0"),
-        (FVContext, {"verification": "magic"}, "is not one of"),
+        (FVContext, {"verifier": "magic"}, "is not one of"),
         (MethodSettings, {"temperature": -5.0}, "is not >= 0.0"),
         (MethodSettings, {"prompt_overrides": [1, 2]}, "is not a mapping"),
         (MethodSettings, {"prompt_overrides": {"rag_answer": 3}}, "is not text"),
@@ -573,6 +573,8 @@ def test_chained_verifier_receives_its_settings(fake_backend: Make, tmp_path: Pa
                 "sentences_as_claims=true",
                 "--set",
                 "max_revisions=0",
+                "--set",
+                "verifier=yesno",
                 *extra,
             ],
         )

@@ -33,7 +33,17 @@ def test_verify_a_json_answer_prints_claims_and_verdict(fake_backend: Make, tmp_
     )
     result = runner.invoke(
         app,
-        ["verify", str(path), "--backend", backend, "--no-cache", "--set", "max_revisions=0"],
+        [
+            "verify",
+            str(path),
+            "--backend",
+            backend,
+            "--no-cache",
+            "--set",
+            "max_revisions=0",
+            "--set",
+            "verifier=yesno",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "Aspirin cures cancer." in result.output and "0.100" in result.output
@@ -96,6 +106,8 @@ def test_ask_chains_fe_into_factored_verification(fake_backend: Make, tmp_path: 
             "--verify",
             "factored",
             "--json",
+            "--set",
+            "verifier=yesno",
         ],
     )
     assert result.exit_code == 0, result.output

@@ -81,6 +81,8 @@ def test_detection_bench_fits_theta_on_train_and_scores_test(
         "--backend",
         backend,
         "--no-cache",
+        "--set",
+        "verifier=yesno",
     ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output

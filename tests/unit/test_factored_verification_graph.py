@@ -46,6 +46,8 @@ def by_claim(probabilities: dict[str, float]) -> Callable[[str, str], float | No
 
 
 def run(backend: str, payload: dict[str, Any], **settings: Any) -> dict[str, Any]:
+    """Run FV; the paper's P(Yes) verifier unless a test picks another."""
+    settings.setdefault("verifier", "yesno")
     return build_graph().compile().invoke(payload, context=FVContext(backend=backend, **settings))
 
 
@@ -172,7 +174,7 @@ def test_cot_fallback_when_log_probs_are_unavailable(fake_backend: Make) -> None
         [claims("Aspirin thins the blood.", "Aspirin cures cancer."), *verdicts],
         score_rule=lambda prompt, target: None,
     )
-    result = run(backend, {"answer": "x", "sources": SOURCES}, max_revisions=0)
+    result = run(backend, {"answer": "x", "sources": SOURCES}, max_revisions=0, verifier="auto")
     checks = sorted(result["claims"], key=lambda c: c["index"])
     assert [c["method"] for c in checks] == ["cot", "cot"]
     assert sorted(c["p_supported"] for c in checks) == [0.0, 1.0]
@@ -284,3 +286,27 @@ def test_self_correction_baseline_revises_once_with_unfactored_feedback(fake_bac
     ]
     with pytest.raises(InvalidInputError, match="no answer to correct"):
         graph.invoke({"sources": SOURCES}, context=SelfCorrectionContext(backend=backend))
+
+
+def test_likelihood_verifier_names_the_source_each_claim_rests_on(fake_backend: Make) -> None:
+    def rule(prompt: str, target: str) -> float:
+        # the claim is likely only after the source about blood thinning
+        return -0.5 if "thins the blood" in prompt else -3.0
+
+    backend, _ = fake_backend([], score_rule=rule)
+    result = run(
+        backend,
+        {
+            "question": "What does aspirin do?",
+            "answer": "Aspirin thins the blood.",
+            "sources": ["Aspirin is sold in pharmacies.", "Aspirin thins the blood."],
+        },
+        verifier="likelihood",
+        sentences_as_claims=True,
+        max_revisions=0,
+    )
+    [check] = result["claims"]
+    assert check["method"] == "likelihood"
+    assert check["evidence"] == "Aspirin thins the blood."  # the supportive source, not the first
+    assert check["scores"]["mean_gain"] == pytest.approx(2.5)
+    assert check["p_supported"] is not None and check["p_supported"] > 0.5
