@@ -419,9 +419,15 @@ def cross_encoder_input(query: SupportQuery) -> str:
     return " ".join(f"{query.question} {query.claim}".split())
 
 
+def mean_pooled(hidden: Any, attention_mask: Any) -> Any:
+    """Return the mean of the token states where `attention_mask` is 1 (MiniLM's pooling)."""
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+
+
 @cache
-def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any]:
-    """Return (tokenizer, model): the bundled MiniLM with the trained LoRA adapter merged.
+def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any]:
+    """Return (tokenizer, encoder, head): the bundled MiniLM, LoRA merged, and the head.
 
     Raises:
         InvalidInputError: The adapter folder is missing (train it with
@@ -429,7 +435,8 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any]:
     """
     import torch
     from peft import PeftModel
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from safetensors.torch import load_file
+    from transformers import AutoModel, AutoTokenizer
 
     from veriloop.models.locate import bundled_embedding_model_path
 
@@ -440,11 +447,13 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any]:
         )
     base_path = bundled_embedding_model_path()
     tokenizer = AutoTokenizer.from_pretrained(base_path)
-    base = AutoModelForSequenceClassification.from_pretrained(base_path, num_labels=1)
-    model = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
-    model.eval()
-    torch.set_grad_enabled(False)
-    return tokenizer, model
+    base = AutoModel.from_pretrained(base_path)
+    encoder = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
+    encoder.eval()
+    head = torch.nn.Linear(encoder.config.hidden_size, 1)
+    head.load_state_dict(load_file(str(Path(adapter_dir) / "head.safetensors")))
+    head.eval()
+    return tokenizer, encoder, head
 
 
 class CrossEncoderJudge:
@@ -454,12 +463,12 @@ class CrossEncoderJudge:
         self,
         *,
         adapter_dir: Path = ADAPTER_DIR,
-        max_length: int = 256,
+        max_length: int = 192,
         batch_size: int = 16,
         max_evidence_chars: int = 2000,
     ) -> None:
         """Load the adapter from `adapter_dir` (once per process)."""
-        self.tokenizer, self.model = load_cross_encoder(Path(adapter_dir))
+        self.tokenizer, self.encoder, self.head = load_cross_encoder(Path(adapter_dir))
         self.max_length = max_length
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars
@@ -480,7 +489,9 @@ class CrossEncoderJudge:
                 return_tensors="pt",
             )
             with torch.no_grad():
-                out.extend(float(v) for v in self.model(**batch).logits[:, 0])
+                hidden = self.encoder(**batch).last_hidden_state
+                logits = self.head(mean_pooled(hidden, batch["attention_mask"]))[:, 0]
+            out.extend(float(v) for v in logits)
         return out
 
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:

@@ -48,6 +48,35 @@ def test_verify_a_json_answer_prints_claims_and_verdict(fake_backend: Make, tmp_
     assert result.exit_code == 0, result.output
     assert "Aspirin cures cancer." in result.output and "0.100" in result.output
     assert "verdict: hallucinated" in result.output
+    assert "rests on" in result.output and "thins" in result.output
+
+
+def test_verify_shows_the_source_a_likelihood_verdict_rests_on(
+    fake_backend: Make, tmp_path: Path
+) -> None:
+    def rule(prompt: str, target: str) -> float:
+        return -0.2 if "platelets" in prompt else -3.0
+
+    backend, _ = fake_backend([], score_rule=rule)
+    path = tmp_path / "answer.json"
+    path.write_text(
+        json.dumps(
+            {
+                "question": "What does aspirin do?",
+                "answer": "Aspirin stops platelets clumping.",
+                "sources": ["Aspirin is a common drug.", "It inhibits platelets."],
+            }
+        )
+    )
+    args = ["verify", str(path), "--backend", backend, "--no-cache", "--set", "max_revisions=0"]
+    result = runner.invoke(
+        app, [*args, "--set", "verifier=likelihood", "--set", "sentences_as_claims=true"]
+    )
+    assert result.exit_code == 0, result.output
+    # the table folds long cells: look for the source's words, not its whole text
+    assert "inhibits" in result.output  # the source it rests on ...
+    assert "common drug" not in result.output  # ... not the first one
+    assert "likelihood" in result.output and "verdict: supported" in result.output
 
 
 def test_verify_input_errors_exit_2(tmp_path: Path) -> None:

@@ -176,6 +176,12 @@ def hits_table(hits: list[Hit], title: str) -> Table:
     return table
 
 
+def _evidence_preview(text: str, limit: int = 160) -> str:
+    """Return the evidence a claim rests on, cut to `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
 def render_verification(result: dict[str, Any]) -> None:
     """Print claims with their probabilities, critiques, the verdict and any revision."""
     if "evidence_report" in result:
@@ -183,17 +189,19 @@ def render_verification(result: dict[str, Any]) -> None:
         return
     if "claims" in result:
         table = Table(title="Claims (P = probability the sources support it)")
-        for column in ("round", "claim", "P", "method", "supported"):
+        for column in ("round", "claim", "P", "rests on", "method", "supported"):
             table.add_column(column, overflow="fold")
         for check in sorted(result["claims"], key=lambda c: (c["round"], c["index"])):
             p = check["p_supported"]
             mark = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "?"}
+            error = f" ({escape(str(check['error']))})" if check["error"] else ""
             table.add_row(
                 str(check["round"] + 1),
-                check["claim"],
+                escape(check["claim"]),
                 "–" if p is None else f"{p:.3f}",
+                escape(_evidence_preview(check.get("evidence") or "")),
                 check["method"],
-                mark[check["supported"]] + (f" ({check['error']})" if check["error"] else ""),
+                mark[check["supported"]] + error,
             )
         out.print(table)
         for critique in result.get("critiques", []):
