@@ -43,7 +43,15 @@ from veriloop.nodes.support import (
 
 OUT = Path("docs/benchmarks")
 RECORDS = OUT / "support_judges.jsonl"
-SETS = ("halueval", "healthver_sr", "healthver_rest", "citation", "pubmedqa_swap")
+SETS = (
+    "halueval",
+    "healthver_sr",
+    "healthver_rest",
+    "healthver_dev_sr",
+    "healthver_dev_rest",
+    "citation",
+    "pubmedqa_swap",
+)
 
 
 def make_judge(name: str, cache_dir: str) -> SupportJudge:

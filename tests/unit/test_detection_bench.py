@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from veriloop.cli import app
+from veriloop.errors import InvalidInputError
 from veriloop.models import Models
 
 Make = Callable[..., tuple[str, Models]]
@@ -121,3 +122,16 @@ def test_detection_bench_rejects_too_few_items(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 2 and "asked for 3 + 3 items, the dataset has 4" in result.output
+
+
+def test_offset_skips_the_items_a_judge_was_trained_on() -> None:
+    from veriloop.evaluation.detection import split_items
+    from veriloop.evaluation.items import Item
+
+    items = [Item(id=str(n), question=f"q{n}") for n in range(20)]
+    first_train, first_test = split_items(items, 3, 3, seed=0)
+    train, test = split_items(items, 3, 3, seed=0, offset=6)
+    assert not {i.id for i in first_train + first_test} & {i.id for i in train + test}
+    assert split_items(items, 3, 3, seed=0, offset=0) == (first_train, first_test)
+    with pytest.raises(InvalidInputError, match="after skipping 16"):
+        split_items(items, 3, 3, seed=0, offset=16)

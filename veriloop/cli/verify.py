@@ -167,6 +167,14 @@ def detect_bench_command(
         int, typer.Option(min=1, help="Disjoint items whose answer pairs are scored.")
     ] = 40,
     seed: Annotated[int, typer.Option(help="Seed for the shuffle and sampling.")] = 0,
+    offset: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Skip this many shuffled items first (400: held out from the trained "
+            "support judge's HaluEval items).",
+        ),
+    ] = 0,
     workers: Annotated[int, typer.Option(min=1, help="Cases run concurrently.")] = 1,
     revise: Annotated[
         bool,
@@ -193,7 +201,7 @@ def detect_bench_command(
 
     try:
         items = load_dataset(dataset, data_dir, split)
-        train_items, test_items = detection.split_items(items, train, test, seed)
+        train_items, test_items = detection.split_items(items, train, test, seed, offset)
         cache = cache_setting(no_cache)
         given: dict[str, Any] = {"cache_dir": cache, "seed": seed}
         if backend:
@@ -209,6 +217,7 @@ def detect_bench_command(
                 "limit": train + test,
                 "shuffle": True,
                 "seed": seed,
+                **({"offset": offset} if offset else {}),
                 "train": train,
                 "test": test,
                 "settings": {k: v for k, v in run_settings.items() if k != "cache_dir"},

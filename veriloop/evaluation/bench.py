@@ -386,8 +386,8 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
         raise InvalidInputError(f"{run_dir} is a file; give a folder for --out")
     if path.exists():
         previous = read_manifest(run_dir)
-        keys = ("dataset", "split", "limit", "shuffle", "seed")
-        if any(previous.get(key) != manifest.get(key) for key in keys):
+        keys = ("dataset", "split", "limit", "shuffle", "seed", "offset")
+        if any((previous.get(key) or 0) != (manifest.get(key) or 0) for key in keys):
             held = ", ".join(f"{key}={previous.get(key)}" for key in keys)
             raise InvalidInputError(
                 f"{run_dir} holds results for other items ({held}); use another --out"

@@ -52,19 +52,26 @@ class Case:
 
 
 def split_items(
-    items: list[Item], train: int, test: int, seed: int
+    items: list[Item], train: int, test: int, seed: int, offset: int = 0
 ) -> tuple[list[Item], list[Item]]:
-    """Shuffle (seeded) and return disjoint training and test items.
+    """Shuffle (seeded), skip `offset` items, and return disjoint training and test items.
+
+    `offset` keeps items another component was fitted on out of the study: the trained
+    support judge used the first 400 HaluEval QA items of this same seeded shuffle
+    (`veriloop.evaluation.support_sets.HALUEVAL_TRAIN`), so `offset=400` is held out from it.
 
     Raises:
         InvalidInputError: There are not enough items.
     """
     if train < 1 or test < 1:
         raise InvalidInputError("--train and --test must both be at least 1")
-    if train + test > len(items):
-        raise InvalidInputError(f"asked for {train} + {test} items, the dataset has {len(items)}")
-    chosen = select_items(items, limit=train + test, shuffle=True, seed=seed)
-    return chosen[:train], chosen[train:]
+    if offset < 0 or offset + train + test > len(items):
+        skipped = f" after skipping {offset}" if offset else ""
+        raise InvalidInputError(
+            f"asked for {train} + {test} items{skipped}, the dataset has {len(items)}"
+        )
+    chosen = select_items(items, limit=None, shuffle=True, seed=seed)[offset:]
+    return chosen[:train], chosen[train : train + test]
 
 
 def paired_cases(items: list[Item], split: str) -> list[Case]:

@@ -9,7 +9,8 @@ Every set is split *by item*, so no held-out item is seen in training or calibra
 - `healthver`: HealthVer claims against their evidence. `healthver_sr` keeps Supports vs
   Refutes; `healthver_rest` is Supports vs Neutral + Refutes (the 3-way set seen by a
   support judge). Note: the MLP head (`nodes.nli.EmbeddingNLI`) was trained on the *test*
-  split, so its test numbers are in-sample; its dev numbers are held out.
+  split, so its test numbers are in-sample; `healthver_dev_sr` / `healthver_dev_rest` (the
+  dev split) are held out for every judge.
 - `citation`: Citation-Integrity claims (citation markers removed) against the abstracts
   they cite, SUPPORT vs REFUTE.
 - `pubmedqa_swap`: PubMedQA long answers against their own abstract (supported) and against
@@ -114,6 +115,12 @@ def held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
         "halueval": halueval_pairs(root / "halueval", "test"),
         "healthver_sr": healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False),
         "healthver_rest": healthver_pairs(root / "healthver", "test", neutral_as_unsupported=True),
+        "healthver_dev_sr": healthver_pairs(
+            root / "healthver", "dev", neutral_as_unsupported=False
+        ),
+        "healthver_dev_rest": healthver_pairs(
+            root / "healthver", "dev", neutral_as_unsupported=True
+        ),
         "citation": citation_pairs(root / "citation_integrity", "test"),
         "pubmedqa_swap": pubmedqa_swap_pairs(root / "pubmedqa", "test"),
     }
