@@ -260,7 +260,11 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     """P(claim supported) from a claim-support judge, with the source it rests on."""
     judge = support_judge(context.verifier, get_models(context))
-    query = SupportQuery(bare_claim(task["claim"]), task["evidence"], task["question"])
+    claim = bare_claim(task["claim"])
+    prefix = f'Answer to "{task["question"]}": '
+    if task["question"] and claim.startswith(prefix):  # the judge reads the question itself
+        claim = claim[len(prefix) :]
+    query = SupportQuery(claim, task["evidence"], task["question"])
     [verdict], calls = judge.judge([query])
     p = verdict["probability"]
     check = ClaimCheck(
