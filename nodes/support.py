@@ -77,9 +77,7 @@ class SupportJudge(Protocol):
 
     name: str
 
-    def judge(
-        self, queries: Sequence[SupportQuery]
-    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query (in order) and the model calls made."""
         ...
 
@@ -202,6 +200,36 @@ def _clip(text: str, max_chars: int) -> str:
     return text if len(text) <= max_chars else text[:max_chars].rsplit(" ", 1)[0]
 
 
+def evidence_pairs(queries: Sequence[SupportQuery], max_chars: int) -> list[tuple[int, int, str]]:
+    """Return (query index, evidence index, clipped text) for every non-empty evidence text."""
+    return [
+        (q_index, e_index, _clip(text, max_chars))
+        for q_index, query in enumerate(queries)
+        for e_index, text in enumerate(query.evidence)
+        if text.strip()
+    ]
+
+
+def best_per_query(
+    count: int,
+    pairs: Sequence[tuple[int, int, str]],
+    scored: Sequence[tuple[float, dict[str, float]]],
+) -> list[SupportVerdict]:
+    """Keep, per query, the evidence with the highest probability (and its scores)."""
+    verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in range(count)]
+    for (q_index, e_index, text), (p, scores) in zip(pairs, scored, strict=True):
+        current = verdicts[q_index]["probability"]
+        if current is None or p > current:
+            verdicts[q_index] = SupportVerdict(
+                probability=round(p, 6),
+                evidence_index=e_index,
+                evidence_span=text,
+                scores=scores,
+                error=None,
+            )
+    return verdicts
+
+
 class LikelihoodJudge:
     """How much the evidence raises the scorer model's likelihood of the claim."""
 
@@ -293,9 +321,7 @@ class LikelihoodJudge:
             raise ScoreError("no evidence text left to score")
         return best
 
-    def judge(
-        self, queries: Sequence[SupportQuery]
-    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the calibrated probability of its best evidence."""
         check_queries(queries)
         calls: list[ModelCall] = []
@@ -333,9 +359,7 @@ class YesNoJudge:
         self.max_evidence_chars = max_evidence_chars
         self.name = f"P(Yes)/(P(Yes)+P(No)) on {models.scorer.name}"
 
-    def judge(
-        self, queries: Sequence[SupportQuery]
-    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's P(Yes)."""
         check_queries(queries)
         demos = load_prompt("fv_verify_demos").strip()
@@ -381,34 +405,19 @@ class HeadJudge:
         self.max_evidence_chars = max_evidence_chars
         self.name = f"MiniLM pair-feature MLP head on {models.embedder.name}"
 
-    def judge(
-        self, queries: Sequence[SupportQuery]
-    ) -> tuple[list[SupportVerdict], list[ModelCall]]:
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the highest P(supports) over its evidence texts."""
         check_queries(queries)
-        pairs = [
-            (q_index, e_index, _clip(text, self.max_evidence_chars))
-            for q_index, query in enumerate(queries)
-            for e_index, text in enumerate(query.evidence)
-            if text.strip()
-        ]
+        pairs = evidence_pairs(queries, self.max_evidence_chars)
         features = pair_features(
             self.models, [p[2] for p in pairs], [queries[p[0]].claim for p in pairs]
         )
-        probabilities = self.nli.probabilities(features)
-        verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
-        for (q_index, e_index, text), row in zip(pairs, probabilities, strict=True):
-            p = float(row[2])  # classes: refutes, neutral, supports
-            current = verdicts[q_index]["probability"]
-            if current is None or p > current:
-                verdicts[q_index] = SupportVerdict(
-                    probability=round(p, 6),
-                    evidence_index=e_index,
-                    evidence_span=text,
-                    scores={"refutes": float(row[0]), "neutral": float(row[1]), "supports": p},
-                    error=None,
-                )
-        return verdicts, []
+        rows = self.nli.probabilities(features)  # classes: refutes, neutral, supports
+        scored = [
+            (float(r[2]), {"refutes": float(r[0]), "neutral": float(r[1]), "supports": float(r[2])})
+            for r in rows
+        ]
+        return best_per_query(len(queries), pairs, scored), []
 
 
 ADAPTER_DIR = CALIBRATION_DIR / "support_cross_encoder"
@@ -497,28 +506,15 @@ class CrossEncoderJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's probability."""
         check_queries(queries)
-        pairs = [
-            (q_index, e_index, _clip(text, self.max_evidence_chars))
-            for q_index, query in enumerate(queries)
-            for e_index, text in enumerate(query.evidence)
-            if text.strip()
-        ]
+        pairs = evidence_pairs(queries, self.max_evidence_chars)
         logits = self.logits(
             [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
         )
-        verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
-        for (q_index, e_index, text), logit in zip(pairs, logits, strict=True):
-            p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, logit))))
-            current = verdicts[q_index]["probability"]
-            if current is None or p > current:
-                verdicts[q_index] = SupportVerdict(
-                    probability=round(p, 6),
-                    evidence_index=e_index,
-                    evidence_span=text,
-                    scores={"logit": round(logit, 6)},
-                    error=None,
-                )
-        return verdicts, []
+        scored = [
+            (1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, v)))), {"logit": round(v, 6)})
+            for v in logits
+        ]
+        return best_per_query(len(queries), pairs, scored), []
 
 
 JudgeKind = Literal["trained", "likelihood", "yesno", "head"]
