@@ -14,9 +14,12 @@
   year), and −0.3 per quality aspect the model finds lacking (`quality_penalties`; an
   unusable reply costs nothing and is recorded). `random_reliability` (ablation) draws
   reliabilities uniformly from [1, 8] instead (seeded).
-- judge_stances: +1 / 0 / −1 per (claim, article): the NLI judge (default, the MiniLM head)
-  or the chat model (`stance_judge="llm"`); an unusable reply is recorded, excluded from the
-  statistics and counted.
+- judge_stances: +1 / 0 / −1 per (claim, article): the trained claim-support judge
+  (default, `stance_judge="support"`: +1 at P(supported) >= `stance_supports_at`, −1 below
+  `stance_contradicts_below` on an on-topic article (claim-article cosine >=
+  `stance_relevant_at`), 0 otherwise; each stance keeps its probability), the MiniLM NLI
+  head (`"nli"`) or the chat model (`"llm"`); an unusable reply is recorded, excluded from
+  the statistics and counted.
 - weigh_claims: per claim, DerSimonian–Laird on the stances with variances 1/reliability
   (Q, τ², I², random-effects mean; `nodes/heterogeneity.py`) and the reliability-weighted
   score M(c) = Σ stance·reliability; a claim is correct if M(c) > 0, incorrect if < 0,
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -86,9 +89,33 @@ class MEvalContext(MethodSettings):
     extra_evidence: int = field(
         default=9, metadata={"ge": 0, "description": "Most reliable retrieved articles kept."}
     )
-    stance_judge: Literal["nli", "llm"] = field(
-        default="nli",
-        metadata={"description": "'nli': the NLI judge (fast); 'llm': the chat model."},
+    stance_judge: Literal["support", "nli", "llm"] = field(
+        default="support",
+        metadata={
+            "description": "'support': the trained claim-support judge; 'nli': the MiniLM "
+            "NLI head; 'llm': the chat model."
+        },
+    )
+    stance_supports_at: float = field(
+        default=0.5,
+        metadata={"ge": 0, "le": 1, "description": "support judge: P at or above it is +1."},
+    )
+    stance_contradicts_below: float = field(
+        default=0.1,
+        metadata={
+            "ge": 0,
+            "le": 1,
+            "description": "support judge: P below it is −1 (on-topic articles only).",
+        },
+    )
+    stance_relevant_at: float = field(
+        default=0.5,
+        metadata={
+            "ge": -1,
+            "le": 1,
+            "description": "support judge: claim-article cosine from which an article is on "
+            "topic (off-topic ones are neutral, never −1).",
+        },
     )
     quality_penalties: bool = field(
         default=True,
@@ -135,6 +162,10 @@ class Stance(TypedDict):
     article: str
     stance: int | None
     error: str | None
+    probability: NotRequired[float | None]
+    """P(supported) when the support judge gave the stance."""
+    relevance: NotRequired[float | None]
+    """Claim-article cosine (the support judge's gate for −1)."""
 
 
 class ClaimResult(TypedDict):
@@ -302,7 +333,9 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     pairs = [(c, r) for c in range(len(state.claim_texts)) for r in state.evidence]
     stances: list[Stance] = []
     calls: list[ModelCall] = []
-    if context.stance_judge == "nli":
+    if context.stance_judge == "support":
+        stances = _support_stances(state, context, pairs)
+    elif context.stance_judge == "nli":
         from veriloop.nodes.nli import EmbeddingNLI
 
         judge = EmbeddingNLI(models)
@@ -345,6 +378,40 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
         "unusable_stances": sum(s["stance"] is None for s in stances),
         "calls": calls,
     }
+
+
+def _support_stances(
+    state: State, context: MEvalContext, pairs: list[tuple[int, ArticleRecord]]
+) -> list[Stance]:
+    from veriloop.nodes.support import CrossEncoderJudge, SupportStances
+
+    judge = SupportStances(
+        CrossEncoderJudge(),
+        supports_at=context.stance_supports_at,
+        contradicts_below=context.stance_contradicts_below,
+        models=get_models(context),
+        relevant_at=context.stance_relevant_at,
+    )
+    stances = []
+    for claim, text in enumerate(state.claim_texts):
+        records = [r for c, r in pairs if c == claim]
+        abstracts = [r["article"]["abstract"] or r["article"]["title"] or "-" for r in records]
+        # the main claim already starts with the question; the others are read after it
+        question = "" if claim == 0 else state.question
+        verdicts, _ = judge.verdicts(abstracts, [text] * len(records), question)
+        relevances = judge.relevances(abstracts, [text] * len(records))
+        stances += [
+            Stance(
+                claim=claim,
+                article=record["id"],
+                stance=judge.stance(verdict["probability"], relevance),
+                error=verdict["error"],
+                probability=verdict["probability"],
+                relevance=relevance,
+            )
+            for record, verdict, relevance in zip(records, verdicts, relevances, strict=True)
+        ]
+    return stances
 
 
 def weigh_claims(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:

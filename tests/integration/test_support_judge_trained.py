@@ -23,3 +23,42 @@ def test_trained_judge_prefers_the_supported_answer_and_names_its_evidence() -> 
     assert right["probability"] is not None and made_up["probability"] is not None
     assert right["probability"] > made_up["probability"]
     assert "logit" in right["scores"]
+
+
+def test_meval_stances_from_the_trained_judge_carry_probabilities() -> None:
+    from veriloop.graphs.evidence_validation import MEvalContext, build_graph
+
+    articles = [
+        {
+            "pmid": "W1",
+            "title": "Warfarin safety",
+            "abstract": "Bleeding is the most common serious side effect of warfarin therapy, "
+            "including gastrointestinal and intracranial haemorrhage.",
+            "year": 2019,
+            "publication_types": ["Review"],
+        },
+        {
+            "pmid": "W2",
+            "title": "Hip fractures",
+            "abstract": "Hip fractures in older adults are followed by a loss of mobility.",
+            "year": 2018,
+        },
+    ]
+    out = (
+        build_graph()
+        .compile()
+        .invoke(
+            {
+                "question": "What is the most common serious side effect of warfarin?",
+                "answer": "The most common serious side effect of warfarin is bleeding.",
+                "articles": articles,
+            },
+            context=MEvalContext(
+                no_extra_evidence=True, quality_penalties=False, claims_per_answer=1
+            ),
+        )
+    )
+    by_article = {s["article"]: s for s in out["stances"] if s["claim"] == 0}
+    assert by_article["W1"]["stance"] == 1 and by_article["W1"]["probability"] >= 0.5
+    assert by_article["W2"]["stance"] != 1 and by_article["W2"]["probability"] < 0.5
+    assert out["label"] == "correct"

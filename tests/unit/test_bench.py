@@ -1,4 +1,5 @@
 import json
+from collections.abc import Sequence
 
 import httpx
 import openai
@@ -15,11 +16,30 @@ from veriloop.evaluation.bench import (
 from veriloop.evaluation.items import DatasetError, Item
 from veriloop.evaluation.nli import EmbeddingNLI
 from veriloop.evaluation.report import write_report
+from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict
 
 ITEMS = [
     Item(id=str(i), question=f"Question {i}?", references=[f"answer {i}"], dataset="t")
     for i in range(3)
 ]
+
+
+class SameText:
+    """P(supported) 1 when the claim equals an evidence text (ignoring a final period)."""
+
+    name = "same-text"
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        return [
+            SupportVerdict(
+                probability=float(any(q.claim.rstrip(".") == e.rstrip(".") for e in q.evidence)),
+                evidence_index=0,
+                evidence_span="",
+                scores={},
+                error=None,
+            )
+            for q in queries
+        ], []
 
 
 def test_plan_runs_names_roles_and_errors():
@@ -148,13 +168,18 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
     weight = np.zeros((3, 8), dtype=np.float32)
     weight[2, 6] = weight[2, 7] = 1.0
     np.savez(head, weight=weight, bias=np.array([-5, 0.5, 0], dtype=np.float32))
-    report = write_report(tmp_path, judge=EmbeddingNLI(models, head), models=models)
+    report = write_report(
+        tmp_path, judge=EmbeddingNLI(models, head), support=SameText(), models=models
+    )
     text = report.read_text()
     # Item 0: "answer 0" vs reference "answer 0" -> F1 100; item 1: 0 overlap -> F1 0.
     assert "| direct | 2 (2 / 0) |" in text
     row = next(line for line in text.splitlines() if line.startswith("| direct"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[5] == "50.00"  # mean F1 x 100
+    assert cells[4] == "50.0"  # Ref-supported %: item 0's sentence is its reference
+    assert cells[5] == "0.50"  # Unsupp. claims: item 1's one sentence, over 2 items
+    assert cells[7] == "50.00"  # mean F1 x 100
+    assert "same-text" in text.split("How far to trust")[1]  # its accuracy beside the column
     assert "HealthVer" in text
     for plot in ("metrics.png", "scores_by_iteration.png", "cost_per_item.png"):
         assert (tmp_path / plot).stat().st_size > 1000

@@ -17,21 +17,36 @@ from veriloop.evaluation.grounding import (
 )
 from veriloop.evaluation.grounding_report import grounding_section
 from veriloop.models import Models
+from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict, unusable
 
 
 class WordJudge:
-    """Entailed (+1) when every word of the hypothesis occurs in the premise."""
+    """P(supported) 1 when every word of the claim occurs in an evidence text, else 0."""
 
     name = "word-judge"
 
-    def judge_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
-        out = []
-        for premise, hypothesis in zip(premises, hypotheses, strict=True):
-            if "BOOM" in hypothesis:
-                raise RuntimeError("judge failed")
-            words = {w.strip(".,").lower() for w in hypothesis.split()}
-            out.append(1 if words <= {w.strip(".,").lower() for w in premise.split()} else 0)
-        return out
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        verdicts = []
+        for query in queries:
+            if "BOOM" in query.claim:
+                verdicts.append(unusable("judge failed"))
+                continue
+            words = {w.strip(".,").lower() for w in query.claim.split()}
+            backed = [
+                i
+                for i, text in enumerate(query.evidence)
+                if words <= {w.strip(".,").lower() for w in text.split()}
+            ]
+            verdicts.append(
+                SupportVerdict(
+                    probability=1.0 if backed else 0.0,
+                    evidence_index=backed[0] if backed else 0,
+                    evidence_span="",
+                    scores={},
+                    error=None,
+                )
+            )
+        return verdicts, []
 
 
 def test_claims_are_sentences_without_citations() -> None:

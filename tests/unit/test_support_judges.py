@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pytest
 
@@ -10,10 +11,14 @@ from veriloop.errors import InvalidInputError
 from veriloop.models.fakes import fake_models
 from veriloop.nodes.support import (
     Calibration,
+    Judged,
     LikelihoodJudge,
     SupportQuery,
+    SupportStances,
+    SupportVerdict,
     YesNoJudge,
     fit_calibration,
+    unusable,
 )
 
 
@@ -115,3 +120,56 @@ def test_yes_no_judge_normalises_yes_against_no() -> None:
     )
     assert verdict["probability"] == pytest.approx(0.75)  # 0.6 / (0.6 + 0.2)
     assert len(calls) == 4
+
+
+class TableJudge:
+    """A support judge that looks the probability up by claim."""
+
+    name = "table"
+
+    def __init__(self, table: dict[str, float | None]) -> None:
+        self.table = table
+        self.seen: list[SupportQuery] = []
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        self.seen += list(queries)
+        return [
+            unusable("no score")
+            if self.table[q.claim] is None
+            else SupportVerdict(
+                probability=self.table[q.claim],
+                evidence_index=0,
+                evidence_span=q.evidence[0],
+                scores={},
+                error=None,
+            )
+            for q in queries
+        ], []
+
+
+def test_stances_map_probability_bands_and_gate_contradiction_by_topic() -> None:
+    table: dict[str, float | None] = {"backed": 0.9, "middle": 0.3, "low": 0.05, "bad": None}
+    vectors = {
+        "on topic": [1, 0, 0, 0],
+        "off topic": [0, 1, 0, 0],
+        "backed": [1, 0, 0, 0],
+        "middle": [1, 0, 0, 0],
+        "low": [1, 0, 0, 0],
+        "bad": [1, 0, 0, 0],
+    }
+    plain = SupportStances(TableJudge(table))
+    assert plain.judge_pairs(["on topic"] * 4, ["backed", "middle", "low", "bad"]) == [1, 0, -1, 0]
+    gated = SupportStances(TableJudge(table), models=fake_models([], vectors=vectors, dim=4))
+    assert gated.judge_pairs(["on topic", "off topic"], ["low", "low"]) == [-1, 0]
+    assert gated.stance(None) is None  # unusable stays unusable for M-Eval to count
+    assert "cosine >= 0.5" in gated.name
+
+
+def test_stances_pass_the_question_and_refuse_bad_thresholds() -> None:
+    judge = TableJudge({"backed": 0.9})
+    SupportStances(judge).verdicts(["text"], ["backed"], question="Why?")
+    assert judge.seen[0].question == "Why?" and list(judge.seen[0].evidence) == ["text"]
+    with pytest.raises(InvalidInputError, match="contradicts_below"):
+        SupportStances(judge, supports_at=0.2, contradicts_below=0.4)
+    with pytest.raises(InvalidInputError, match="2 premises but 1"):
+        SupportStances(judge).verdicts(["a", "b"], ["backed"])

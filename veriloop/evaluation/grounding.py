@@ -2,8 +2,10 @@
 
 - Faithfulness (after RAGAS, as Muneeswaran et al. use it): the answer's claims (its
   sentences, citation markers removed) that the retrieved context supports, over all its
-  claims. A claim is supported when the NLI judge labels it entailed (+1) by at least one
-  context unit. A claim the judge could not label is *undetermined* and an answer with no
+  claims. A claim is supported when the claim-support judge (`nodes.support`; the report
+  uses the trained one) gives P(supported) >= 0.5 against its most supportive context
+  unit, read after the question. A claim the judge could not score is *undetermined* and
+  an answer with no
   claims (refused, empty) is undetermined as a whole; both are counted and shown on their
   own, never folded into 0 or NaN. The context is what the run retrieved; a run that
   retrieves nothing (the direct baseline) is judged against the context the corpus
@@ -25,15 +27,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriloop.evaluation.nli import NLIJudge
 from veriloop.knowledge.hybrid import ContextUnit, format_units
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.citations import BRACKETED, CITATION_ID
+from veriloop.nodes.support import SupportJudge, SupportQuery
 from veriloop.prompts import render
 from veriloop.text import split_sentences
 
 DECISIONS = ("yes", "no", "maybe")
+SUPPORTED_AT = 0.5
+"""P(supported) from which a claim counts as supported."""
 
 
 def answer_claims(answer: str | None) -> list[str]:
@@ -44,8 +48,18 @@ def answer_claims(answer: str | None) -> list[str]:
     return [s for s in split_sentences(text) if re.search(r"\w{2,}", s)]
 
 
-def faithfulness(judge: NLIJudge, claims: Sequence[str], context: Sequence[str]) -> dict[str, Any]:
-    """Judge each claim against every context text; return the counts and the share.
+def faithfulness(
+    judge: SupportJudge,
+    claims: Sequence[str],
+    context: Sequence[str],
+    *,
+    question: str = "",
+    threshold: float = SUPPORTED_AT,
+) -> dict[str, Any]:
+    """Judge each claim against the context texts (one batch); return the counts and share.
+
+    A claim is supported when the support judge's P(supported) against its most supportive
+    context text is at least `threshold`; a claim the judge could not score is undetermined.
 
     Returns:
         {"claims", "supported", "unsupported", "undetermined", "faithfulness"}, with
@@ -57,17 +71,18 @@ def faithfulness(judge: NLIJudge, claims: Sequence[str], context: Sequence[str])
         "unsupported": 0,
         "undetermined": 0,
     }
-    if not claims or not context:
+    texts = [text for text in context if text.strip()]
+    if not claims or not texts:
         counts["undetermined"] = len(claims)
         counts["faithfulness"] = None
         return counts
-    for claim in claims:
-        try:
-            verdicts = judge.judge_pairs(list(context), [claim] * len(context))
-        except Exception:  # noqa: BLE001 - any judge failure makes the claim undetermined
+    verdicts, _ = judge.judge([SupportQuery(claim, texts, question) for claim in claims])
+    for verdict in verdicts:
+        probability = verdict["probability"]
+        if probability is None:
             counts["undetermined"] += 1
-            continue
-        counts["supported" if max(verdicts) == 1 else "unsupported"] += 1
+        else:
+            counts["supported" if probability >= threshold else "unsupported"] += 1
     counts["faithfulness"] = counts["supported"] / len(claims)
     return counts
 

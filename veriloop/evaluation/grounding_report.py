@@ -3,7 +3,7 @@
 Shaped like Muneeswaran et al. (2023) Tables 1 and 2 (Faithful %, Grade Score, Accuracy),
 plus what a reader needs to trust them: undetermined counts, the judge and grader models,
 tokens per answer, and item-by-item differences with bootstrap intervals. Per-record
-results are cached in `grounding.jsonl` (keyed by run, item, answer and grader), so a
+results are cached in `grounding.jsonl` (keyed by run, item, answer, judge and grader), so a
 re-report only grades new answers.
 """
 
@@ -16,7 +16,6 @@ from typing import Any
 
 from veriloop.evaluation.grounding import answer_claims, auto_grade, faithfulness, first_decision
 from veriloop.evaluation.metrics import mean
-from veriloop.evaluation.nli import NLIJudge
 from veriloop.evaluation.tables import (
     append_keyed_metrics,
     format_number,
@@ -26,13 +25,21 @@ from veriloop.evaluation.tables import (
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings
 from veriloop.models import Models
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
+from veriloop.nodes.support import SupportJudge
 
-GROUNDING_VERSION = "1"
+GROUNDING_VERSION = "2"  # 2: faithfulness by the claim-support judge
 
 
-def _key(record: dict[str, Any], grader: str) -> str:
+def _key(record: dict[str, Any], judge: str, grader: str) -> str:
     text = "\x00".join(
-        [GROUNDING_VERSION, record["run"], record["item_id"], str(record.get("answer")), grader]
+        [
+            GROUNDING_VERSION,
+            record["run"],
+            record["item_id"],
+            str(record.get("answer")),
+            judge,
+            grader,
+        ]
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -52,7 +59,7 @@ def record_context(
 
 
 def score_grounding(
-    record: dict[str, Any], corpus_dir: str, judge: NLIJudge, models: Models, grader: Models
+    record: dict[str, Any], corpus_dir: str, judge: SupportJudge, models: Models, grader: Models
 ) -> dict[str, Any]:
     """Compute one record's faithfulness, grade and decision."""
     answer = record.get("answer")
@@ -66,7 +73,14 @@ def score_grounding(
     }
     context = record_context(record, corpus_dir, models) if answer else []
     metrics["context_chars"] = sum(len(u["text"]) for u in context)
-    metrics.update(faithfulness(judge, answer_claims(answer), [u["text"] for u in context]))
+    metrics.update(
+        faithfulness(
+            judge,
+            answer_claims(answer),
+            [u["text"] for u in context],
+            question=record.get("question") or "",
+        )
+    )
     if answer and record.get("references"):
         metrics.update(
             auto_grade(grader, record["question"], record["references"][0], answer, context)
@@ -80,7 +94,7 @@ def _cached(
     run_dir: Path,
     records: list[dict[str, Any]],
     corpus_dir: str,
-    judge: NLIJudge,
+    judge: SupportJudge,
     models: Models,
     grader: Models,
 ) -> dict[str, dict[str, Any]]:
@@ -89,7 +103,7 @@ def _cached(
     grader_name = grader.chat_name
     out: dict[str, dict[str, Any]] = {}
     for record in records:
-        key = _key(record, grader_name)
+        key = _key(record, judge.name, grader_name)
         if key not in cache:
             cache[key] = score_grounding(record, corpus_dir, judge, models, grader)
             append_keyed_metrics(path, {key: cache[key]})  # a crash keeps what was graded
@@ -238,7 +252,7 @@ def grounding_section(
     run_dir: Path,
     manifest: dict[str, Any],
     records: list[dict[str, Any]],
-    judge: NLIJudge,
+    judge: SupportJudge,
     models: Models,
     grader: Models,
 ) -> tuple[list[str], dict[str, Any]]:
@@ -306,11 +320,12 @@ def grounding_section(
     lines += [
         "",
         f"Faithfulness: each answer sentence (citations removed) is a claim; it is supported "
-        f"when the NLI judge ({judge.name}) labels it entailed by at least one context unit "
-        "the run retrieved (for runs without retrieval, the top 4 fused paragraphs the corpus "
+        f"when the claim-support judge ({judge.name}) gives P(supported) >= 0.5 against its "
+        "most supportive context unit the run retrieved, read after the question (for runs "
+        "without retrieval, the top 4 fused paragraphs the corpus "
         "retriever returns for the question). 'Faithful %' averages per-answer shares over "
-        "answers with claims; an answer with no claims is an undetermined answer. See the NLI "
-        "judge's measured accuracy below: it bounds how far to trust this column. "
+        "answers with claims; an answer with no claims is an undetermined answer. See the "
+        "judges' measured accuracy below: it bounds how far to trust this column. "
         f"Auto-Grader model: {grader.chat_name} (temperature 0; the paper used GPT-4). Decision "
         "accuracy: the first yes/no/maybe in the answer's first sentence against the gold "
         "label; no decision counts wrong.",

@@ -23,13 +23,14 @@ import json
 import math
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile, read_manifest
+from veriloop.evaluation.grounding import answer_claims, faithfulness
 from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
 from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
 from veriloop.evaluation.tables import (
@@ -39,11 +40,14 @@ from veriloop.evaluation.tables import (
     read_keyed_metrics,
 )
 from veriloop.models import Models, get_models
+from veriloop.nodes.support import CrossEncoderJudge, SupportJudge
 
-METRICS_VERSION = "1"
+METRICS_VERSION = "2"  # 2: claims supported by the reference (support judge)
 COLUMNS = [
     ("nli_sample", "Med-NLI spl", 3),
     ("nli_sentence", "Med-NLI sent", 3),
+    ("ref_supported", "Ref-supported %", 1),
+    ("unsupported_claims", "Unsupp. claims", 2),
     ("consistency", "Consistency", 2),
     ("f1", "F1", 2),
     ("rouge_l", "R-L", 2),
@@ -59,7 +63,9 @@ def _answer_key(record: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dict[str, Any]:
+def score_record(
+    record: dict[str, Any], judge: NLIJudge, models: Models, support: SupportJudge
+) -> dict[str, Any]:
     """Compute one record's metrics (None where the item failed or has no answer)."""
     from veriloop.nodes.scorers import consistency
 
@@ -74,13 +80,18 @@ def score_record(record: dict[str, Any], judge: NLIJudge, models: Models) -> dic
         "failed": bool(record.get("error")),
     }
     if not answer or not record.get("references"):
-        metrics.update(nli_sample=None, nli_sentence=None, consistency=None, f1=None, rouge_l=None)
+        metrics.update({key: None for key, _, _ in COLUMNS if key not in metrics})
         return metrics
     reference = record["references"][0]
     sample, sentence = med_nli(judge, reference, answer)
+    claims = faithfulness(
+        support, answer_claims(answer), record["references"], question=record["question"]
+    )
     metrics.update(
         nli_sample=sample,
         nli_sentence=sentence,
+        ref_supported=None if claims["faithfulness"] is None else 100 * claims["faithfulness"],
+        unsupported_claims=claims["unsupported"],
         consistency=consistency(models, record["question"], answer).value,
         f1=100 * unigram_f1(answer, record["references"]),
         rouge_l=100 * rouge_l(answer, record["references"]),
@@ -101,7 +112,11 @@ def load_scored_records(run_dir: Path) -> list[dict[str, Any]]:
 
 
 def _cached_metrics(
-    run_dir: Path, records: list[dict[str, Any]], judge: NLIJudge, models: Models
+    run_dir: Path,
+    records: list[dict[str, Any]],
+    judge: NLIJudge,
+    models: Models,
+    support: SupportJudge,
 ) -> dict[str, dict[str, Any]]:
     path = run_dir / "metrics.jsonl"
     cache = read_keyed_metrics(path)
@@ -109,7 +124,7 @@ def _cached_metrics(
     for record in records:
         key = _answer_key(record)
         if key not in cache:
-            cache[key] = fresh[key] = score_record(record, judge, models)
+            cache[key] = fresh[key] = score_record(record, judge, models, support)
     append_keyed_metrics(path, fresh)
     return {f"{r['run']}\x00{r['item_id']}": cache[_answer_key(r)] for r in records}
 
@@ -190,6 +205,52 @@ def _nli_accuracy(judge: NLIJudge, data_dir: str | None) -> str:
         f"{stored['healthver_dev_majority_baseline']:.1%}), as measured when it was trained "
         "(HealthVer not found next to the data to re-measure)."
     )
+
+
+def support_accuracy(support: SupportJudge, data_dir: str | None, items: int = 50) -> list[str]:
+    """Measure the support judge now on held-out HaluEval QA and HealthVer dev pairs.
+
+    Returns report lines: balanced accuracy and AUROC per set (the sets are found next to
+    the run's data folder or in ../shared/data), or where to read the stored numbers.
+    """
+    from veriloop.evaluation.support_measure import auroc, balanced_accuracy, sample_by_item
+    from veriloop.evaluation.support_sets import (
+        LabelledPair,
+        halueval_pairs,
+        healthver_pairs,
+    )
+
+    roots = [Path(data_dir).expanduser().resolve().parent] if data_dir else []
+    roots.append(Path("../shared/data"))
+    loaders: dict[str, tuple[str, Callable[[Path], list[LabelledPair]]]] = {
+        "HaluEval QA held-out answers": ("halueval", lambda d: halueval_pairs(d, "test")),
+        "HealthVer dev, Supports vs Refutes": (
+            "healthver",
+            lambda d: healthver_pairs(d, "dev", neutral_as_unsupported=False),
+        ),
+    }
+    lines = []
+    for label, (folder, load) in loaders.items():
+        found = next((root / folder for root in roots if (root / folder).is_dir()), None)
+        if found is None:
+            continue
+        pairs = sample_by_item(load(found), items)
+        verdicts, _ = support.judge([pair.query for pair in pairs])
+        scored = [(v["probability"], p.supported) for v, p in zip(verdicts, pairs, strict=True)]
+        kept = [(prob, gold) for prob, gold in scored if prob is not None]
+        probabilities, gold = [p for p, _ in kept], [g for _, g in kept]
+        area = auroc(probabilities, gold)
+        lines.append(
+            f"- {support.name} on {len(kept)} {label} pairs ({items} items, measured now from "
+            f"{found}): balanced accuracy {balanced_accuracy(probabilities, gold):.1%}, "
+            f"AUROC {'n/a' if area is None else f'{area:.3f}'}."
+        )
+    if not lines:
+        lines.append(
+            f"- {support.name}: no held-out data found to re-measure it; see "
+            "docs/benchmarks/support_judges.md for its measured accuracy per dataset."
+        )
+    return lines
 
 
 def write_plots(
@@ -273,6 +334,7 @@ def write_report(
     run_dir: Path,
     *,
     judge: NLIJudge | None = None,
+    support: SupportJudge | None = None,
     models: Models | None = None,
     grader: Models | None = None,
     grader_settings: dict[str, Any] | None = None,
@@ -314,7 +376,8 @@ def write_report(
     if models is None:
         models = get_models(ModelSettings(**{**settings, "cache_dir": cache}))
     judge = judge or EmbeddingNLI(models)
-    per_record = _cached_metrics(run_dir, records, judge, models)
+    support = support or CrossEncoderJudge()
+    per_record = _cached_metrics(run_dir, records, judge, models, support)
 
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
     roles: dict[str, str] = {}
@@ -384,7 +447,7 @@ def write_report(
                 )
             )
         grounding_lines, grounding = grounding_section(
-            run_dir, manifest, records, judge, models, grader
+            run_dir, manifest, records, support, models, grader
         )
         lines += ["", *grounding_lines]
     effect = refinement_effect(
@@ -411,6 +474,14 @@ def write_report(
         "## How far to trust the NLI columns",
         "",
         _nli_accuracy(judge, manifest.get("data_dir")),
+        "",
+        *support_accuracy(support, manifest.get("data_dir")),
+        "",
+        "Ref-supported % is the share of the answer's sentences (citations removed) that the "
+        f"claim-support judge ({support.name}) finds backed by the reference answer "
+        "(P >= 0.5, read after the question), averaged over answered items; Unsupp. claims "
+        "counts the sentences it does not, per answered item. The reference is an "
+        "independent check, not text the method saw.",
         "",
         "Med-NLI values are means of +1 (entailed by the reference), 0 (neutral) and -1 "
         "(contradicted). Consistency is scored by the same model family that Self-Reflection "

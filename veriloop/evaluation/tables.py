@@ -15,6 +15,8 @@ import numpy as np
 PAIRED_METRICS = [
     ("nli_sample", "Med-NLI spl"),
     ("nli_sentence", "Med-NLI sent"),
+    ("ref_supported", "Ref-supported %"),
+    ("unsupported_claims", "Unsupp. claims"),
     ("f1", "F1"),
     ("rouge_l", "R-L"),
 ]
