@@ -1,0 +1,198 @@
+"""MedQuAD: the trusted medical source that ships with veriloop (CC BY 4.0).
+
+`data/medquad/medquad_answered.jsonl.gz` holds MedQuAD's 16,407 answered question-answer
+pairs from 9 NIH websites (Ben Abacha & Demner-Fushman 2019), each answer with the URL of
+the page it came from; the licence and attribution sit beside it (`ATTRIBUTION.md`,
+`LICENSE.txt`). veriloop cites what it retrieves from here by passage id and page URL.
+
+- Passages: each answer split with LangChain's `RecursiveCharacterTextSplitter`
+  (`PASSAGE_CHARS` 800, overlap 100), ids `MQ-<qid>-<n>` (stable: the file is fixed).
+- First stage: BM25 (the corpus index's tokenisation: stop words out, Snowball stems) over
+  focus + question + passage. Built on first use (about 10 s on 2 cores) and stored under
+  `index_cache_root()/medquad-<key>` (passages as JSON lines, the BM25 arrays as bm25s
+  writes them; about 30 MB), keyed by the data file's hash and the passage settings, so
+  later processes load it in about a second. A half-written cache is never used: it is
+  written to a temporary folder and renamed.
+- Re-ranking is the caller's: `search` returns BM25's candidates with their scores.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import bm25s
+
+from veriloop.errors import InvalidInputError
+from veriloop.knowledge.corpus_index import lexical_tokens
+
+DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
+MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
+PASSAGE_CHARS = 800
+PASSAGE_OVERLAP = 100
+CACHE_VERSION = "1"
+LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
+
+_open: dict[Path, MedQuADIndex] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One retrievable piece of a MedQuAD answer, with where it came from."""
+
+    id: str
+    text: str
+    url: str
+    source: str
+    """The NIH site (GHR, GARD, CancerGov, ...)."""
+    focus: str
+    question: str
+    """The MedQuAD question this passage answers (part of)."""
+
+
+def index_cache_root() -> Path:
+    """Return where derived indexes live: `$VERILOOP_INDEX_CACHE` or ~/.cache/veriloop/indexes."""
+    return Path(os.environ.get("VERILOOP_INDEX_CACHE", "~/.cache/veriloop/indexes")).expanduser()
+
+
+def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
+    """Read the answered pairs at `path` and split every answer into passages.
+
+    Raises:
+        InvalidInputError: The file is missing or a line is not a MedQuAD pair.
+    """
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    if not Path(path).is_file():
+        raise InvalidInputError(
+            f"{path} does not exist; reinstall veriloop (the MedQuAD source ships with it)"
+        )
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=PASSAGE_CHARS, chunk_overlap=PASSAGE_OVERLAP
+    )
+    passages = []
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            try:
+                row = json.loads(line)
+                chunks = splitter.split_text(row["answer"])
+                qid, url, source = row["qid"], row["url"], row["source"]
+            except (json.JSONDecodeError, KeyError, TypeError) as error:
+                raise InvalidInputError(
+                    f"{path}:{number}: not a MedQuAD pair ({error}); expected qid, url, "
+                    "source, focus, question and answer"
+                ) from error
+            passages += [
+                Passage(
+                    id=f"MQ-{qid}-{n}",
+                    text=chunk,
+                    url=url,
+                    source=source,
+                    focus=row.get("focus") or "",
+                    question=row.get("question") or "",
+                )
+                for n, chunk in enumerate(chunks, start=1)
+            ]
+    return passages
+
+
+def _cache_key(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    digest.update(f"{CACHE_VERSION}:{PASSAGE_CHARS}:{PASSAGE_OVERLAP}".encode())
+    return digest.hexdigest()[:16]
+
+
+class MedQuADIndex:
+    """BM25 over MedQuAD passages (focus + question + text), cached on disk."""
+
+    def __init__(self, passages: list[Passage], bm25: bm25s.BM25) -> None:
+        """Wrap passages and their BM25 index (use `open_medquad` to get one)."""
+        self.passages = passages
+        self.bm25 = bm25
+
+    @classmethod
+    def build(cls, passages: list[Passage]) -> MedQuADIndex:
+        """Index `passages` with BM25."""
+        bm25 = bm25s.BM25()
+        bm25.index(
+            lexical_tokens([f"{p.focus} {p.question} {p.text}" for p in passages]),
+            show_progress=False,
+        )
+        return cls(passages, bm25)
+
+    def save(self, folder: Path) -> None:
+        """Write the passages and BM25 arrays to `folder` atomically (temp dir + rename)."""
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+        try:
+            with gzip.open(staging / "passages.jsonl.gz", "wt", encoding="utf-8") as out:
+                for passage in self.passages:
+                    out.write(json.dumps(asdict(passage)) + "\n")
+            self.bm25.save(str(staging / "bm25"))
+            (staging / "complete").write_text(LICENCE + "\n")
+            try:
+                staging.rename(folder)
+            except OSError:  # another process finished first: keep theirs
+                shutil.rmtree(staging, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+    @classmethod
+    def load(cls, folder: Path) -> MedQuADIndex:
+        """Read an index `save` wrote."""
+        with gzip.open(folder / "passages.jsonl.gz", "rt", encoding="utf-8") as lines:
+            passages = [Passage(**json.loads(line)) for line in lines]
+        return cls(passages, bm25s.BM25.load(str(folder / "bm25")))
+
+    def search(self, query: str, k: int) -> list[tuple[Passage, float]]:
+        """Return up to `k` passages with a positive BM25 score, best first."""
+        tokens = [t for t in lexical_tokens([query])[0] if t in self.bm25.vocab_dict]
+        if not tokens or k < 1:
+            return []
+        rows, scores = self.bm25.retrieve(
+            [tokens], k=min(k, len(self.passages)), show_progress=False, n_threads=1
+        )
+        return [
+            (self.passages[int(row)], float(score))
+            for row, score in zip(rows[0], scores[0], strict=True)
+            if score > 0
+        ]
+
+
+def open_medquad(path: Path = MEDQUAD_FILE, cache_root: Path | None = None) -> MedQuADIndex:
+    """Return the MedQuAD index: from this process, from the disk cache, or built now.
+
+    Raises:
+        InvalidInputError: The data file is missing or malformed.
+    """
+    path = Path(path).resolve()
+    with _lock:
+        if path in _open:
+            return _open[path]
+        if not path.is_file():
+            raise InvalidInputError(
+                f"{path} does not exist; reinstall veriloop (the MedQuAD source ships with it)"
+            )
+        folder = (cache_root or index_cache_root()) / f"medquad-{_cache_key(path)}"
+        if (folder / "complete").is_file():
+            index = MedQuADIndex.load(folder)
+        else:
+            index = MedQuADIndex.build(load_passages(path))
+            try:
+                index.save(folder)
+            except OSError:  # a read-only cache costs a rebuild next time, not this answer
+                pass
+        _open[path] = index
+        return index

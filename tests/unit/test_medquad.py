@@ -1,0 +1,88 @@
+"""The shipped MedQuAD source: passages with ids and URLs, a BM25 index cached on disk."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from veriloop.errors import InvalidInputError
+from veriloop.knowledge import medquad
+from veriloop.knowledge.medquad import MEDQUAD_FILE, load_passages, open_medquad
+
+PAIRS = [
+    {
+        "qid": "1-1",
+        "url": "https://ghr.nlm.nih.gov/condition/noonan-syndrome",
+        "source": "GHR",
+        "focus": "Noonan syndrome",
+        "question": "Is Noonan syndrome inherited ?",
+        "answer": "This condition is inherited in an autosomal dominant pattern. " * 20,
+    },
+    {
+        "qid": "2-1",
+        "url": "https://www.cdc.gov/flu",
+        "source": "CDC",
+        "focus": "Influenza",
+        "question": "How is flu spread ?",
+        "answer": "Flu viruses spread mainly by droplets made when people cough or sneeze.",
+    },
+]
+
+
+def write_pairs(path: Path, rows: list[dict[str, str]], extra: str = "") -> Path:
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+        out.write(extra)
+    return path
+
+
+def test_long_answers_split_into_cited_passages(tmp_path: Path) -> None:
+    passages = load_passages(write_pairs(tmp_path / "m.jsonl.gz", PAIRS))
+    noonan = [p for p in passages if p.focus == "Noonan syndrome"]
+    assert len(noonan) >= 2 and all(len(p.text) <= medquad.PASSAGE_CHARS for p in noonan)
+    assert [p.id for p in noonan[:2]] == ["MQ-1-1-1", "MQ-1-1-2"]
+    assert {p.url for p in noonan} == {PAIRS[0]["url"]}
+
+
+def test_index_is_built_once_then_loaded_from_the_cache(tmp_path: Path) -> None:
+    data = write_pairs(tmp_path / "m.jsonl.gz", PAIRS)
+    medquad._open.clear()
+    built = open_medquad(data, cache_root=tmp_path / "cache")
+    [folder] = (tmp_path / "cache").iterdir()
+    assert (folder / "complete").is_file()
+    medquad._open.clear()
+    loaded = open_medquad(data, cache_root=tmp_path / "cache")
+    assert loaded is not built and len(loaded.passages) == len(built.passages)
+    [(best, score), *_] = loaded.search("How does the flu spread?", 3)
+    assert best.source == "CDC" and score > 0
+    assert loaded.search("zzzz qqqq", 3) == []  # no known word: nothing, not noise
+    medquad._open.clear()
+
+
+def test_a_half_written_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    data = write_pairs(tmp_path / "m.jsonl.gz", PAIRS)
+    medquad._open.clear()
+    open_medquad(data, cache_root=tmp_path / "cache")
+    [folder] = (tmp_path / "cache").iterdir()
+    (folder / "complete").unlink()  # as if the writer was killed before finishing
+    medquad._open.clear()
+    assert open_medquad(data, cache_root=tmp_path / "cache").search("flu", 1)
+    medquad._open.clear()
+
+
+def test_malformed_or_missing_source_is_a_clear_error(tmp_path: Path) -> None:
+    bad = write_pairs(tmp_path / "bad.jsonl.gz", PAIRS, extra='{"qid": "3"}\n')
+    with pytest.raises(InvalidInputError, match=r"bad.jsonl.gz:3: not a MedQuAD pair"):
+        load_passages(bad)
+    with pytest.raises(InvalidInputError, match="reinstall veriloop"):
+        open_medquad(tmp_path / "missing.jsonl.gz", cache_root=tmp_path)
+
+
+def test_the_shipped_file_has_its_licence_and_attribution() -> None:
+    assert MEDQUAD_FILE.is_file() and MEDQUAD_FILE.stat().st_size > 4_000_000
+    text = (MEDQUAD_FILE.parent / "ATTRIBUTION.md").read_text()
+    assert "CC BY 4.0" in text and "Ben Abacha" in text
+    assert "Attribution 4.0 International" in (MEDQUAD_FILE.parent / "LICENSE.txt").read_text()
