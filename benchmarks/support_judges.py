@@ -127,19 +127,52 @@ NOTES = """\
 
 `halueval`: HaluEval QA items 401-1000 of the seeded shuffle (right and hallucinated answer
 per item); `healthver_sr` / `healthver_rest`: HealthVer test, Supports vs Refutes / vs
-Refutes + Neutral; `healthver_dev_*`: the same on dev; `citation`: Citation-Integrity test,
-SUPPORT vs REFUTE (citation markers removed; evidence = the cited abstracts);
-`pubmedqa_swap`: PubMedQA test long answers against their own vs another item's abstract.
-`--max-items 300` samples 300 items per set (seeded). HaluEval, Citation-Integrity and
-PubMedQA are in-distribution for the trained judge (other items of the same datasets);
-HealthVer is the transfer test: no HealthVer pair was used in its training.
+Refutes + Neutral (the 3-way set as a support judge sees it); `healthver_dev_*`: the same
+on dev; `citation`: Citation-Integrity test, SUPPORT vs REFUTE (citation markers removed;
+evidence = the cited abstracts); `pubmedqa_swap`: PubMedQA test long answers against their
+own vs another item's abstract. `--max-items N` samples N items per set (seeded), so rows
+with the same N hold the same items. The SmolLM2 judges (about 0.3-7 s per pair on 2
+cores, long abstracts cost most) were measured on fewer items where the evidence is long
+(Citation-Integrity, PubMedQA) and on 100 HaluEval items for P(Yes). HaluEval,
+Citation-Integrity and PubMedQA are in-distribution for the trained judge (other items of
+the same datasets); HealthVer is the transfer test: no HealthVer pair was used in its
+training.
+
+## Reading
+
+- Two different questions hide behind "is this claim supported?". (a) Does the text back
+  this content at all, or is the content made up / about something else? HaluEval's
+  hallucinated answers and PubMedQA's swapped abstracts ask this, and the trained judge
+  answers it well (95.5% and 84.7%). (b) Given an on-topic text, does it *agree* with the
+  claim or *contradict* it? HealthVer (Supports vs Refutes on the same evidence) and
+  Citation-Integrity ask this, and **no offline judge here answers it**: the trained judge
+  and the likelihood judge are at or below chance on HealthVer, and every judge is near
+  chance on Citation-Integrity, although the trained judge saw Citation-Integrity's
+  training pairs. The likelihood gain measures how much the text is *about* the claim, so
+  refuting evidence raises it as much as supporting evidence (AUROC below 0.5 on
+  HealthVer). The MLP head's HealthVer dev numbers are the only ones above chance there,
+  and it was trained on HealthVer test.
+- So the trained judge is the default where (a) is the decision (Factored Verification on
+  answers against their sources, faithfulness to retrieved text, M-Eval support), and its
+  numbers are not evidence about contradiction detection.
 
 ## Commands
 
 ```
-.venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder,head --max-items 300
-.venv/bin/python benchmarks/support_judges.py measure --judges likelihood --sets halueval \\
-    --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder,head \\
+    --sets halueval,healthver_sr,healthver_rest,citation,pubmedqa_swap --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder,head \\
+    --sets healthver_dev_sr,healthver_dev_rest --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges likelihood \\
+    --sets halueval,healthver_sr,healthver_dev_sr,citation --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno \\
+    --sets healthver_sr,healthver_dev_sr --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets halueval,citation \\
+    --max-items 100
+.venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
+    --sets pubmedqa_swap --max-items 100
+.venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
+    --sets healthver_rest,healthver_dev_rest --max-items 300
 .venv/bin/python benchmarks/support_judges.py report
 ```
 """
