@@ -25,6 +25,7 @@ from veriloop.context import ModelSettings
 from veriloop.evaluation.support_measure import (
     markdown_table,
     measure,
+    paired_against,
     read_records,
     sample_by_item,
     summarise,
@@ -132,8 +133,10 @@ on dev; `citation`: Citation-Integrity test, SUPPORT vs REFUTE (citation markers
 evidence = the cited abstracts); `pubmedqa_swap`: PubMedQA test long answers against their
 own vs another item's abstract. `--max-items N` samples N items per set (seeded), so rows
 with the same N hold the same items. The SmolLM2 judges (about 0.3-7 s per pair on 2
-cores, long abstracts cost most) were measured on fewer items where the evidence is long
-(Citation-Integrity, PubMedQA) and on 100 HaluEval items for P(Yes). HaluEval,
+cores, long abstracts cost most; times here include other jobs sharing the cores) were
+measured on fewer items where time ran short: P(Yes) on 100 HaluEval items, both on 100
+HealthVer 3-way test items and 30 PubMedQA items, P(Yes) on 30 Citation-Integrity claims;
+neither on HealthVer dev 3-way. Their intervals are correspondingly wider. HaluEval,
 Citation-Integrity and PubMedQA are in-distribution for the trained judge (other items of
 the same datasets); HealthVer is the transfer test: no HealthVer pair was used in its
 training.
@@ -167,12 +170,12 @@ training.
     --sets halueval,healthver_sr,healthver_dev_sr,citation --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges yesno \\
     --sets healthver_sr,healthver_dev_sr --max-items 300
-.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets halueval,citation \\
-    --max-items 100
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets halueval --max-items 100
 .venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
-    --sets pubmedqa_swap --max-items 100
+    --sets healthver_rest --max-items 100
 .venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
-    --sets healthver_rest,healthver_dev_rest --max-items 300
+    --sets pubmedqa_swap --max-items 30
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets citation --max-items 30
 .venv/bin/python benchmarks/support_judges.py report
 ```
 """
@@ -180,8 +183,23 @@ training.
 
 def report(_args: argparse.Namespace) -> None:
     """Write docs/benchmarks/support_judges.{md,json} from the records."""
-    rows = summarise(read_records(RECORDS))
-    (OUT / "support_judges.json").write_text(json.dumps(rows, indent=2) + "\n")
+    records = read_records(RECORDS)
+    rows = summarise(records)
+    against_head = paired_against(records, "head")
+    (OUT / "support_judges.json").write_text(
+        json.dumps({"judges": rows, "against_head": against_head}, indent=2) + "\n"
+    )
+    in_sample = {"healthver_sr", "healthver_rest"}
+    paired_lines = [
+        "| set | judge | items (pairs) | balanced accuracy minus the head's [95% CI] |",
+        "|---|---|---|---|",
+    ] + [
+        f"| {r['set']} | {r['judge']} | {r['items']} ({r['pairs']}) | "
+        f"{r['difference']:+.3f} [{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]"
+        + (" (head in-sample)" if r["set"] in in_sample else "")
+        + " |"
+        for r in sorted(against_head, key=lambda r: (r["set"], r["judge"]))
+    ]
     lines = [
         "# Claim-support judges on held-out pairs",
         "",
@@ -191,6 +209,13 @@ def report(_args: argparse.Namespace) -> None:
         "is wall time per pair on 2 cores (the likelihood and P(Yes) judges run SmolLM2).",
         "",
         *markdown_table(rows),
+        "",
+        "## Against the MLP head, on the same pairs",
+        "",
+        "Each judge's balanced accuracy minus the head's on the pairs both judged; the "
+        "interval resamples items (1000 times) and scores both judges on each resample.",
+        "",
+        *paired_lines,
         "",
         NOTES,
     ]

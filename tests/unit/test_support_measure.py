@@ -11,6 +11,7 @@ from veriloop.evaluation.support_measure import (
     balanced_accuracy,
     expected_calibration_error,
     measure,
+    paired_against,
     read_records,
     sample_by_item,
     summarise,
@@ -89,3 +90,27 @@ def test_halueval_train_and_test_items_are_disjoint() -> None:
     train = {p.item for p in halueval_pairs(SHARED / "halueval", "train")}
     test = {p.item for p in halueval_pairs(SHARED / "halueval", "test")}
     assert len(train) == 400 and len(test) == 600 and not train & test
+
+
+def test_paired_difference_uses_only_shared_pairs_against_the_reference() -> None:
+    def record(judge: str, item: str, supported: bool, p: float | None) -> dict[str, object]:
+        return {"judge": judge, "set": "s", "item": item, "supported": supported, "probability": p}
+
+    records = [
+        # the head is right on a and wrong on b; the other judge is right on both
+        record("head", "a", True, 0.9),
+        record("head", "a", False, 0.1),
+        record("head", "b", True, 0.2),
+        record("head", "b", False, 0.8),
+        record("head", "c", True, 0.9),  # only the head judged c: not compared
+        record("good", "a", True, 0.7),
+        record("good", "a", False, 0.3),
+        record("good", "b", True, 0.6),
+        record("good", "b", False, None),  # unusable: scored just below 0.5, as in summarise
+    ]
+    [row] = paired_against(records, "head", resamples=200)
+    assert (row["judge"], row["items"], row["pairs"]) == ("good", 2, 4)
+    # good: recall supported 2/2, unsupported 2/2 (None -> just below 0.5) = 1.0; head 0.5
+    assert row["difference"] == pytest.approx(0.5)
+    low, high = row["ci"]
+    assert 0.0 <= low <= row["difference"] <= high <= 1.0

@@ -202,3 +202,68 @@ def markdown_table(rows: list[dict[str, Any]]) -> list[str]:
             f"{row['unusable']} | {row['seconds_per_claim']:.3f} |"
         )
     return lines
+
+
+def _difference(
+    mine: dict[tuple[str, bool], float],
+    theirs: dict[tuple[str, bool], float],
+    keys: list[tuple[str, bool]],
+) -> float:
+    gold = [label for _, label in keys]
+    return balanced_accuracy([mine[k] for k in keys], gold) - balanced_accuracy(
+        [theirs[k] for k in keys], gold
+    )
+
+
+def paired_against(
+    records: Iterable[dict[str, Any]],
+    reference: str,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Compare every judge with `reference` on the pairs both judged (same set, item, label).
+
+    Returns, per (judge, set): the shared items and pairs, the difference in balanced
+    accuracy (judge minus reference) on them, and its 95% interval from resampling items
+    (both judges scored on each resample). Unusable verdicts count as in `summarise`.
+    """
+    by_key: dict[tuple[str, str], dict[tuple[str, bool], float]] = defaultdict(dict)
+    for record in records:
+        probability = record["probability"]
+        value = probability if probability is not None else 0.5 - 1e-9
+        by_key[(record["judge"], record["set"])][(record["item"], record["supported"])] = value
+    rows = []
+    rng = np.random.default_rng(seed)
+    for (judge, set_name), mine in sorted(by_key.items()):
+        theirs = by_key.get((reference, set_name))
+        if judge == reference or not theirs:
+            continue
+        shared = sorted(set(mine) & set(theirs))
+        if not shared:
+            continue
+        items = sorted({item for item, _ in shared})
+        pairs_of: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+        for key in shared:
+            pairs_of[key[0]].append(key)
+
+        draws = [
+            _difference(
+                mine,
+                theirs,
+                [k for i in rng.choice(len(items), size=len(items)) for k in pairs_of[items[i]]],
+            )
+            for _ in range(resamples)
+        ]
+        low, high = np.nanpercentile(draws, [2.5, 97.5])
+        rows.append(
+            {
+                "judge": judge,
+                "set": set_name,
+                "reference": reference,
+                "items": len(items),
+                "pairs": len(shared),
+                "difference": _difference(mine, theirs, shared),
+                "ci": (float(low), float(high)),
+            }
+        )
+    return rows
