@@ -134,9 +134,10 @@ evidence = the cited abstracts); `pubmedqa_swap`: PubMedQA test long answers aga
 own vs another item's abstract. `--max-items N` samples N items per set (seeded), so rows
 with the same N hold the same items. The SmolLM2 judges (about 0.3-7 s per pair on 2
 cores, long abstracts cost most; times here include other jobs sharing the cores) were
-measured on fewer items where time ran short: P(Yes) on 100 HaluEval items, both on 100
-HealthVer 3-way test items and 30 PubMedQA items, P(Yes) on 30 Citation-Integrity claims;
-neither on HealthVer dev 3-way. Their intervals are correspondingly wider. HaluEval,
+measured on fewer items where time ran short (see the pairs column and the commands): P(Yes)
+on 50 HaluEval items, 50 HealthVer test items and 30 Citation-Integrity claims, both on 30
+PubMedQA items and 50 HealthVer 3-way test items, neither on HealthVer dev 3-way. A row
+missing from the table was not measured. Their intervals are correspondingly wider. HaluEval,
 Citation-Integrity and PubMedQA are in-distribution for the trained judge (other items of
 the same datasets); HealthVer is the transfer test: no HealthVer pair was used in its
 training.
@@ -169,13 +170,15 @@ training.
 .venv/bin/python benchmarks/support_judges.py measure --judges likelihood \\
     --sets halueval,healthver_sr,healthver_dev_sr,citation --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges yesno \\
-    --sets healthver_sr,healthver_dev_sr --max-items 300
-.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets halueval --max-items 100
-.venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
-    --sets healthver_rest --max-items 100
+    --sets healthver_dev_sr --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets halueval --max-items 50
 .venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
     --sets pubmedqa_swap --max-items 30
 .venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets citation --max-items 30
+.venv/bin/python benchmarks/support_judges.py measure --judges likelihood,yesno \\
+    --sets healthver_rest --max-items 50
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets healthver_sr \\
+    --max-items 50
 .venv/bin/python benchmarks/support_judges.py report
 ```
 """
