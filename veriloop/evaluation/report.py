@@ -43,6 +43,7 @@ from veriloop.models import Models, get_models
 from veriloop.nodes.support import CrossEncoderJudge, SupportJudge
 
 METRICS_VERSION = "2"  # 2: claims supported by the reference (support judge)
+OLDER_METRICS = ("1",)
 COLUMNS = [
     ("nli_sample", "Med-NLI spl", 3),
     ("nli_sentence", "Med-NLI sent", 3),
@@ -58,8 +59,8 @@ COLUMNS = [
 ]
 
 
-def _answer_key(record: dict[str, Any]) -> str:
-    text = f"{METRICS_VERSION}\x00{record['run']}\x00{record['item_id']}\x00{record.get('answer')}"
+def _answer_key(record: dict[str, Any], version: str = METRICS_VERSION) -> str:
+    text = f"{version}\x00{record['run']}\x00{record['item_id']}\x00{record.get('answer')}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -108,7 +109,17 @@ def load_scored_records(run_dir: Path) -> list[dict[str, Any]]:
     run_dir = Path(run_dir)
     cache = read_keyed_metrics(run_dir / "metrics.jsonl")
     records = ResultsFile(run_dir / "results.jsonl").records()
-    return [{**record, "metrics": cache.get(_answer_key(record))} for record in records]
+    # runs reported before a metrics change keep their (older) metrics until re-reported
+    return [
+        {
+            **record,
+            "metrics": cache.get(_answer_key(record))
+            or next(
+                (cache[k] for v in OLDER_METRICS if (k := _answer_key(record, v)) in cache), None
+            ),
+        }
+        for record in records
+    ]
 
 
 def _cached_metrics(
