@@ -22,6 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from veriloop.context import ModelSettings
+from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_measure import (
     markdown_table,
     measure,
@@ -33,13 +34,11 @@ from veriloop.evaluation.support_measure import (
 from veriloop.evaluation.support_sets import halueval_pairs, held_out_sets
 from veriloop.models import get_models
 from veriloop.nodes.support import (
-    CrossEncoderJudge,
-    HeadJudge,
     LikelihoodJudge,
     SupportJudge,
-    YesNoJudge,
     calibration_file,
     fit_calibration,
+    support_judge,
 )
 
 OUT = Path("docs/benchmarks")
@@ -56,17 +55,12 @@ SETS = (
 
 
 def make_judge(name: str, cache_dir: str) -> SupportJudge:
-    """Build the judge called `name` on the embedded models."""
-    if name == "cross_encoder":
-        return CrossEncoderJudge()
-    models = get_models(ModelSettings(cache_dir=cache_dir))
-    if name == "head":
-        return HeadJudge(models)
-    if name == "yesno":
-        return YesNoJudge(models)
-    if name == "likelihood":
-        return LikelihoodJudge(models)
-    raise SystemExit(f"unknown judge {name!r}; choose head, yesno, likelihood, cross_encoder")
+    """Build the judge called `name` (records call the trained judge `cross_encoder`)."""
+    kind = "trained" if name == "cross_encoder" else name
+    try:
+        return support_judge(kind, get_models(ModelSettings(cache_dir=cache_dir)))
+    except InvalidInputError as error:
+        raise SystemExit(f"{error} (here: cross_encoder for trained)") from error
 
 
 def calibrate(args: argparse.Namespace) -> None:

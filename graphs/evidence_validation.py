@@ -392,25 +392,23 @@ def _support_stances(
         models=get_models(context),
         relevant_at=context.stance_relevant_at,
     )
-    stances = []
-    for claim, text in enumerate(state.claim_texts):
-        records = [r for c, r in pairs if c == claim]
-        abstracts = [r["article"]["abstract"] or r["article"]["title"] or "-" for r in records]
-        # the main claim already starts with the question; the others are read after it
-        question = "" if claim == 0 else state.question
-        verdicts, _ = judge.verdicts(abstracts, [text] * len(records), question)
-        relevances = judge.relevances(abstracts, [text] * len(records))
-        stances += [
-            Stance(
-                claim=claim,
-                article=record["id"],
-                stance=judge.stance(verdict["probability"], relevance),
-                error=verdict["error"],
-                probability=verdict["probability"],
-                relevance=relevance,
-            )
-            for record, verdict, relevance in zip(records, verdicts, relevances, strict=True)
-        ]
+    abstracts = [r["article"]["abstract"] or r["article"]["title"] or "-" for _, r in pairs]
+    claims = [state.claim_texts[c] for c, _ in pairs]
+    # the main claim (0) already starts with the question; the others are read after it
+    questions = ["" if c == 0 else state.question for c, _ in pairs]
+    verdicts, _ = judge.verdicts(abstracts, claims, questions)
+    relevances = judge.relevances(abstracts, claims)
+    stances = [
+        Stance(
+            claim=c,
+            article=record["id"],
+            stance=judge.stance(verdict["probability"], relevance),
+            error=verdict["error"],
+            probability=verdict["probability"],
+            relevance=relevance,
+        )
+        for (c, record), verdict, relevance in zip(pairs, verdicts, relevances, strict=True)
+    ]
     return stances
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import bm25s
 
 from veriloop.errors import InvalidInputError
-from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.pubmed import Article, load_pubmed
 
 _indexes: dict[str, ArticleIndex] = {}
@@ -41,16 +41,9 @@ class ArticleIndex:
 
     def search(self, query: str, k: int) -> list[tuple[Article, float]]:
         """Return up to `k` articles with a positive BM25 score, best first."""
-        tokens = [t for t in lexical_tokens([query])[0] if t in self.bm25.vocab_dict]
-        if not tokens or k < 1:
-            return []
-        rows, scores = self.bm25.retrieve(
-            [tokens], k=min(k, len(self.articles)), show_progress=False, n_threads=1
-        )
         return [
-            (self.articles[int(row)], float(score))
-            for row, score in zip(rows[0], scores[0], strict=True)
-            if score > 0
+            (self.articles[row], score)
+            for row, score in bm25_search(self.bm25, len(self.articles), query, k)
         ]
 
 

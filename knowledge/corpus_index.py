@@ -105,6 +105,21 @@ def lexical_tokens(texts: Sequence[str]) -> list[list[str]]:
     return tokens
 
 
+def bm25_search(bm25: bm25s.BM25, size: int, query: str, k: int) -> list[tuple[int, float]]:
+    """Return up to `k` (row, BM25 score) pairs with a positive score, best first.
+
+    `size` is how many documents `bm25` indexes; a query with no indexed word, an empty
+    index or k < 1 returns nothing.
+    """
+    tokens = [t for t in lexical_tokens([query])[0] if t in bm25.vocab_dict]
+    if not tokens or k < 1 or size < 1:
+        return []
+    rows, scores = bm25.retrieve([tokens], k=min(k, size), show_progress=False, n_threads=1)
+    return [
+        (int(row), float(score)) for row, score in zip(rows[0], scores[0], strict=True) if score > 0
+    ]
+
+
 def embed_texts(
     embedder: Embedder, texts: Sequence[str], progress: Progress | None = None, *, dim: int = 0
 ) -> npt.NDArray[np.float32]:
@@ -343,19 +358,7 @@ class CorpusIndex:
 
     def search_lexical(self, query: str, k: int) -> list[tuple[int, float]]:
         """Return up to `k` (row, BM25 score) pairs with a positive score, best first."""
-        if not self.chunks:
-            return []
-        tokens = [t for t in lexical_tokens([query])[0] if t in self.bm25.vocab_dict]
-        if not tokens:
-            return []
-        rows, scores = self.bm25.retrieve(
-            [tokens], k=min(k, len(self.chunks)), show_progress=False, n_threads=1
-        )
-        return [
-            (int(row), float(score))
-            for row, score in zip(rows[0], scores[0], strict=True)
-            if score > 0
-        ]
+        return bm25_search(self.bm25, len(self.chunks), query, k)
 
     def search_triplets(
         self,

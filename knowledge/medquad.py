@@ -31,7 +31,7 @@ from pathlib import Path
 import bm25s
 
 from veriloop.errors import InvalidInputError
-from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 
 DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
@@ -158,16 +158,9 @@ class MedQuADIndex:
 
     def search(self, query: str, k: int) -> list[tuple[Passage, float]]:
         """Return up to `k` passages with a positive BM25 score, best first."""
-        tokens = [t for t in lexical_tokens([query])[0] if t in self.bm25.vocab_dict]
-        if not tokens or k < 1:
-            return []
-        rows, scores = self.bm25.retrieve(
-            [tokens], k=min(k, len(self.passages)), show_progress=False, n_threads=1
-        )
         return [
-            (self.passages[int(row)], float(score))
-            for row, score in zip(rows[0], scores[0], strict=True)
-            if score > 0
+            (self.passages[row], score)
+            for row, score in bm25_search(self.bm25, len(self.passages), query, k)
         ]
 
 

@@ -586,25 +586,37 @@ class SupportStances:
         return -1 if probability < self.contradicts_below and on_topic else 0
 
     def verdicts(
-        self, premises: Sequence[str], hypotheses: Sequence[str], question: str = ""
+        self,
+        premises: Sequence[str],
+        hypotheses: Sequence[str],
+        questions: str | Sequence[str] = "",
     ) -> Judged:
-        """Return the judge's verdict for each (premise, hypothesis) pair, in one batch."""
+        """Return the judge's verdict for each (premise, hypothesis) pair, in one batch.
+
+        `questions` is one question for every pair, or one per pair.
+        """
         if len(premises) != len(hypotheses):
             raise InvalidInputError(
                 f"{len(premises)} premises but {len(hypotheses)} hypotheses; give one each"
             )
         if not premises:
             return [], []
-        pairs = zip(premises, hypotheses, strict=True)
-        return self.judge.judge([SupportQuery(h, [p], question) for p, h in pairs])
+        asked = [questions] * len(premises) if isinstance(questions, str) else list(questions)
+        return self.judge.judge(
+            [SupportQuery(h, [p], q) for p, h, q in zip(premises, hypotheses, asked, strict=True)]
+        )
 
     def relevances(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[float | None]:
-        """Return the claim-evidence cosine per pair (None each without `models`)."""
+        """Return the claim-evidence cosine per pair (None each without `models`).
+
+        Each distinct text is embedded once, however many pairs it is in.
+        """
         if self.models is None or not premises:
             return [None] * len(premises)
-        u, _ = self.models.embed(list(premises), purpose="stance relevance")
-        v, _ = self.models.embed(list(hypotheses), purpose="stance relevance")
-        return [round(float(x), 6) for x in (np.asarray(u) * np.asarray(v)).sum(axis=1)]
+        texts = list(dict.fromkeys([*premises, *hypotheses]))
+        vectors, _ = self.models.embed(texts, purpose="stance relevance")
+        row = {text: np.asarray(vectors[i]) for i, text in enumerate(texts)}
+        return [round(float(row[p] @ row[h]), 6) for p, h in zip(premises, hypotheses, strict=True)]
 
     def judge_pairs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[int]:
         """Return +1 / 0 / -1 per pair (an unusable verdict counts as 0, neither)."""

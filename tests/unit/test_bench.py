@@ -1,5 +1,6 @@
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import httpx
 import openai
@@ -179,7 +180,8 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
     assert cells[4] == "50.0"  # Ref-supported %: item 0's sentence is its reference
     assert cells[5] == "0.50"  # Unsupp. claims: item 1's one sentence, over 2 items
     assert cells[7] == "50.00"  # mean F1 x 100
-    assert "same-text" in text.split("How far to trust")[1]  # its accuracy beside the column
+    trust = text.split("How far to trust")[1]
+    assert "- same-text on " in trust or "- same-text: no held-out data" in trust
     assert "HealthVer" in text
     for plot in ("metrics.png", "scores_by_iteration.png", "cost_per_item.png"):
         assert (tmp_path / plot).stat().st_size > 1000
@@ -204,3 +206,22 @@ def test_paired_comparison_hand_case():
     assert rows["Med-NLI spl"]["mean_difference"] == pytest.approx(1 / 3)
     low, high = bootstrap_interval([1.0, 1.0, 1.0])
     assert low == high == 1.0
+
+
+def test_support_accuracy_is_measured_on_held_out_pairs_beside_the_columns(
+    tmp_path: Path,
+) -> None:
+    from veriloop.evaluation.report import support_accuracy
+
+    folder = tmp_path / "healthver"
+    folder.mkdir()
+    rows = ["id,evidence,claim,label"]
+    for n in range(6):
+        label = "Supports" if n % 2 else "Refutes"
+        claim = f"claim {n}" if n % 2 else f"other {n}"
+        rows.append(f"{n},claim {n},{claim},{label}")
+    (folder / "healthver_dev.csv").write_text("\n".join(rows) + "\n")
+    lines = support_accuracy(SameText(), str(tmp_path / "run_data"))
+    [healthver] = [line for line in lines if "HealthVer dev" in line]
+    assert "6 HealthVer dev, Supports vs Refutes pairs" in healthver
+    assert "balanced accuracy 100.0%" in healthver and "AUROC 1.000" in healthver

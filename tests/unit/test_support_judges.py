@@ -167,8 +167,10 @@ def test_stances_map_probability_bands_and_gate_contradiction_by_topic() -> None
 
 def test_stances_pass_the_question_and_refuse_bad_thresholds() -> None:
     judge = TableJudge({"backed": 0.9})
-    SupportStances(judge).verdicts(["text"], ["backed"], question="Why?")
+    SupportStances(judge).verdicts(["text"], ["backed"], "Why?")
     assert judge.seen[0].question == "Why?" and list(judge.seen[0].evidence) == ["text"]
+    SupportStances(judge).verdicts(["a", "b"], ["backed", "backed"], ["", "How?"])
+    assert [q.question for q in judge.seen[1:]] == ["", "How?"]  # one question per pair
     with pytest.raises(InvalidInputError, match="contradicts_below"):
         SupportStances(judge, supports_at=0.2, contradicts_below=0.4)
     with pytest.raises(InvalidInputError, match="2 premises but 1"):
