@@ -73,6 +73,17 @@ class Method:
 
 METHODS: tuple[Method, ...] = (
     Method(
+        "grounded",
+        "answer",
+        "grounded",
+        "GroundedContext",
+        "retrieve -> answer from the passages -> check each sentence -> cite, or refuse "
+        "(veriloop's default)",
+        studio="grounded",
+        output="cited",
+        aliases=("default",),
+    ),
+    Method(
         "self-reflection",
         "answer",
         "self_reflection",

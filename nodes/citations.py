@@ -13,6 +13,22 @@ from collections.abc import Collection, Iterable
 
 CITATION_ID = re.compile(r"\b([PTW]ID-\d+)\b")
 BRACKETED = re.compile(r"\s*\[([^\[\]]*?[PTW]ID-\d+[^\[\]]*?)\]")
+NUMBERED = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+"""A numbered citation marker: `[1]`, `[2, 3]`."""
+
+
+def strip_citations(text: str) -> str:
+    """Remove citation markers (`[PID-3]`-style ids and numbered `[1]`) from `text`."""
+    text = NUMBERED.sub("", BRACKETED.sub("", text))
+    return " ".join(CITATION_ID.sub("", text).split())
+
+
+def with_marker(sentence: str, number: int) -> str:
+    """Put a numbered citation marker before the sentence's final punctuation."""
+    sentence = sentence.rstrip()
+    if sentence and sentence[-1] in ".!?":
+        return f"{sentence[:-1]} [{number}]{sentence[-1]}"
+    return f"{sentence} [{number}]"
 
 
 def cited_ids(text: str) -> list[str]:

@@ -210,6 +210,30 @@ def evidence_pairs(queries: Sequence[SupportQuery], max_chars: int) -> list[tupl
     ]
 
 
+def evidence_windows(text: str, window_chars: int) -> list[str]:
+    """Split `text` into windows of whole sentences of about `window_chars` characters.
+
+    Consecutive windows share one sentence, so a claim drawn from two neighbouring
+    sentences is read together; a text no longer than `window_chars` is one window, and a
+    single sentence longer than it is its own window.
+    """
+    if len(text) <= window_chars:
+        return [text]
+    sentences = split_sentences(text)
+    windows: list[str] = []
+    start = 0
+    while start < len(sentences):
+        end, size = start, 0
+        while end < len(sentences) and (end == start or size + len(sentences[end]) <= window_chars):
+            size += len(sentences[end]) + 1
+            end += 1
+        windows.append(" ".join(sentences[start:end]))
+        if end >= len(sentences):
+            break
+        start = max(start + 1, end - 1)
+    return windows
+
+
 def best_per_query(
     count: int,
     pairs: Sequence[tuple[int, int, str]],
@@ -474,13 +498,26 @@ class CrossEncoderJudge:
         adapter_dir: Path = ADAPTER_DIR,
         max_length: int = 192,
         batch_size: int = 16,
-        max_evidence_chars: int = 2000,
+        max_evidence_chars: int = 20_000,
+        window_chars: int = 600,
     ) -> None:
-        """Load the adapter from `adapter_dir` (once per process)."""
+        """Load the adapter from `adapter_dir` (once per process).
+
+        Args:
+            adapter_dir: The trained adapter (`benchmarks/train_support_judge.py`).
+            max_length: Tokens per (evidence, question + claim) pair; longer pairs lose
+                evidence tokens from the end.
+            batch_size: Pairs per forward pass.
+            max_evidence_chars: Evidence text read per evidence item (the rest is ignored).
+            window_chars: Evidence longer than this is read in windows of whole sentences
+                of about this size (one sentence of overlap) and the best window counts,
+                so a long reference is read whole, not cut at `max_length`.
+        """
         self.tokenizer, self.encoder, self.head = load_cross_encoder(Path(adapter_dir))
         self.max_length = max_length
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars
+        self.window_chars = window_chars
         self.name = f"MiniLM cross-encoder ({Path(adapter_dir).name})"
 
     def logits(self, evidence: Sequence[str], second: Sequence[str]) -> list[float]:
@@ -506,7 +543,11 @@ class CrossEncoderJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's probability."""
         check_queries(queries)
-        pairs = evidence_pairs(queries, self.max_evidence_chars)
+        pairs = [
+            (q_index, e_index, window)
+            for q_index, e_index, text in evidence_pairs(queries, self.max_evidence_chars)
+            for window in evidence_windows(text, self.window_chars)
+        ]
         logits = self.logits(
             [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
         )

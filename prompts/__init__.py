@@ -71,6 +71,9 @@ Claim-support judges (nodes/support.py), teacher-forced, never generated from:
 - support_claim_given_evidence (evidence): a claim after its evidence (no question).
 - support_claim_prior: the same claim without the evidence.
 
+Grounded default (graphs/grounded.py):
+- grounded_answer (passages, question): answer by copying from the retrieved passages.
+
 M-Eval, judges and grading:
 - meval_quality (abstract, publication_types, title): an article's quality aspects.
 - meval_stance (abstract, claim, title): the LLM stance judge (`stance_judge=llm`).

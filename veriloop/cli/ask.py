@@ -1,6 +1,7 @@
 """`veriloop ask`: answer one question with a method, showing each step and the scores.
 
-veriloop ask "Is Noonan syndrome inherited?"            # Self-Reflection, embedded model
+veriloop ask "Is Noonan syndrome inherited?"            # grounded default, embedded model
+veriloop ask "..." --method self-reflection             # the paper's closed-book loops
 veriloop ask "..." --method direct --json               # baseline, full output as JSON
 veriloop ask "..." --set max_rounds=1 --set no_number=true
 """
@@ -37,7 +38,7 @@ def ask(
         typer.Option(
             "--method", "-m", help=f"One of: {', '.join(method_ids('answer'))} (or an alias)."
         ),
-    ] = "self-reflection",
+    ] = "grounded",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     backend: Annotated[
         str | None, typer.Option(help="Model backend: embedded, openai, ...")
@@ -51,14 +52,16 @@ def ask(
         typer.Option("--set", help="Override a Context field, e.g. --set max_rounds=1."),
     ] = None,
     kb: Annotated[
-        Path | None, typer.Option(help="Knowledge-base directory (methods l2r and rag).")
+        Path | None,
+        typer.Option(help="Knowledge-base directory (grounded, l2r, rag); replaces MedQuAD."),
     ] = None,
     option: Annotated[
         list[str] | None,
         typer.Option(help="A multiple-choice option LABEL=TEXT (repeatable)."),
     ] = None,
     corpus: Annotated[
-        Path | None, typer.Option(help="Corpus index directory (methods fe; `veriloop index`).")
+        Path | None,
+        typer.Option(help="Corpus index directory (grounded, fe, rag; `veriloop index`)."),
     ] = None,
     rationale: Annotated[
         bool, typer.Option("--rationale", help="Show the rationale table with its labels (fe).")

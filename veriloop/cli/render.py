@@ -48,6 +48,9 @@ def render_result(result: dict[str, Any], *, show_rationale: bool = False) -> No
     if "context_units" in result:
         render_cited_answer(result, show_rationale=show_rationale)
         return
+    if "sentences" in result or (result.get("trace") or {}).get("method") == "grounded":
+        render_grounded_answer(result)
+        return
     trace = result.get("trace") or {}
     answer = result.get("answer")
     refusal = result.get("refusal")
@@ -147,6 +150,65 @@ def render_cited_answer(result: dict[str, Any], *, show_rationale: bool) -> None
         out.print(table)
         versions = result.get("rationale_versions") or []
         out.print(f"rationale versions: {len(versions)} (all in --json output)")
+    for stop in trace.get("stops", []):
+        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {stop['detail']}")
+    usage = trace.get("usage")
+    if usage:
+        out.print(
+            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['embed_calls']} "
+            f"embed; {usage['cached_calls']} cached), tokens in {usage['tokens_in']}, out "
+            f"{usage['tokens_out']}, model time {usage['model_seconds']:.1f} s"
+        )
+
+
+def render_grounded_answer(result: dict[str, Any]) -> None:
+    """Print a grounded answer: cited sentences, sources, the sentence check and passages."""
+    trace = result.get("trace") or {}
+    refusal = result.get("refusal")
+    if refusal:
+        print_refusal(refusal)
+    else:
+        out.print(
+            Panel(
+                escape(result.get("answer") or "") or "[red]no usable answer[/red]",
+                title="Answer",
+                expand=True,
+            )
+        )
+    if result.get("sources"):
+        sources = Table(title="Sources")
+        for column in ("#", "id", "title", "url"):
+            sources.add_column(column, overflow="fold")
+        for source in result["sources"]:
+            sources.add_row(source["number"], source["id"], source["title"], source["url"])
+        out.print(sources)
+    if result.get("sentences"):
+        table = Table(title="Each answer sentence against the passages")
+        for column in ("kept", "sentence", "P(supported)", "coverage", "passage", "why"):
+            table.add_column(column, overflow="fold")
+        for sentence in result["sentences"]:
+            p, coverage = sentence["probability"], sentence["coverage"]
+            table.add_row(
+                "[green]yes[/green]" if sentence["supported"] else "[red]no[/red]",
+                escape(sentence["text"]),
+                "?" if p is None else f"{p:.2f}",
+                "?" if coverage is None else f"{coverage:.0%}",
+                sentence["passage_id"] or "",
+                escape(sentence["reason"]),
+            )
+        out.print(table)
+    if result.get("passages"):
+        table = Table(title="Passages retrieved (re-ranked by relevance to the question)")
+        for column in ("id", "relevance", "title", "text"):
+            table.add_column(column, overflow="fold")
+        for passage in result["passages"]:
+            table.add_row(
+                passage["id"],
+                f"{passage['relevance']:.2f}",
+                passage["title"],
+                _evidence_preview(passage["text"], 200),
+            )
+        out.print(table)
     for stop in trace.get("stops", []):
         out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {stop['detail']}")
     usage = trace.get("usage")

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from veriloop.knowledge.hybrid import ContextUnit, format_units
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.citations import BRACKETED, CITATION_ID
+from veriloop.nodes.citations import strip_citations
 from veriloop.nodes.support import SupportJudge, SupportQuery
 from veriloop.prompts import render
 from veriloop.text import split_sentences
@@ -44,7 +44,7 @@ def answer_claims(answer: str | None) -> list[str]:
     """Return the answer's claims: its sentences with citation markers removed."""
     if not answer:
         return []
-    text = CITATION_ID.sub("", BRACKETED.sub("", answer))
+    text = strip_citations(answer)
     return [s for s in split_sentences(text) if re.search(r"\w{2,}", s)]
 
 

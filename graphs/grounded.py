@@ -1,0 +1,382 @@
+"""Grounded answering (veriloop's default; ours, not a paper's): cited and checked, or refused.
+
+    check_question -> retrieve ─┬─ relevant ─> answer -> check_sentences ─┬─ backed ─> cite
+                                └─ not ─> refuse_hard                      └─ none ──> refuse_soft
+    (cite, refuse_hard and refuse_soft end in finish)
+
+- retrieve: `candidates` passages from the source — the bundled MedQuAD answers (16,407
+  answers from 9 NIH sites, BM25), or the user's knowledge base (`kb_dir`) or corpus index
+  (`corpus_dir`), which replace it.
+  Then MiniLM cosine between the question and each candidate; the best `top_k` are kept.
+  **Hard refusal** when the best cosine is below `relevant_at`: nothing retrieved is about
+  the question, so no model is called.
+- answer: `answer_mode=generate` asks the chat model to answer by copying from the kept
+  passages (`prompts/grounded_answer.txt`); `extract` quotes the `extract_sentences`
+  passage sentences closest to the question (no chat call).
+- check_sentences: every answer sentence against the kept passages with the claim-support
+  judge (`support_judge`, read after the question) and the share of its content words the
+  passage holds; a sentence is kept when P(supported) >= `supported_at` and the share is
+  >= `min_coverage` (`nodes.grounding.check_sentences`).
+- cite: the kept sentences, each with a numbered citation `[n]`; `sources` lists the
+  cited passages (number, id, title, URL). Unsupported sentences are dropped
+  (`unsupported=drop`) or kept and marked `[unsupported]` (`mark`).
+- **Soft refusal** when no sentence survives: the source held something on the topic,
+  but no answer sentence could be backed by it.
+
+There is no refinement loop: one answer, one check. Every sentence, its probability, its
+coverage and its passage are in `sentences` and in the trace's candidates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from veriloop.context import MethodSettings
+from veriloop.graphs.registry import method_id, studio_name
+from veriloop.models import get_models
+from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.grounding import (
+    CheckedSentence,
+    SourcePassage,
+    answer_sentences,
+    check_sentences,
+    cited_answer,
+    extract_sentences,
+    open_source,
+    rank_passages,
+)
+from veriloop.nodes.input import check_input
+from veriloop.nodes.support import support_judge
+from veriloop.prompts import load_prompt, render
+from veriloop.state import InputState, OutputState, TracedState
+from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
+
+METHOD = method_id(__file__)
+
+
+@dataclass(kw_only=True)
+class GroundedContext(MethodSettings):
+    """Source, retrieval depth, relevance gate, answer mode and the sentence check."""
+
+    kb_dir: str = field(
+        default="",
+        metadata={
+            "description": "Knowledge-base directory (`veriloop kb create DIR`); replaces the "
+            "bundled MedQuAD source when set."
+        },
+    )
+    corpus_dir: str = field(
+        default="",
+        metadata={
+            "description": "Corpus index directory (`veriloop index`); replaces the bundled "
+            "MedQuAD source when set (and wins over kb_dir)."
+        },
+    )
+    candidates: int = field(
+        default=30,
+        metadata={"ge": 1, "description": "Passages retrieved before re-ranking."},
+    )
+    top_k: int = field(
+        default=3,
+        metadata={"ge": 1, "description": "Passages kept after MiniLM re-ranking."},
+    )
+    relevant_at: float = field(
+        default=0.5,
+        metadata={
+            "ge": -1.0,
+            "le": 1.0,
+            "description": "Hard refusal when the best question-passage cosine is below this.",
+        },
+    )
+    answer_mode: Literal["generate", "extract"] = field(
+        default="generate",
+        metadata={
+            "description": "generate: the chat model answers by copying from the passages; "
+            "extract: quote the passage sentences closest to the question (no chat call)."
+        },
+    )
+    extract_sentences: int = field(
+        default=3,
+        metadata={"ge": 1, "description": "Sentences quoted in extract mode."},
+    )
+    judge: Literal["trained", "likelihood", "yesno", "head"] = field(
+        default="trained",
+        metadata={"description": "Claim-support judge for the sentence check (nodes.support)."},
+    )
+    supported_at: float = field(
+        default=0.5,
+        metadata={"ge": 0.0, "le": 1.0, "description": "P(supported) a kept sentence needs."},
+    )
+    min_coverage: float = field(
+        default=0.75,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "Share of a kept sentence's content words its passage must hold.",
+        },
+    )
+    unsupported: Literal["drop", "mark"] = field(
+        default="drop",
+        metadata={"description": "drop unsupported sentences, or keep them marked [unsupported]."},
+    )
+
+
+@dataclass
+class State(OutputState, TracedState):
+    """Working state."""
+
+    options: dict[str, str] | None = None
+    passages: list[SourcePassage] = field(default_factory=list)
+    relevant: bool = False
+    draft: str | None = None
+    sentences: list[CheckedSentence] = field(default_factory=list)
+    sources: list[dict[str, str]] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class GroundedOutput(OutputState):
+    """The shared output plus the passages, every checked sentence and the cited sources."""
+
+    passages: list[SourcePassage] = field(default_factory=list)
+    sentences: list[CheckedSentence] = field(default_factory=list)
+    sources: list[dict[str, str]] = field(default_factory=list)
+    """The passages the answer cites, in citation order: number (the `[n]` in the answer),
+    id, title and URL."""
+
+
+# ------------------------------------------------------------------------------- nodes
+
+
+def check_question(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Reject an unusable question (or options: this method answers free text)."""
+    return check_input(state, GroundedContext.of(runtime), method="grounded", choices=False)
+
+
+def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Retrieve candidate passages from the source, re-rank them and apply the gate."""
+    context = GroundedContext.of(runtime)
+    models = get_models(context)
+    source = open_source(models, kb_dir=context.kb_dir, corpus_dir=context.corpus_dir)
+    found, calls = source.search(state.question, context.candidates)
+    ranked, call = rank_passages(models, state.question, found, context.top_k)
+    best = max((p["relevance"] for p in ranked), default=None)
+    relevant = best is not None and best >= context.relevant_at
+    candidate = Candidate(
+        stage="retrieval",
+        round=0,
+        iteration=0,
+        text=f"{len(found)} candidates from {source.name}; kept "
+        + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in ranked),
+        scores={"best_relevance": best},
+        thresholds={"best_relevance": context.relevant_at},
+        passed=relevant,
+        error=None,
+    )
+    return {
+        "passages": ranked,
+        "relevant": relevant,
+        "candidates": [candidate],
+        "calls": [*calls, *([call] if call else [])],
+    }
+
+
+def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Answer from the kept passages: generated by copying, or quoted sentences."""
+    context = GroundedContext.of(runtime)
+    models = get_models(context)
+    calls: list[ModelCall] = []
+    if context.answer_mode == "extract":
+        quoted, call = extract_sentences(
+            models, state.question, state.passages, context.extract_sentences
+        )
+        calls.extend([call] if call else [])
+        text = " ".join(sentence for sentence, _ in quoted)
+        error = None if text else "the passages hold no sentence to quote"
+    else:
+        passages = "\n".join(f"[{i}] {p['text']}" for i, p in enumerate(state.passages, 1))
+        prompt = render(
+            "grounded_answer", context.prompt_overrides, passages=passages, question=state.question
+        )
+        # only the instructions are echo-guarded: copying the passages is the point
+        instructions = load_prompt("grounded_answer", context.prompt_overrides)
+        generated = generate_turn(
+            models,
+            [],
+            prompt,
+            purpose="answer",
+            echo_guard=[instructions.replace("{passages}", "").replace("{question}", "")],
+            restated=[state.question],
+            seed=context.seed,
+        )
+        calls.append(generated.call)
+        text, error = generated.text, generated.error
+    candidate = Candidate(
+        stage="answer",
+        round=0,
+        iteration=0,
+        text=text,
+        scores={},
+        thresholds={},
+        passed=bool(text),
+        error=error,
+    )
+    return {"draft": text or None, "error": error, "candidates": [candidate], "calls": calls}
+
+
+def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Check every answer sentence against the kept passages; keep what is backed."""
+    context = GroundedContext.of(runtime)
+    origin: Literal["generated", "extracted"] = (
+        "extracted" if context.answer_mode == "extract" else "generated"
+    )
+    sentences = [(s, origin) for s in answer_sentences(state.draft or "")]
+    judge = support_judge(context.judge, get_models(context))
+    checked = check_sentences(
+        judge,
+        sentences,
+        state.passages,
+        state.question,
+        supported_at=context.supported_at,
+        min_coverage=context.min_coverage,
+    )
+    candidates = [
+        Candidate(
+            stage="sentence",
+            round=0,
+            iteration=i,
+            text=c["text"],
+            scores={"p_supported": c["probability"], "coverage": c["coverage"]},
+            thresholds={"p_supported": context.supported_at, "coverage": context.min_coverage},
+            passed=c["supported"],
+            error=None if c["probability"] is not None else c["reason"],
+        )
+        for i, c in enumerate(checked)
+    ]
+    return {"sentences": checked, "candidates": candidates}
+
+
+def cite(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Write the answer: the backed sentences with numbered citations, and their sources."""
+    context = GroundedContext.of(runtime)
+    text, order = cited_answer(state.sentences, mark_unsupported=context.unsupported == "mark")
+    by_id = {p["id"]: p for p in state.passages}
+    sources = [
+        {"number": str(n), "id": i, "title": by_id[i]["title"], "url": by_id[i]["url"]}
+        for n, i in enumerate(order, start=1)
+    ]
+    return {"answer": text, "sources": sources}
+
+
+def refuse_hard(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Refuse without calling the chat model: nothing retrieved is about the question."""
+    return {}
+
+
+def refuse_soft(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Refuse: the answer had no sentence the passages back."""
+    return {}
+
+
+def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
+    """Return the cited answer or the refusal, the passages, the sources and the trace."""
+    context = GroundedContext.of(runtime)
+    kept = [c for c in state.sentences if c["supported"]]
+    refusal: Refusal | None = None
+    reason: StopReason
+    best = max((p["relevance"] for p in state.passages), default=None)
+    if not state.relevant:
+        detail = (
+            "the source returned no passage for the question"
+            if best is None
+            else f"the best passage's relevance {best:.2f} is below relevant_at = "
+            f"{context.relevant_at}: nothing retrieved is about the question"
+        )
+        refusal, reason = Refusal(kind="hard", detail=detail), "refused"
+    elif kept:
+        reason = "single_pass"
+    elif state.sentences:
+        refusal = Refusal(
+            kind="soft",
+            detail=f"none of the answer's {len(state.sentences)} sentences is backed by the "
+            "retrieved passages",
+        )
+        reason = "refused"
+    else:
+        reason = "no_usable_output"
+    answered = reason == "single_pass"
+    cited = [source["id"] for source in state.sources]
+    stop = LoopStop(
+        loop="grounded",
+        round=0,
+        reason=reason,
+        chosen_iteration=0 if answered else None,
+        detail=refusal["detail"]
+        if refusal
+        else (state.error or f"{len(kept)} of {len(state.sentences)} sentences backed"),
+    )
+    settings = context.trace_settings(get_models(context).describe())
+    trace = build_trace(
+        METHOD, settings, state.candidates, [stop], state.calls, cited if answered else []
+    )
+    knowledge = (
+        "\n".join(f"[{p['id']}] {p['text']}" for p in state.passages) if state.passages else None
+    )
+    return {
+        "answer": state.answer if answered else None,
+        "knowledge": knowledge,
+        "sources": state.sources if answered else [],
+        "stop_reason": reason,
+        "refusal": refusal,
+        "trace": trace,
+    }
+
+
+# ----------------------------------------------------------------------------- routers
+
+
+def after_retrieval(state: State) -> Literal["answer", "refuse_hard"]:
+    """Answer only when a retrieved passage is about the question."""
+    return "answer" if state.relevant else "refuse_hard"
+
+
+def after_check(state: State) -> Literal["cite", "refuse_soft", "finish"]:
+    """Cite when a sentence is backed; refuse softly when none is; finish on no answer."""
+    if any(c["supported"] for c in state.sentences):
+        return "cite"
+    return "refuse_soft" if state.sentences else "finish"
+
+
+# ------------------------------------------------------------------------------- graph
+
+
+def build_graph() -> StateGraph[State, GroundedContext, InputState, GroundedOutput]:
+    """Return the grounded-answering graph builder."""
+    builder = StateGraph(
+        State, context_schema=GroundedContext, input_schema=InputState, output_schema=GroundedOutput
+    )
+    builder.add_node("check_question", check_question)
+    builder.add_node("retrieve", retrieve)
+    builder.add_node("answer", answer)
+    builder.add_node("check_sentences", check)
+    builder.add_node("cite", cite)
+    builder.add_node("refuse_hard", refuse_hard)
+    builder.add_node("refuse_soft", refuse_soft)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_question")
+    builder.add_edge("check_question", "retrieve")
+    builder.add_conditional_edges("retrieve", after_retrieval)
+    builder.add_edge("answer", "check_sentences")
+    builder.add_conditional_edges("check_sentences", after_check)
+    builder.add_edge("cite", "finish")
+    builder.add_edge("refuse_hard", "finish")
+    builder.add_edge("refuse_soft", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+graph = build_graph().compile(name=studio_name(__file__))

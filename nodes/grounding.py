@@ -1,0 +1,287 @@
+"""Grounded answering: retrieve cited passages, re-rank, answer from them, check each sentence.
+
+The pieces of the grounded default (`graphs/grounded.py`), each usable on its own:
+
+- `open_source` / `search_candidates`: the passages a question can be answered from — the
+  bundled MedQuAD answers (default), a knowledge base (`kb_dir`) or a corpus index
+  (`corpus_dir`) — as `SourcePassage`s with id, text, title and URL.
+- `rank_passages`: MiniLM cosine between the question and each candidate (title + text);
+  the best cosine is the relevance the hard-refusal gate reads.
+- `extract_sentences`: an extractive answer, the passage sentences closest to the question.
+- `check_sentences`: each answer sentence against the passages with the claim-support
+  judge (read after the question), plus how much of the sentence's content the cited
+  passage holds (`content_coverage`). The judge alone is lenient on on-topic inventions
+  (docs/benchmarks/support_judges.md: it separates backed from made-up or off-topic text,
+  not plausible detail on the right topic), so a kept sentence must pass both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+from typing_extensions import TypedDict
+
+from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.hybrid import RetrievalSettings
+from veriloop.knowledge.medquad import open_medquad
+from veriloop.models import Models
+from veriloop.nodes.citations import with_marker
+from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
+from veriloop.nodes.retrieval import open_knowledge_base, retrieve
+from veriloop.nodes.support import SupportJudge, SupportQuery
+from veriloop.text import split_sentences
+from veriloop.trace import ModelCall
+
+SourceKind = Literal["medquad", "kb", "corpus"]
+
+
+class SourcePassage(TypedDict):
+    """One retrieved passage an answer sentence may cite."""
+
+    id: str
+    text: str
+    title: str
+    """The page's focus (MedQuAD), or the document title; may be empty."""
+    url: str
+    """Where the passage comes from (a URL for MedQuAD; the entry's source otherwise)."""
+    relevance: float
+    """MiniLM cosine between the question and title + text (set by `rank_passages`)."""
+
+
+class CheckedSentence(TypedDict):
+    """One answer sentence with the passage it rests on and the scores behind the verdict."""
+
+    text: str
+    origin: Literal["generated", "extracted"]
+    passage_id: str | None
+    """The passage the judge found most supportive (None when it could not judge)."""
+    evidence_span: str | None
+    """The part of that passage the judge read when it gave its probability."""
+    probability: float | None
+    """The claim-support judge's P(supported) against that passage, question included."""
+    coverage: float | None
+    """Share of the sentence's content words (stemmed, stop words out) in that passage."""
+    supported: bool
+    reason: str
+    """Why the sentence was kept or not, in words."""
+
+
+class PassageSource(Protocol):
+    """Where candidate passages come from."""
+
+    name: str
+
+    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
+        """Return up to `k` candidate passages for `question`, best first."""
+        ...
+
+
+@dataclass
+class MedQuADSource:
+    """The bundled MedQuAD answers (BM25 over focus + question + passage)."""
+
+    name: str = "MedQuAD (NIH answers, CC BY 4.0)"
+
+    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
+        """Return up to `k` passages by BM25."""
+        return [
+            SourcePassage(id=p.id, text=p.text, title=p.focus, url=p.url, relevance=0.0)
+            for p, _ in open_medquad().search(question, k)
+        ], []
+
+
+@dataclass
+class KnowledgeBaseSource:
+    """A knowledge base made with `veriloop kb` (nearest entries by embedding)."""
+
+    models: Models
+    kb_dir: str
+    name: str = "knowledge base"
+
+    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
+        """Return the `k` nearest entries."""
+        base = open_knowledge_base(self.kb_dir, self.models)
+        hits, call = retrieve(self.models, base, question, k)
+        return [
+            SourcePassage(id=h["id"], text=h["knowledge"], title="", url=h["source"], relevance=0.0)
+            for h in hits
+        ], [call]
+
+
+@dataclass
+class CorpusSource:
+    """A corpus index made with `veriloop index` (hybrid BM25 + embedding paragraphs)."""
+
+    models: Models
+    corpus_dir: str
+    name: str = "corpus index"
+
+    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
+        """Return the `k` best fused paragraphs."""
+        retriever = open_retriever(self.corpus_dir, self.models)
+        settings = RetrievalSettings(mode="paragraphs", top_paragraphs=k)
+        result, call = retrieve_context(self.models, retriever, question, settings)
+        return [
+            SourcePassage(id=u["id"], text=u["text"], title="", url=u["source"], relevance=0.0)
+            for u in result.units
+        ], [call]
+
+
+def open_source(models: Models, *, kb_dir: str = "", corpus_dir: str = "") -> PassageSource:
+    """Return the user's corpus or knowledge base when given, else the bundled MedQuAD."""
+    if corpus_dir:
+        return CorpusSource(models, corpus_dir)
+    if kb_dir:
+        return KnowledgeBaseSource(models, kb_dir)
+    return MedQuADSource()
+
+
+def rank_passages(
+    models: Models, question: str, passages: Sequence[SourcePassage], keep: int
+) -> tuple[list[SourcePassage], ModelCall | None]:
+    """Re-rank passages by MiniLM cosine to the question; return the best `keep`.
+
+    Each kept passage carries its cosine as `relevance`. No passages: no call.
+    """
+    if not passages:
+        return [], None
+    texts = [f"{p['title']}. {p['text']}" if p["title"] else p["text"] for p in passages]
+    vectors, call = models.embed([question, *texts], purpose="rerank")
+    cosines = np.asarray(vectors[1:]) @ np.asarray(vectors[0])
+    order = np.argsort(-cosines, kind="stable")[:keep]
+    ranked: list[SourcePassage] = []
+    for i in order:
+        passage = passages[i].copy()
+        passage["relevance"] = round(float(cosines[i]), 6)
+        ranked.append(passage)
+    return ranked, call
+
+
+def extract_sentences(
+    models: Models, question: str, passages: Sequence[SourcePassage], count: int
+) -> tuple[list[tuple[str, str]], ModelCall | None]:
+    """Return the `count` passage sentences closest to the question, as (sentence, passage id).
+
+    Sentences keep the order they have in the passages (passages in rank order), so an
+    extract reads as the source wrote it. Fragments without a word of two letters are
+    skipped.
+    """
+    found = [
+        (sentence, p["id"])
+        for p in passages
+        for sentence in split_sentences(p["text"])
+        if re.search(r"[A-Za-z]{2,}", sentence)
+    ]
+    if not found or count < 1:
+        return [], None
+    vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
+    cosines = np.asarray(vectors[1:]) @ np.asarray(vectors[0])
+    best = sorted(np.argsort(-cosines, kind="stable")[:count].tolist())
+    return [found[i] for i in best], call
+
+
+def content_coverage(sentence: str, evidence: str) -> float | None:
+    """Return the share of the sentence's content words that the evidence holds.
+
+    Words are lower-cased, stop words removed and Snowball-stemmed (the BM25 tokeniser);
+    None when the sentence has no content word.
+    """
+    claim, source = lexical_tokens([sentence, evidence])
+    words = set(claim)
+    if not words:
+        return None
+    return len(words & set(source)) / len(words)
+
+
+def check_sentences(
+    judge: SupportJudge,
+    sentences: Sequence[tuple[str, Literal["generated", "extracted"]]],
+    passages: Sequence[SourcePassage],
+    question: str,
+    *,
+    supported_at: float,
+    min_coverage: float,
+) -> list[CheckedSentence]:
+    """Judge every sentence against the passages (one batch) and decide which are backed.
+
+    A sentence is supported when the judge's P(supported) against its most supportive
+    passage is at least `supported_at` and that passage holds at least `min_coverage` of
+    the sentence's content words.
+    """
+    if not sentences:
+        return []
+    texts = [p["text"] for p in passages]
+    verdicts, _ = judge.judge([SupportQuery(text, texts, question) for text, _ in sentences])
+    checked: list[CheckedSentence] = []
+    for (text, origin), verdict in zip(sentences, verdicts, strict=True):
+        probability, index = verdict["probability"], verdict["evidence_index"]
+        if probability is None or index is None:
+            checked.append(
+                CheckedSentence(
+                    text=text,
+                    origin=origin,
+                    passage_id=None,
+                    evidence_span=None,
+                    probability=None,
+                    coverage=None,
+                    supported=False,
+                    reason=f"not judged: {verdict['error'] or 'no evidence'}",
+                )
+            )
+            continue
+        coverage = content_coverage(text, texts[index])
+        if probability < supported_at:
+            supported, reason = False, f"P(supported) {probability:.2f} < {supported_at}"
+        elif coverage is None:
+            supported, reason = False, "no content words to check"
+        elif coverage < min_coverage:
+            supported = False
+            reason = f"the passage holds {coverage:.0%} of its content words (< {min_coverage:.0%})"
+        else:
+            supported = True
+            reason = f"P(supported) {probability:.2f}, {coverage:.0%} of its content words"
+        checked.append(
+            CheckedSentence(
+                text=text,
+                origin=origin,
+                passage_id=passages[index]["id"],
+                evidence_span=verdict["evidence_span"],
+                probability=probability,
+                coverage=None if coverage is None else round(coverage, 4),
+                supported=supported,
+                reason=reason,
+            )
+        )
+    return checked
+
+
+def cited_answer(
+    checked: Sequence[CheckedSentence], *, mark_unsupported: bool = False
+) -> tuple[str, list[str]]:
+    """Join the supported sentences, each with a numbered citation of its passage.
+
+    Passages are numbered in order of first citation. With `mark_unsupported`, sentences
+    that failed the check stay in place, followed by `[unsupported]`.
+
+    Returns:
+        The answer text and the cited passage ids (citation `[n]` is the n-th id).
+    """
+    order: list[str] = []
+    parts: list[str] = []
+    for sentence in checked:
+        if sentence["supported"] and sentence["passage_id"]:
+            if sentence["passage_id"] not in order:
+                order.append(sentence["passage_id"])
+            parts.append(with_marker(sentence["text"], order.index(sentence["passage_id"]) + 1))
+        elif mark_unsupported:
+            parts.append(f"{sentence['text'].rstrip()} [unsupported]")
+    return " ".join(parts), order
+
+
+def answer_sentences(text: str) -> list[str]:
+    """Split a generated answer into sentences worth checking (no bare labels or numbers)."""
+    return [s for s in split_sentences(text) if re.search(r"[A-Za-z]{2,}", s)]

@@ -1,0 +1,295 @@
+"""Grounded default on fakes: cite, hard and soft refusal, the coverage gate, modes, parts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from veriloop.cli import app
+from veriloop.graphs import grounded
+from veriloop.graphs.grounded import GroundedContext, after_check, after_retrieval, build_graph
+from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.store import KnowledgeBase
+from veriloop.models import Models
+from veriloop.nodes.citations import strip_citations, with_marker
+from veriloop.nodes.grounding import (
+    CheckedSentence,
+    cited_answer,
+    content_coverage,
+    extract_sentences,
+)
+from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict, evidence_windows
+
+NOONAN = "Noonan syndrome is inherited in an autosomal dominant manner."
+PARIS = "Paris is the capital of France."
+QUESTION = "Is Noonan syndrome inherited?"
+OFF_TOPIC = "What is the boiling point of liquid nitrogen?"
+VECTORS = {
+    NOONAN: [1, 0, 0, 0, 0, 0, 0, 0],
+    PARIS: [0, 1, 0, 0, 0, 0, 0, 0],
+    QUESTION: [0.8, 0, math.sqrt(1 - 0.64), 0, 0, 0, 0, 0],  # cosine 0.8 with NOONAN
+    OFF_TOPIC: [0, 0, 0, 1, 0, 0, 0, 0],  # cosine 0 with both
+}
+Make = Callable[..., tuple[str, Models]]
+
+
+class ScriptedJudge:
+    """P(supported) by rule: 0.9 when the claim's words appear in the evidence, else `other`."""
+
+    name = "scripted judge"
+
+    def __init__(self, other: float = 0.1) -> None:
+        self.other = other
+        self.queries: list[SupportQuery] = []
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        self.queries.extend(queries)
+        verdicts = []
+        for query in queries:
+            backed = any("autosomal" in e and "autosomal" in query.claim for e in query.evidence)
+            verdicts.append(
+                SupportVerdict(
+                    probability=0.9 if backed else self.other,
+                    evidence_index=0,
+                    evidence_span=query.evidence[0],
+                    scores={},
+                    error=None,
+                )
+            )
+        return verdicts, []
+
+
+def setup(
+    fake_backend: Make,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    replies: list[Any],
+    judge: ScriptedJudge | None = None,
+) -> tuple[str, Models, str, ScriptedJudge]:
+    backend, models = fake_backend(replies, vectors=VECTORS)
+    kb_dir = tmp_path / "kb"
+    base = KnowledgeBase.create(kb_dir, models.embedder)
+    base.add(
+        [new_entry(NOONAN, 1.0, "https://example.org/noonan"), new_entry(PARIS, 1.0, "atlas")],
+        models.embedder,
+    )
+    base.save()
+    judge = judge or ScriptedJudge()
+    monkeypatch.setattr(grounded, "support_judge", lambda kind, models: judge)
+    return backend, models, str(kb_dir), judge
+
+
+def run(backend: str, kb_dir: str, question: str, **settings: Any) -> dict[str, Any]:
+    context = GroundedContext(backend=backend, kb_dir=kb_dir, top_k=2, **settings)
+    return build_graph().compile().invoke({"question": question}, context=context)
+
+
+def test_a_copied_sentence_is_cited_with_its_source(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, models, kb, judge = setup(fake_backend, tmp_path, monkeypatch, [NOONAN])
+    result = run(backend, kb, QUESTION)
+    assert result["answer"] == "Noonan syndrome is inherited in an autosomal dominant manner [1]."
+    assert result["refusal"] is None and result["stop_reason"] == "single_pass"
+    assert result["sources"] == [
+        {"number": "1", "id": "K-1", "title": "", "url": "https://example.org/noonan"}
+    ]
+    assert [p["id"] for p in result["passages"]] == ["K-1", "K-2"]
+    assert result["passages"][0]["relevance"] == pytest.approx(0.8, abs=1e-5)
+    [sentence] = result["sentences"]
+    assert sentence["supported"] and sentence["coverage"] == 1.0
+    assert sentence["probability"] == 0.9 and sentence["passage_id"] == "K-1"
+    # the judge read the sentence after the question, against both kept passages
+    assert judge.queries[0].question == QUESTION and len(judge.queries[0].evidence) == 2
+    # the passages are in the prompt; only the instructions are echo-guarded
+    prompt = models.chat_model.conversations[0][-1].content  # type: ignore[attr-defined]
+    assert f"[1] {NOONAN}" in prompt and prompt.rstrip().endswith("Answer:")
+    assert result["trace"]["evidence_ids"] == ["K-1"]
+
+
+def test_nothing_relevant_is_a_hard_refusal_without_a_chat_call(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, models, kb, judge = setup(fake_backend, tmp_path, monkeypatch, [])
+    result = run(backend, kb, OFF_TOPIC)
+    assert result["answer"] is None and result["stop_reason"] == "refused"
+    assert result["refusal"]["kind"] == "hard"
+    assert "below relevant_at = 0.5" in result["refusal"]["detail"]
+    assert models.chat_model.conversations == []  # type: ignore[attr-defined]
+    assert judge.queries == [] and result["sources"] == []
+
+
+def test_no_backed_sentence_is_a_soft_refusal(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    invented = "Noonan syndrome was first described in 2013. It is caused by the NDN gene."
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [invented])
+    result = run(backend, kb, QUESTION)
+    assert result["answer"] is None and result["refusal"]["kind"] == "soft"
+    assert "none of the answer's 2 sentences" in result["refusal"]["detail"]
+    assert [s["supported"] for s in result["sentences"]] == [False, False]
+    assert all("P(supported) 0.10 < 0.5" in s["reason"] for s in result["sentences"])
+
+
+def test_an_on_topic_invention_the_judge_passes_fails_the_coverage_gate(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a lenient judge (0.8 for everything) passes the invention; its words are not in K-1
+    reply = f"{NOONAN} Doctors treat it with mastachin and atroshine tablets."
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [reply], ScriptedJudge(0.8))
+    result = run(backend, kb, QUESTION)
+    kept, dropped = result["sentences"]
+    assert kept["supported"] and not dropped["supported"]
+    assert dropped["probability"] == 0.8 and dropped["coverage"] == 0.0
+    assert "holds 0% of its content words (< 75%)" in dropped["reason"]
+    assert "mastachin" not in result["answer"] and result["answer"].endswith("[1].")
+
+
+def test_mark_keeps_unsupported_sentences_flagged(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reply = f"{NOONAN} It was first described in 2013."
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [reply])
+    result = run(backend, kb, QUESTION, unsupported="mark")
+    assert result["answer"] == (
+        "Noonan syndrome is inherited in an autosomal dominant manner [1]. "
+        "It was first described in 2013. [unsupported]"
+    )
+
+
+def test_extract_mode_quotes_the_source_without_a_chat_call(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, models, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    result = run(backend, kb, QUESTION, answer_mode="extract", extract_sentences=1)
+    assert result["answer"] == "Noonan syndrome is inherited in an autosomal dominant manner [1]."
+    assert result["sentences"][0]["origin"] == "extracted"
+    assert models.chat_model.conversations == []  # type: ignore[attr-defined]
+
+
+def test_an_empty_reply_ends_without_an_answer_or_a_refusal(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, ["   "])
+    result = run(backend, kb, QUESTION)
+    assert result["answer"] is None and result["refusal"] is None
+    assert result["stop_reason"] == "no_usable_output"
+
+
+def test_options_are_rejected(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    context = GroundedContext(backend=backend, kb_dir=kb)
+    with pytest.raises(Exception, match="answers free-text questions"):
+        build_graph().compile().invoke(
+            {"question": QUESTION, "options": {"A": "yes", "B": "no"}}, context=context
+        )
+
+
+def test_the_cli_default_prints_the_cited_answer_and_its_url(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [NOONAN])
+    result = CliRunner().invoke(
+        app,
+        ["ask", QUESTION, "--backend", backend, "--no-cache", "--kb", kb],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "autosomal dominant manner [1]." in result.output
+    assert "https://example.org/noonan" in result.output
+    assert "grounded: single_pass — 1 of 1 sentences backed" in result.output
+
+
+# ------------------------------------------------------------------------ routers
+
+
+class _Routed:
+    def __init__(self, relevant: bool = False, sentences: list[dict[str, Any]] | None = None):
+        self.relevant = relevant
+        self.sentences = sentences or []
+
+
+def test_routers() -> None:
+    assert after_retrieval(_Routed(relevant=True)) == "answer"  # type: ignore[arg-type]
+    assert after_retrieval(_Routed(relevant=False)) == "refuse_hard"  # type: ignore[arg-type]
+    kept, dropped = {"supported": True}, {"supported": False}
+    assert after_check(_Routed(sentences=[dropped, kept])) == "cite"  # type: ignore[arg-type]
+    assert after_check(_Routed(sentences=[dropped])) == "refuse_soft"  # type: ignore[arg-type]
+    assert after_check(_Routed(sentences=[])) == "finish"  # type: ignore[arg-type]
+
+
+# -------------------------------------------------------------------------- parts
+
+
+def test_content_coverage_counts_stemmed_content_words() -> None:
+    # stems: noonan, syndrom, inherit, domin (dominantly = dominant) -> all in the evidence
+    assert content_coverage("Noonan syndrome is inherited dominantly.", NOONAN) == 1.0
+    # noonan, syndrom, inherit in the evidence; recess not: 3 of 4
+    assert content_coverage("Noonan syndrome is inherited recessively.", NOONAN) == 0.75
+    assert content_coverage("It is caused by mastachin.", NOONAN) == 0.0
+    assert content_coverage("It is.", NOONAN) is None
+
+
+def test_cited_answer_numbers_passages_in_order_of_first_citation() -> None:
+    def sentence(text: str, passage: str | None, supported: bool) -> CheckedSentence:
+        return CheckedSentence(
+            text=text,
+            origin="generated",
+            passage_id=passage,
+            evidence_span=None,
+            probability=0.9,
+            coverage=1.0,
+            supported=supported,
+            reason="",
+        )
+
+    checked = [
+        sentence("A is so.", "MQ-2", True),
+        sentence("B is so", "MQ-1", True),
+        sentence("C is not.", "MQ-1", False),
+        sentence("D is so!", "MQ-2", True),
+    ]
+    text, order = cited_answer(checked)
+    assert text == "A is so [1]. B is so [2] D is so [1]!"
+    assert order == ["MQ-2", "MQ-1"]
+    marked, _ = cited_answer(checked, mark_unsupported=True)
+    assert "C is not. [unsupported]" in marked
+    assert strip_citations(text) == "A is so. B is so D is so!"
+    assert with_marker("Yes", 3) == "Yes [3]"
+
+
+def test_extract_sentences_keeps_source_order(fake_backend: Make) -> None:
+    first, second, third = "Alpha is a letter.", "Beta follows it.", "Gamma is third."
+    question = "Which letters?"
+    vectors = {
+        question: [1, 0, 0, 0],
+        first: [0.6, 0.8, 0, 0],
+        second: [0.9, math.sqrt(1 - 0.81), 0, 0],
+        third: [0, 0, 1, 0],
+    }
+    _, models = fake_backend([], vectors=vectors, dim=4)
+    passages = [
+        {"id": "P1", "text": f"{first} {second}", "title": "", "url": "", "relevance": 0.0},
+        {"id": "P2", "text": third, "title": "", "url": "", "relevance": 0.0},
+    ]
+    quoted, call = extract_sentences(models, question, passages, 2)  # type: ignore[arg-type]
+    assert quoted == [(first, "P1"), (second, "P1")] and call is not None
+    assert extract_sentences(models, question, [], 2) == ([], None)
+
+
+def test_evidence_windows_cover_a_long_text_with_one_sentence_of_overlap() -> None:
+    sentences = [f"Sentence number {i} is here." for i in range(10)]  # 26-27 chars each
+    windows = evidence_windows(" ".join(sentences), 60)
+    assert windows[0] == f"{sentences[0]} {sentences[1]}"
+    assert windows[1].startswith(sentences[1])  # one sentence shared
+    assert windows[-1].endswith(sentences[-1])
+    assert all(len(w) <= 60 for w in windows)
+    assert evidence_windows("short", 60) == ["short"]
+    assert evidence_windows("x" * 100 + ". " + "y" * 10 + ".", 60)[0] == "x" * 100 + "."
