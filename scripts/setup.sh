@@ -61,4 +61,7 @@ fi
 # 5. Prove the runtime: load the model, decode, teacher-force, embed, each in a child
 #    process, so a crash is one clear message here and not on the user's first question.
 .venv/bin/veriloop doctor --brief
+# 6. The default source: BM25 over the bundled MedQuAD answers, built once (about 10 s)
+#    into ~/.cache/veriloop/indexes, so the first question does not pay for it.
+.venv/bin/python -c 'from veriloop.knowledge.medquad import open_medquad; i = open_medquad(); print(f"MedQuAD index ready: {len(i.passages)} passages")'
 echo "veriloop is installed in .venv (llama.cpp build: ${build_tag})"

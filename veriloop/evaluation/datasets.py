@@ -34,7 +34,9 @@ DATASETS: dict[str, DatasetSpec] = {
     "pubmedqa": DatasetSpec("pubmedqa", load_pubmedqa, "test", ("test", "dev", "all")),  # type: ignore[arg-type]
     "medquad": DatasetSpec("medquad", load_medquad, "sample", ("sample", "all", "xml")),
     "healthver": DatasetSpec("healthver", load_healthver, "dev", ("dev", "test")),  # type: ignore[arg-type]
-    "mediqa2019": DatasetSpec("mediqa2019", load_mediqa2019, "validation", ("validation", "train")),
+    "mediqa2019": DatasetSpec(
+        "mediqa2019", load_mediqa2019, "validation", ("validation", "train", "all")
+    ),
     "liveqa2017": DatasetSpec("liveqa2017", load_liveqa2017, "test", ("test",)),
     "mashqa": DatasetSpec("mashqa", load_mashqa, "test", ("train", "val", "test")),
     "truthfulqa": DatasetSpec("truthfulqa", load_truthfulqa, "mc", ("mc", "generation")),

@@ -2,7 +2,8 @@
 
 Answers with ReferenceScore 3 or 4 are correct (as Ji et al. 2023 use them); the reference
 is the top-ranked correct answer (lowest ReferenceRank), the others follow it. Questions
-with no correct answer have no reference and are not items.
+with no correct answer have no reference and are not items. Split `all` is the validation
+set and both training sets (199 items): none of them is used to fit anything in veriloop.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from veriloop.files import text_of, xml_root
 FILES = {
     "validation": ["MEDIQA2019-Task3-QA-ValidationSet.xml"],
     "train": [
+        "MEDIQA2019-Task3-QA-TrainingSet1-LiveQAMed.xml",
+        "MEDIQA2019-Task3-QA-TrainingSet2-Alexa.xml",
+    ],
+    "all": [
+        "MEDIQA2019-Task3-QA-ValidationSet.xml",
         "MEDIQA2019-Task3-QA-TrainingSet1-LiveQAMed.xml",
         "MEDIQA2019-Task3-QA-TrainingSet2-Alexa.xml",
     ],
