@@ -1,7 +1,7 @@
 """Self-Reflection (Ji et al., 2023): knowledge -> answer -> entailment loops.
 
-    check_question
-         |
+    check_question --(grounded)--> retrieve_sources
+         |                              |
     generate_knowledge <---------------------------+----------------+
          |                                          | refine        |
     score_knowledge --(factuality < t_f, tries < cap)+               |
@@ -23,6 +23,14 @@ starts a fresh one with a new sampling seed. Every loop has its own counter
 (`knowledge_loop_step`, `answer_loop_step`, `round`) and cap (Context), and ends with the
 documented fallback: the best candidate by that loop's score. Details and choices:
 ../shared/METHODS.md section 1; scorers: `veriloop.nodes.scorers`.
+
+Grounded Self-Reflection (`grounded=true`; ours, not the paper's): before the loops, the
+passages most relevant to the question are retrieved (the bundled MedQuAD answers, or the
+user's `kb_dir` / `corpus_dir`, as in the grounded default) and every round's first
+knowledge generation is asked to copy from them (`self_reflection_knowledge_grounded`),
+so the loops score and refine knowledge that has a source. Passages whose MiniLM cosine
+to the question is below `grounded_relevant_at` are not shown; with none left, the loop
+runs closed-book and the trace says so. Refinement feedback is the paper's.
 """
 
 from __future__ import annotations
@@ -40,9 +48,10 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.grounding import SourcePassage, open_source, rank_passages
 from veriloop.nodes.input import check_input
 from veriloop.nodes.loops import close_loop, format_score, passes
-from veriloop.prompts import render
+from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, build_trace
 
@@ -128,6 +137,32 @@ class SelfReflectionContext(MethodSettings):
         default=False,
         metadata={"description": "Ablation: feedback names the aspect but not the score."},
     )
+    grounded: bool = field(
+        default=False,
+        metadata={
+            "description": "Ours: seed each round's knowledge with retrieved passages "
+            "(MedQuAD, or kb_dir / corpus_dir) instead of the model's recall."
+        },
+    )
+    kb_dir: str = field(
+        default="",
+        metadata={"description": "Grounded only: knowledge base to retrieve from."},
+    )
+    corpus_dir: str = field(
+        default="",
+        metadata={"description": "Grounded only: corpus index to retrieve from."},
+    )
+    grounded_top_k: int = field(
+        default=3, metadata={"ge": 1, "description": "Grounded only: passages shown."}
+    )
+    grounded_relevant_at: float = field(
+        default=0.5,
+        metadata={
+            "ge": -1.0,
+            "le": 1.0,
+            "description": "Grounded only: a passage is shown when its question cosine is >= this.",
+        },
+    )
 
     def __post_init__(self) -> None:
         """Apply environment overrides, then reject settings no run could use."""
@@ -169,6 +204,8 @@ class State(OutputState, TracedState):
     """The latest generation, waiting to be scored."""
     draft_error: str | None = None
     stops: Annotated[list[LoopStop], operator.add] = field(default_factory=list)
+    sources: list[SourcePassage] = field(default_factory=list)
+    """Grounded only: the retrieved passages the knowledge generator is shown."""
 
 
 def _this_round(state: State, stage: str) -> list[Candidate]:
@@ -222,12 +259,47 @@ def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dic
     )
 
 
+def retrieve_sources(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
+    """Grounded only: retrieve, re-rank and keep the passages relevant to the question."""
+    context = SelfReflectionContext.of(runtime)
+    models = get_models(context)
+    source = open_source(models, kb_dir=context.kb_dir, corpus_dir=context.corpus_dir)
+    found, calls = source.search(state.question, 10 * context.grounded_top_k)
+    ranked, call = rank_passages(models, state.question, found, context.grounded_top_k)
+    shown = [p for p in ranked if p["relevance"] >= context.grounded_relevant_at]
+    best = max((p["relevance"] for p in ranked), default=None)
+    candidate = Candidate(
+        stage="retrieval",
+        round=0,
+        iteration=0,
+        text=f"{len(shown)} of {len(found)} passages from {source.name} shown: "
+        + (", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in shown) or "none (closed-book)"),
+        scores={"best_relevance": best},
+        thresholds={"best_relevance": context.grounded_relevant_at},
+        passed=bool(shown),
+        error=None,
+    )
+    return {
+        "sources": shown,
+        "candidates": [candidate],
+        "calls": [*calls, *([call] if call else [])],
+    }
+
+
 def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
-    """Generate background knowledge, or refine it in the same conversation."""
+    """Generate background knowledge (from the sources when grounded), or refine it."""
     context = SelfReflectionContext.of(runtime)
     overrides = context.prompt_overrides
-    if state.knowledge_loop_step == 0:
+    guard: str | None = None
+    if state.knowledge_loop_step == 0 and state.sources:
         conversation: list[ChatTurn] = []
+        passages = "\n".join(f"[{i}] {p['text']}" for i, p in enumerate(state.sources, 1))
+        name = "self_reflection_knowledge_grounded"
+        user_text = render(name, overrides, passages=passages, question=state.question)
+        # copying the passages is the point: only the instructions are echo-guarded
+        guard = load_prompt(name, overrides).replace("{passages}", "").replace("{question}", "")
+    elif state.knowledge_loop_step == 0:
+        conversation = []
         user_text = render("self_reflection_knowledge", overrides, question=state.question)
     else:
         conversation = state.knowledge_conversation
@@ -243,7 +315,7 @@ def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) ->
         conversation,
         user_text,
         purpose="knowledge",
-        echo_guard=[user_text.replace(state.question, "")],
+        echo_guard=[guard if guard is not None else user_text.replace(state.question, "")],
         restated=[state.question],
         seed=context.seed + state.round,
     )
@@ -476,6 +548,15 @@ def route_entailment(
 
 
 # ── Graph ───────────────────────────────────────────────────────────────────────────────
+def after_check(
+    state: State, runtime: Runtime[SelfReflectionContext]
+) -> Literal["retrieve_sources", "generate_knowledge"]:
+    """Retrieve sources first when grounded; otherwise start the knowledge loop."""
+    return (
+        "retrieve_sources" if SelfReflectionContext.of(runtime).grounded else "generate_knowledge"
+    )
+
+
 def build_graph() -> StateGraph[State, SelfReflectionContext, InputState, OutputState]:
     """Return the Self-Reflection graph builder (compile it with or without a checkpointer)."""
     builder = StateGraph(
@@ -485,6 +566,7 @@ def build_graph() -> StateGraph[State, SelfReflectionContext, InputState, Output
         output_schema=OutputState,
     )
     builder.add_node("check_question", check_question)
+    builder.add_node("retrieve_sources", retrieve_sources)
     builder.add_node("generate_knowledge", generate_knowledge)
     builder.add_node("score_knowledge", score_knowledge)
     builder.add_node("select_knowledge", select_knowledge)
@@ -496,7 +578,8 @@ def build_graph() -> StateGraph[State, SelfReflectionContext, InputState, Output
     builder.add_node("finish", finish)
 
     builder.add_edge(START, "check_question")
-    builder.add_edge("check_question", "generate_knowledge")
+    builder.add_conditional_edges("check_question", after_check)
+    builder.add_edge("retrieve_sources", "generate_knowledge")
     builder.add_edge("generate_knowledge", "score_knowledge")
     builder.add_conditional_edges("score_knowledge", route_knowledge)
     builder.add_edge("select_knowledge", "generate_answer")

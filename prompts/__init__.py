@@ -9,6 +9,8 @@ checks that it names each file once with exactly the placeholders the file uses.
 
 Self-Reflection:
 - self_reflection_knowledge (question): the knowledge generator.
+- self_reflection_knowledge_grounded (passages, question): the same, shown retrieved
+  passages (`grounded=true`; ours).
 - self_reflection_knowledge_feedback (score, threshold): knowledge refinement feedback.
 - self_reflection_knowledge_feedback_no_number: ablation without the score.
 - self_reflection_knowledge_feedback_no_aspect: ablation without the aspect.

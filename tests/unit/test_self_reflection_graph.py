@@ -297,3 +297,50 @@ def test_routers_are_pure_and_respect_caps():
         sr.route_knowledge(make_state(candidates=below, knowledge_loop_step=2), Runtime())
         == "generate_knowledge"
     )
+
+
+def _base_with(tmp_path, models, facts):
+    from veriloop.knowledge.entries import new_entry
+    from veriloop.knowledge.store import KnowledgeBase
+
+    base = KnowledgeBase.create(tmp_path / "kb", models.embedder)
+    base.add([new_entry(text, 1.0, "https://example.org") for text in facts], models.embedder)
+    base.save()
+    return str(tmp_path / "kb")
+
+
+FACT = "Noonan syndrome is inherited in an autosomal dominant manner."
+OTHER = "Paris is the capital of France."
+
+
+def test_grounded_knowledge_is_generated_from_the_relevant_passages(fake_backend, tmp_path):
+    # cosine(Q, FACT) = 1 (shown), cosine(Q, OTHER) = 0 (below grounded_relevant_at)
+    vectors = {Q: [1.0, 0.0], FACT: [1.0, 0.0], OTHER: [0.0, 1.0], "A1": [1.0, 0.0]}
+    name, models = fake_backend(
+        [FACT, "A1"], score_rule=scores_by_text({FACT: -0.2}), vectors=vectors, dim=2
+    )
+    kb = _base_with(tmp_path, models, [FACT, OTHER])
+    result = run(name, grounded=True, kb_dir=kb)
+    first = models.chat_model.conversations[0][-1].content  # type: ignore[attr-defined]
+    assert f"[1] {FACT}" in first and OTHER not in first
+    # the copied passage is kept as knowledge, not stripped as an echo of the prompt
+    assert result["knowledge"] == FACT and result["answer"] == "A1"
+    [retrieval] = stages(result, "retrieval")
+    assert retrieval["passed"] and "1 of 2 passages" in retrieval["text"]
+
+
+def test_grounded_with_nothing_relevant_runs_closed_book(fake_backend, tmp_path):
+    vectors = {Q: [1.0, 0.0], OTHER: [0.0, 1.0], "A1": [1.0, 0.0]}
+    name, models = fake_backend(["K1", "A1"], vectors=vectors, dim=2)
+    kb = _base_with(tmp_path, models, [OTHER])
+    result = run(name, grounded=True, kb_dir=kb, no_refinement=True)
+    first = models.chat_model.conversations[0][-1].content  # type: ignore[attr-defined]
+    assert first.startswith("Provide background knowledge") and "Passages" not in first
+    [retrieval] = stages(result, "retrieval")
+    assert not retrieval["passed"] and "none (closed-book)" in retrieval["text"]
+
+
+def test_closed_book_does_not_retrieve(fake_backend):
+    name, models = fake_backend(["K1", "A1"], vectors=vectors_for({"A1": True}), dim=2)
+    result = run(name, no_refinement=True)
+    assert stages(result, "retrieval") == []
