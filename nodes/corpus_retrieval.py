@@ -11,6 +11,7 @@ from pathlib import Path
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import CorpusIndex
+from veriloop.knowledge.folder_index import folder_index, is_plain_folder
 from veriloop.knowledge.hybrid import (
     CrossEncoderReranker,
     HybridRetriever,
@@ -31,7 +32,11 @@ def open_retriever(corpus_dir: str, models: Models, reranker_model: str = "") ->
 
     Raises:
         InvalidInputError: No directory was given.
-        CorpusIndexError: Not a corpus index, damaged, or built with other embeddings.
+        CorpusIndexError: Not a corpus index, damaged, or built with other embeddings;
+            or a plain folder with no usable document.
+
+    A plain folder of documents (not an index) is indexed on first use into the cache
+    (`knowledge.folder_index`) and that index is reused while the folder is unchanged.
     """
     if not corpus_dir:
         raise InvalidInputError(
@@ -39,6 +44,8 @@ def open_retriever(corpus_dir: str, models: Models, reranker_model: str = "") ->
             "environment: VERILOOP_CORPUS_DIR); build one with `veriloop index FOLDER --out DIR`"
         )
     directory = Path(corpus_dir).expanduser().resolve()
+    if is_plain_folder(directory):  # a folder of documents: indexed once into the cache
+        directory = folder_index(directory, models.embedder)
     key = (str(directory), live_version(directory) or "", reranker_model)
     with _lock:
         retriever = _open.get(key)

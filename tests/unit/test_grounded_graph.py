@@ -293,3 +293,43 @@ def test_evidence_windows_cover_a_long_text_with_one_sentence_of_overlap() -> No
     assert all(len(w) <= 60 for w in windows)
     assert evidence_windows("short", 60) == ["short"]
     assert evidence_windows("x" * 100 + ". " + "y" * 10 + ".", 60)[0] == "x" * 100 + "."
+
+
+def test_a_plain_folder_corpus_is_indexed_once_and_reindexed_when_it_changes(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veriloop.knowledge import folder_index as module
+
+    monkeypatch.setenv("VERILOOP_INDEX_CACHE", str(tmp_path / "cache"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "noonan.txt").write_text(NOONAN + "\n")
+    (docs / "paris.md").write_text("# Paris\n\n" + PARIS + "\n")
+    backend, _, _, _ = setup(fake_backend, tmp_path, monkeypatch, [NOONAN, NOONAN])
+    builds: list[Path] = []
+    real_build = module.CorpusIndex.build
+
+    def counting_build(directory: Path, *args: Any, **kwargs: Any) -> Any:
+        builds.append(directory)
+        return real_build(directory, *args, **kwargs)
+
+    monkeypatch.setattr(module.CorpusIndex, "build", counting_build)
+    context = GroundedContext(backend=backend, corpus_dir=str(docs), top_k=1, relevant_at=-1.0)
+    graph = build_graph().compile()
+    first = graph.invoke({"question": QUESTION}, context=context)
+    assert first["answer"] and first["sources"][0]["url"] == "noonan.txt"
+    graph.invoke({"question": QUESTION}, context=context)
+    assert len(builds) == 1 and builds[0].parent == tmp_path / "cache"
+    (docs / "new.txt").write_text("Gout is a form of arthritis.\n")
+    assert module.folder_fingerprint(docs, "fake-embedder") not in builds[0].name
+
+
+def test_an_empty_folder_corpus_says_what_to_do(tmp_path: Path, fake_backend: Make) -> None:
+    from veriloop.knowledge.corpus_index import CorpusIndexError
+    from veriloop.knowledge.folder_index import folder_index
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "scan.pdf").write_bytes(b"%PDF")
+    _, models = fake_backend([])
+    with pytest.raises(CorpusIndexError, match=r"holds no usable document.*scan.pdf"):
+        folder_index(tmp_path / "docs", models.embedder, tmp_path / "cache")
