@@ -110,6 +110,12 @@ NOTES = """\
   `.venv/bin/python benchmarks/train_support_judge.py --per-class-per-source 400 --epochs 2`
   on 800 pairs each of HaluEval QA (its 400 training items), Citation-Integrity train and
   PubMedQA non-test items (own vs another item's abstract): 16.7 minutes on 2 cores.
+  Evidence longer than 600 characters is read in windows of whole sentences (one
+  sentence of overlap) and the best window counts (`evidence_windows`), so a long
+  reference is read whole rather than cut at 192 tokens. Rows here are of the windowed
+  judge (measured 2026-11-23); before windowing (commit fdb53b0) it scored, on the same
+  pairs, HaluEval 0.955, PubMedQA swap 0.847 (now 0.817: the best of several windows of a
+  swapped abstract passes more often), HealthVer and Citation within 0.02 of today.
 - `likelihood`: SmolLM2-135M's mean per-token log-prob of the claim after the evidence
   minus without it, calibrated by logistic regression on 60 HaluEval training items
   (`.venv/bin/python benchmarks/support_judges.py calibrate --items 60`).
@@ -144,7 +150,7 @@ training.
 - Two different questions hide behind "is this claim supported?". (a) Does the text back
   this content at all, or is the content made up / about something else? HaluEval's
   hallucinated answers and PubMedQA's swapped abstracts ask this, and the trained judge
-  answers it well (95.5% and 84.7%). (b) Given an on-topic text, does it *agree* with the
+  answers it well (95.7% and 81.7%). (b) Given an on-topic text, does it *agree* with the
   claim or *contradict* it? HealthVer (Supports vs Refutes on the same evidence) and
   Citation-Integrity ask this, and **no offline judge here answers it**: the trained judge
   and the likelihood judge are at or below chance on HealthVer, and every judge is near
