@@ -13,10 +13,11 @@
 - answer: `answer_mode=generate` asks the chat model to answer by copying from the kept
   passages (`prompts/grounded_answer.txt`); `extract` quotes the `extract_sentences`
   passage sentences closest to the question (no chat call).
-- check_sentences: every answer sentence against the kept passages with the claim-support
-  judge (`support_judge`, read after the question) and the share of its content words the
-  passage holds; a sentence is kept when P(supported) >= `supported_at` and the share is
-  >= `min_coverage` (`nodes.grounding.check_sentences`).
+- check_sentences: every answer sentence against each kept passage with the claim-support
+  judge (`judge`, read after the question), gated on the share of the sentence's content
+  words the passage holds (`nodes.support.CoverageGatedJudge`): a sentence is kept when
+  some passage holds >= `min_coverage` of its content words and the judge gives it
+  P(supported) >= `supported_at` against that passage.
 - cite: the kept sentences, each with a numbered citation `[n]`; `sources` lists the
   cited passages (number, id, title, URL). Unsupported sentences are dropped
   (`unsupported=drop`) or kept and marked `[unsupported]` (`mark`).
@@ -50,7 +51,7 @@ from veriloop.nodes.grounding import (
     rank_passages,
 )
 from veriloop.nodes.input import check_input
-from veriloop.nodes.support import support_judge
+from veriloop.nodes.support import CoverageGatedJudge, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
@@ -235,14 +236,11 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "extracted" if context.answer_mode == "extract" else "generated"
     )
     sentences = [(s, origin) for s in answer_sentences(state.draft or "")]
-    judge = support_judge(context.judge, get_models(context))
+    judge = CoverageGatedJudge(
+        support_judge(context.judge, get_models(context)), min_coverage=context.min_coverage
+    )
     checked = check_sentences(
-        judge,
-        sentences,
-        state.passages,
-        state.question,
-        supported_at=context.supported_at,
-        min_coverage=context.min_coverage,
+        judge, sentences, state.passages, state.question, supported_at=context.supported_at
     )
     candidates = [
         Candidate(

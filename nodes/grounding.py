@@ -8,11 +8,12 @@ The pieces of the grounded default (`graphs/grounded.py`), each usable on its ow
 - `rank_passages`: MiniLM cosine between the question and each candidate (title + text);
   the best cosine is the relevance the hard-refusal gate reads.
 - `extract_sentences`: an extractive answer, the passage sentences closest to the question.
-- `check_sentences`: each answer sentence against the passages with the claim-support
-  judge (read after the question), plus how much of the sentence's content the cited
-  passage holds (`content_coverage`). The judge alone is lenient on on-topic inventions
-  (docs/benchmarks/support_judges.md: it separates backed from made-up or off-topic text,
-  not plausible detail on the right topic), so a kept sentence must pass both.
+- `check_sentences`: each answer sentence against the passages with a claim-support judge
+  (read after the question): the grounded default's is the trained judge gated on how
+  much of the sentence's content the passage holds (`nodes.support.CoverageGatedJudge`).
+  The judge alone is lenient on on-topic inventions (docs/benchmarks/support_judges.md:
+  it separates backed from made-up or off-topic text, not plausible detail on the right
+  topic), so a kept sentence must pass both.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import Literal, Protocol
 import numpy as np
 from typing_extensions import TypedDict
 
-from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.hybrid import RetrievalSettings
 from veriloop.knowledge.medquad import open_medquad
 from veriloop.models import Models
@@ -184,19 +184,6 @@ def extract_sentences(
     return [found[i] for i in best], call
 
 
-def content_coverage(sentence: str, evidence: str) -> float | None:
-    """Return the share of the sentence's content words that the evidence holds.
-
-    Words are lower-cased, stop words removed and Snowball-stemmed (the BM25 tokeniser);
-    None when the sentence has no content word.
-    """
-    claim, source = lexical_tokens([sentence, evidence])
-    words = set(claim)
-    if not words:
-        return None
-    return len(words & set(source)) / len(words)
-
-
 def check_sentences(
     judge: SupportJudge,
     sentences: Sequence[tuple[str, Literal["generated", "extracted"]]],
@@ -204,18 +191,19 @@ def check_sentences(
     question: str,
     *,
     supported_at: float,
-    min_coverage: float,
 ) -> list[CheckedSentence]:
     """Judge every sentence against the passages (one batch) and decide which are backed.
 
     A sentence is supported when the judge's P(supported) against its most supportive
-    passage is at least `supported_at` and that passage holds at least `min_coverage` of
-    the sentence's content words.
+    passage is at least `supported_at`. With a `CoverageGatedJudge` (the grounded
+    default's), that passage must also hold the sentence's content words; its coverage
+    and the inner judge's probability are read from the verdict's scores.
     """
     if not sentences:
         return []
     texts = [p["text"] for p in passages]
     verdicts, _ = judge.judge([SupportQuery(text, texts, question) for text, _ in sentences])
+    gate = getattr(judge, "min_coverage", None)
     checked: list[CheckedSentence] = []
     for (text, origin), verdict in zip(sentences, verdicts, strict=True):
         probability, index = verdict["probability"], verdict["evidence_index"]
@@ -233,17 +221,21 @@ def check_sentences(
                 )
             )
             continue
-        coverage = content_coverage(text, texts[index])
-        if probability < supported_at:
-            supported, reason = False, f"P(supported) {probability:.2f} < {supported_at}"
-        elif coverage is None:
-            supported, reason = False, "no content words to check"
-        elif coverage < min_coverage:
-            supported = False
-            reason = f"the passage holds {coverage:.0%} of its content words (< {min_coverage:.0%})"
+        coverage = verdict["scores"].get("coverage")
+        inner = verdict["scores"].get("inner_p", probability)
+        supported = probability >= supported_at
+        if supported:
+            reason = f"P(supported) {probability:.2f}" + (
+                "" if coverage is None else f", {coverage:.0%} of its content words"
+            )
+        elif gate is not None and (coverage is None or coverage < gate):
+            held = "no content words" if coverage is None else f"{coverage:.0%}"
+            reason = (
+                f"no passage holds its content words (best: {held}, < {gate:.0%}); "
+                f"the judge alone gave {inner:.2f}"
+            )
         else:
-            supported = True
-            reason = f"P(supported) {probability:.2f}, {coverage:.0%} of its content words"
+            reason = f"P(supported) {probability:.2f} < {supported_at}"
         checked.append(
             CheckedSentence(
                 text=text,
@@ -251,7 +243,7 @@ def check_sentences(
                 passage_id=passages[index]["id"],
                 evidence_span=verdict["evidence_span"],
                 probability=probability,
-                coverage=None if coverage is None else round(coverage, 4),
+                coverage=coverage,
                 supported=supported,
                 reason=reason,
             )

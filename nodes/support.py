@@ -13,6 +13,10 @@ texts, and says which evidence the answer rests on and the scores behind it.
 - `YesNoJudge`: the scorer's P(" Yes") / (P(" Yes") + P(" No")) after Factored
   Verification's prompt (what FV used so far; near chance on SmolLM2-135M).
 - `HeadJudge`: the MiniLM pair-feature MLP head (`nodes.nli.EmbeddingNLI`), P(supports).
+- `CrossEncoderJudge` (`trained`): all-MiniLM-L6-v2 fine-tuned as a cross-encoder.
+- `CoverageGatedJudge` (`gated` = trained + gate): another judge's probability, set to 0
+  where the evidence lacks 75% of the claim's content words (the grounded default's check
+  and the harness's reference check).
 
 How well each judges is measured on held-out data by `benchmarks/support_judges.py`
 (docs/benchmarks/support_judges.md); print that beside any number a judge produces.
@@ -32,6 +36,7 @@ import numpy as np
 from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError
+from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.models import Models, ScoreError
 from veriloop.nodes.claims import NO_TARGETS, YES_TARGETS, probability_from_logprobs
 from veriloop.nodes.nli import EmbeddingNLI, pair_features
@@ -447,9 +452,18 @@ class HeadJudge:
 ADAPTER_DIR = CALIBRATION_DIR / "support_cross_encoder"
 
 
+QUESTION_CHARS = 200
+"""Question text the cross-encoder reads before the claim (longer questions are clipped)."""
+
+
 def cross_encoder_input(query: SupportQuery) -> str:
-    """Return the second segment a cross-encoder reads after the evidence."""
-    return " ".join(f"{query.question} {query.claim}".split())
+    """Return the second segment a cross-encoder reads after the evidence.
+
+    The question is clipped to `QUESTION_CHARS` characters so that a long question (a
+    consumer's whole message) never pushes the claim out of the model's 192 tokens; the
+    judge was trained on short HaluEval and PubMedQA questions, which are not clipped.
+    """
+    return " ".join(f"{_clip(query.question, QUESTION_CHARS)} {query.claim}".split())
 
 
 def mean_pooled(hidden: Any, attention_mask: Any) -> Any:
@@ -558,7 +572,80 @@ class CrossEncoderJudge:
         return best_per_query(len(queries), pairs, scored), []
 
 
-JudgeKind = Literal["trained", "likelihood", "yesno", "head"]
+def content_coverage(claim: str, evidence: str) -> float | None:
+    """Return the share of the claim's content words that the evidence holds.
+
+    Words are lower-cased, stop words removed and Snowball-stemmed (the BM25 tokeniser);
+    None when the claim has no content word.
+    """
+    claim_words, evidence_words = lexical_tokens([claim, evidence])
+    words = set(claim_words)
+    if not words:
+        return None
+    return len(words & set(evidence_words)) / len(words)
+
+
+class CoverageGatedJudge:
+    """Another judge's P(supported), kept only where the evidence holds the claim's words.
+
+    Per evidence text: the inner judge's probability when that text holds at least
+    `min_coverage` of the claim's content words (`content_coverage`), else 0; the verdict
+    is the best evidence text's. The inner judges here pass plausible on-topic inventions
+    (docs/benchmarks/support_judges.md); the gate rejects words the evidence never says
+    (invented names, numbers, drugs), at the cost of paraphrase, which it cannot tell
+    from invention. Scores: the inner judge's probability (`inner_p`) and the coverage.
+    """
+
+    def __init__(self, inner: SupportJudge, *, min_coverage: float = 0.75) -> None:
+        """Gate `inner` at `min_coverage`."""
+        self.inner = inner
+        self.min_coverage = min_coverage
+        self.name = f"{getattr(inner, 'name', 'judge')} + coverage >= {min_coverage:g}"
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        """Return one verdict per query: the best gated evidence text's probability."""
+        check_queries(queries)
+        singles = [
+            (q_index, e_index, SupportQuery(query.claim, [text], query.question))
+            for q_index, query in enumerate(queries)
+            for e_index, text in enumerate(query.evidence)
+            if text.strip()
+        ]
+        inner, calls = self.inner.judge([single for _, _, single in singles])
+        verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
+        for (q_index, e_index, single), verdict in zip(singles, inner, strict=True):
+            p = verdict["probability"]
+            current = verdicts[q_index]
+            if p is None:
+                if current["probability"] is None:
+                    verdicts[q_index] = unusable(verdict["error"] or "the judge failed")
+                continue
+            coverage = content_coverage(single.claim, single.evidence[0])
+            gated = p if coverage is not None and coverage >= self.min_coverage else 0.0
+            if (
+                current["probability"] is None
+                or gated > current["probability"]
+                or (
+                    gated == current["probability"]
+                    and coverage is not None
+                    and coverage > current["scores"].get("coverage", -1.0)
+                )
+            ):
+                verdicts[q_index] = SupportVerdict(
+                    probability=round(gated, 6),
+                    evidence_index=e_index,
+                    evidence_span=verdict["evidence_span"],
+                    scores={
+                        **verdict["scores"],
+                        "inner_p": round(p, 6),
+                        **({} if coverage is None else {"coverage": round(coverage, 4)}),
+                    },
+                    error=None,
+                )
+        return verdicts, calls
+
+
+JudgeKind = Literal["trained", "gated", "likelihood", "yesno", "head"]
 
 
 def support_judge(kind: str, models: Models) -> SupportJudge:
@@ -569,6 +656,8 @@ def support_judge(kind: str, models: Models) -> SupportJudge:
     """
     if kind == "trained":
         return CrossEncoderJudge()
+    if kind == "gated":
+        return CoverageGatedJudge(CrossEncoderJudge())
     if kind == "likelihood":
         return LikelihoodJudge(models)
     if kind == "yesno":
@@ -576,7 +665,7 @@ def support_judge(kind: str, models: Models) -> SupportJudge:
     if kind == "head":
         return HeadJudge(models)
     raise InvalidInputError(
-        f"unknown support judge {kind!r}; choose trained, likelihood, yesno or head"
+        f"unknown support judge {kind!r}; choose trained, gated, likelihood, yesno or head"
     )
 
 

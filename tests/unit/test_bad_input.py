@@ -461,12 +461,23 @@ def test_ask_rejects_bad_settings_before_any_model_call(fake_backend: Make) -> N
             [
                 "ask",
                 "Is Noonan syndrome inherited?",
+                "--method",
+                "self-reflection",
                 "--backend",
                 backend,
                 "--no-cache",
                 "--set",
                 setting,
             ],
+            message,
+        )
+    for setting, message in [
+        ("min_coverage=1.5", "is not <= 1.0"),
+        ("answer_mode=copy", "answer_mode"),
+        ("top_k=0", "is not >= 1"),
+    ]:  # the grounded default's own settings
+        fails(
+            ["ask", "Is Noonan syndrome inherited?", "--backend", backend, "--set", setting],
             message,
         )
     assert models.chat_model.replies == ["never used"]  # type: ignore[attr-defined]

@@ -27,7 +27,7 @@ def test_cli_user_errors_are_one_line_and_exit_2():
         (["ask", ""], "the question is empty"),
         (["ask", "q", "--method", "nope"], "unknown method 'nope'"),
         (["ask", "q", "--set", "nope=1"], "expected NAME=VALUE"),
-        (["ask", "q", "--set", "max_rounds=many"], "not a valid int"),
+        (["ask", "q", "-m", "sr", "--set", "max_rounds=many"], "not a valid int"),
     ]:
         result = runner.invoke(app, args)
         assert result.exit_code == 2, args
@@ -44,6 +44,8 @@ def test_cli_json_output_is_the_full_state(fake_backend):
         [
             "ask",
             "Is it inherited?",
+            "--method",
+            "self-reflection",
             "--backend",
             name,
             "--no-cache",
@@ -62,7 +64,17 @@ def test_cli_table_shows_scores_and_stop_reasons(fake_backend):
     name, _ = fake_backend(["K1", "A1"])
     result = runner.invoke(
         app,
-        ["ask", "Is it inherited?", "--backend", name, "--no-cache", "--set", "no_refinement=true"],
+        [
+            "ask",
+            "Is it inherited?",
+            "-m",
+            "self-reflection",
+            "--backend",
+            name,
+            "--no-cache",
+            "--set",
+            "no_refinement=true",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "factuality" in result.output and "consistency" in result.output

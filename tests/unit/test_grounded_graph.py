@@ -17,13 +17,15 @@ from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 from veriloop.nodes.citations import strip_citations, with_marker
-from veriloop.nodes.grounding import (
-    CheckedSentence,
-    cited_answer,
+from veriloop.nodes.grounding import CheckedSentence, cited_answer, extract_sentences
+from veriloop.nodes.support import (
+    CoverageGatedJudge,
+    Judged,
+    SupportQuery,
+    SupportVerdict,
     content_coverage,
-    extract_sentences,
+    evidence_windows,
 )
-from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict, evidence_windows
 
 NOONAN = "Noonan syndrome is inherited in an autosomal dominant manner."
 PARIS = "Paris is the capital of France."
@@ -104,8 +106,9 @@ def test_a_copied_sentence_is_cited_with_its_source(
     [sentence] = result["sentences"]
     assert sentence["supported"] and sentence["coverage"] == 1.0
     assert sentence["probability"] == 0.9 and sentence["passage_id"] == "K-1"
-    # the judge read the sentence after the question, against both kept passages
-    assert judge.queries[0].question == QUESTION and len(judge.queries[0].evidence) == 2
+    # the judge read the sentence after the question, against each kept passage
+    assert [q.evidence for q in judge.queries] == [[NOONAN], [PARIS]]
+    assert {q.question for q in judge.queries} == {QUESTION}
     # the passages are in the prompt; only the instructions are echo-guarded
     prompt = models.chat_model.conversations[0][-1].content  # type: ignore[attr-defined]
     assert f"[1] {NOONAN}" in prompt and prompt.rstrip().endswith("Answer:")
@@ -133,7 +136,9 @@ def test_no_backed_sentence_is_a_soft_refusal(
     assert result["answer"] is None and result["refusal"]["kind"] == "soft"
     assert "none of the answer's 2 sentences" in result["refusal"]["detail"]
     assert [s["supported"] for s in result["sentences"]] == [False, False]
-    assert all("P(supported) 0.10 < 0.5" in s["reason"] for s in result["sentences"])
+    # neither sentence's content words are in a passage: gated to 0 whatever the judge said
+    assert all("the judge alone gave 0.10" in s["reason"] for s in result["sentences"])
+    assert all(s["probability"] == 0.0 for s in result["sentences"])
 
 
 def test_an_on_topic_invention_the_judge_passes_fails_the_coverage_gate(
@@ -145,8 +150,9 @@ def test_an_on_topic_invention_the_judge_passes_fails_the_coverage_gate(
     result = run(backend, kb, QUESTION)
     kept, dropped = result["sentences"]
     assert kept["supported"] and not dropped["supported"]
-    assert dropped["probability"] == 0.8 and dropped["coverage"] == 0.0
-    assert "holds 0% of its content words (< 75%)" in dropped["reason"]
+    assert dropped["probability"] == 0.0 and dropped["coverage"] == 0.0
+    assert "no passage holds its content words (best: 0%, < 75%)" in dropped["reason"]
+    assert "the judge alone gave 0.80" in dropped["reason"]
     assert "mastachin" not in result["answer"] and result["answer"].endswith("[1].")
 
 
@@ -333,3 +339,14 @@ def test_an_empty_folder_corpus_says_what_to_do(tmp_path: Path, fake_backend: Ma
     _, models = fake_backend([])
     with pytest.raises(CorpusIndexError, match=r"holds no usable document.*scan.pdf"):
         folder_index(tmp_path / "docs", models.embedder, tmp_path / "cache")
+
+
+def test_the_gate_keeps_the_best_covered_evidence_and_the_inner_scores() -> None:
+    judge = CoverageGatedJudge(ScriptedJudge(other=0.6), min_coverage=0.75)
+    claim = "Paris is the capital of France."
+    [verdict], _ = judge.judge([SupportQuery(claim, [NOONAN, "", PARIS], "")])
+    # Noonan: coverage 0 -> 0; Paris: coverage 1 -> the inner 0.6 stands
+    assert verdict["probability"] == 0.6 and verdict["evidence_index"] == 2
+    assert verdict["scores"] == {"inner_p": 0.6, "coverage": 1.0}
+    [lacking], _ = judge.judge([SupportQuery("Rome is in Italy.", [PARIS], "")])
+    assert lacking["probability"] == 0.0 and lacking["scores"]["inner_p"] == 0.6

@@ -40,10 +40,10 @@ from veriloop.evaluation.tables import (
     read_keyed_metrics,
 )
 from veriloop.models import Models, get_models
-from veriloop.nodes.support import CrossEncoderJudge, SupportJudge
+from veriloop.nodes.support import CoverageGatedJudge, CrossEncoderJudge, SupportJudge
 
-METRICS_VERSION = "2"  # 2: claims supported by the reference (support judge)
-OLDER_METRICS = ("1",)
+METRICS_VERSION = "3"  # 3: reference support by the coverage-gated judge; 2: judge alone
+OLDER_METRICS = ("2", "1")
 COLUMNS = [
     ("nli_sample", "Med-NLI spl", 3),
     ("nli_sentence", "Med-NLI sent", 3),
@@ -387,7 +387,7 @@ def write_report(
     if models is None:
         models = get_models(ModelSettings(**{**settings, "cache_dir": cache}))
     judge = judge or EmbeddingNLI(models)
-    support = support or CrossEncoderJudge()
+    support = support or CoverageGatedJudge(CrossEncoderJudge())
     per_record = _cached_metrics(run_dir, records, judge, models, support)
 
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -489,10 +489,12 @@ def write_report(
         *support_accuracy(support, manifest.get("data_dir")),
         "",
         "Ref-supported % is the share of the answer's sentences (citations removed) that the "
-        f"claim-support judge ({support.name}) finds backed by the reference answer "
-        "(P >= 0.5, read after the question), averaged over answered items; Unsupp. claims "
-        "counts the sentences it does not, per answered item. The reference is an "
-        "independent check, not text the method saw.",
+        f"claim-support judge ({support.name}) finds backed by a correct reference answer "
+        "(P >= 0.5, read after the question; the gate asks that the reference hold 75% of "
+        "the sentence's content words, so a paraphrase counts as unsupported), averaged "
+        "over answered items; Unsupp. claims counts the sentences it does not, per answered "
+        "item (refusals are not answers: see Refused %). The reference is an independent "
+        "check, not text the method saw.",
         "",
         "Med-NLI values are means of +1 (entailed by the reference), 0 (neutral) and -1 "
         "(contradicted). Consistency is scored by the same model family that Self-Reflection "
