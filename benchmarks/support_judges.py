@@ -116,6 +116,12 @@ NOTES = """\
   judge (measured 2026-11-23); before windowing (commit fdb53b0) it scored, on the same
   pairs, HaluEval 0.955, PubMedQA swap 0.847 (now 0.817: the best of several windows of a
   swapped abstract passes more often), HealthVer and Citation within 0.02 of today.
+- `gated`: the trained judge's probability set to 0 wherever the evidence holds less than
+  75% of the claim's content words (stemmed, stop words out; `CoverageGatedJudge`), the
+  check the grounded default and the report's reference columns use. It exists because
+  the trained judge gives on-topic inventions 0.6-0.7 on MedQuAD-style medical text
+  (docs/notes/grounded_default.md); the gate cannot tell a paraphrase from an invention,
+  which is what its rows here cost it.
 - `likelihood`: SmolLM2-135M's mean per-token log-prob of the claim after the evidence
   minus without it, calibrated by logistic regression on 60 HaluEval training items
   (`.venv/bin/python benchmarks/support_judges.py calibrate --items 60`).
@@ -170,6 +176,8 @@ training.
     --sets halueval,healthver_sr,healthver_rest,citation,pubmedqa_swap --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder,head \\
     --sets healthver_dev_sr,healthver_dev_rest --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges gated \
+    --sets halueval,pubmedqa_swap,healthver_dev_sr,healthver_dev_rest,citation --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges likelihood \\
     --sets halueval,healthver_sr,healthver_dev_sr,citation --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges yesno \\
