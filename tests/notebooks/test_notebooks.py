@@ -30,6 +30,7 @@ def test_there_is_a_notebook_per_method_and_one_for_benchmarks() -> None:
         "factual_evidence.ipynb",
         "verification.ipynb",
         "benchmark.ipynb",
+        "grounded.ipynb",
     } <= {
         p.name for p in NOTEBOOKS
     }

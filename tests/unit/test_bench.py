@@ -177,9 +177,11 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
     assert "| direct | 2 (2 / 0) |" in text
     row = next(line for line in text.splitlines() if line.startswith("| direct"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[4] == "50.0"  # Ref-supported %: item 0's sentence is its reference
-    assert cells[5] == "0.50"  # Unsupp. claims: item 1's one sentence, over 2 items
-    assert cells[7] == "50.00"  # mean F1 x 100
+    assert cells[4] == "0.0"  # Refused %: the direct baseline never refuses
+    assert cells[5] == "50.0"  # Ref-supported %: item 0's sentence is its reference
+    assert cells[6] == "0.50"  # Unsupp. claims: item 1's one sentence, over 2 items
+    assert cells[7] == "0.50"  # Unsupp./item: the same, as no item was refused
+    assert cells[9] == "50.00"  # mean F1 x 100
     trust = text.split("How far to trust")[1]
     assert "- same-text on " in trust or "- same-text: no held-out data" in trust
     assert "HealthVer" in text
@@ -225,3 +227,22 @@ def test_support_accuracy_is_measured_on_held_out_pairs_beside_the_columns(
     [healthver] = [line for line in lines if "HealthVer dev" in line]
     assert "6 HealthVer dev, Supports vs Refutes pairs" in healthver
     assert "balanced accuracy 100.0%" in healthver and "AUROC 1.000" in healthver
+
+
+def test_a_refusal_counts_as_no_claim_per_item_but_not_as_an_answer() -> None:
+    from veriloop.evaluation.report import score_record
+
+    record = {
+        "run": "grounded",
+        "item_id": "1",
+        "question": "q?",
+        "answer": None,
+        "references": ["the reference"],
+        "refusal": {"kind": "hard", "detail": "nothing relevant"},
+        "wall_seconds": 1.5,
+        "trace": {"usage": {"calls": 1}},
+    }
+    metrics = score_record(record, None, None, None)  # type: ignore[arg-type]
+    assert metrics["refused"] == 100.0 and metrics["unsupported_per_item"] == 0
+    assert metrics["unsupported_claims"] is None and metrics["ref_supported"] is None
+    assert metrics["wall_seconds"] == 1.5 and not metrics["answered"]

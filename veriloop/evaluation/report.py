@@ -47,8 +47,10 @@ OLDER_METRICS = ("2", "1")
 COLUMNS = [
     ("nli_sample", "Med-NLI spl", 3),
     ("nli_sentence", "Med-NLI sent", 3),
+    ("refused", "Refused %", 1),
     ("ref_supported", "Ref-supported %", 1),
     ("unsupported_claims", "Unsupp. claims", 2),
+    ("unsupported_per_item", "Unsupp./item", 2),
     ("consistency", "Consistency", 2),
     ("f1", "F1", 2),
     ("rouge_l", "R-L", 2),
@@ -56,6 +58,7 @@ COLUMNS = [
     ("tokens_in", "tokens in", 0),
     ("tokens_out", "tokens out", 0),
     ("model_seconds", "model s/item", 1),
+    ("wall_seconds", "wall s/item", 1),
 ]
 
 
@@ -79,9 +82,13 @@ def score_record(
         "model_seconds": usage.get("model_seconds"),
         "answered": bool(answer),
         "failed": bool(record.get("error")),
+        "refused": 100.0 if record.get("refusal") else 0.0,
+        "wall_seconds": record.get("wall_seconds"),
     }
     if not answer or not record.get("references"):
         metrics.update({key: None for key, _, _ in COLUMNS if key not in metrics})
+        if record.get("refusal") and record.get("references"):
+            metrics["unsupported_per_item"] = 0  # a refusal makes no claim
         return metrics
     reference = record["references"][0]
     sample, sentence = med_nli(judge, reference, answer)
@@ -93,6 +100,7 @@ def score_record(
         nli_sentence=sentence,
         ref_supported=None if claims["faithfulness"] is None else 100 * claims["faithfulness"],
         unsupported_claims=claims["unsupported"],
+        unsupported_per_item=claims["unsupported"],
         consistency=consistency(models, record["question"], answer).value,
         f1=100 * unigram_f1(answer, record["references"]),
         rouge_l=100 * rouge_l(answer, record["references"]),
@@ -155,7 +163,8 @@ def _table(rows: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
 
 def summarise(per_item: list[dict[str, Any]]) -> dict[str, Any]:
     """Average per-item metrics of one run."""
-    summary: dict[str, Any] = {key: mean(m[key] for m in per_item) for key, _, _ in COLUMNS}
+    # metrics scored before a column existed lack it: those items are left out of its mean
+    summary: dict[str, Any] = {key: mean(m.get(key) for m in per_item) for key, _, _ in COLUMNS}
     summary["items"] = len(per_item)
     summary["answered"] = sum(m["answered"] for m in per_item)
     summary["failed"] = sum(m["failed"] for m in per_item)
@@ -493,8 +502,9 @@ def write_report(
         "(P >= 0.5, read after the question; the gate asks that the reference hold 75% of "
         "the sentence's content words, so a paraphrase counts as unsupported), averaged "
         "over answered items; Unsupp. claims counts the sentences it does not, per answered "
-        "item (refusals are not answers: see Refused %). The reference is an independent "
-        "check, not text the method saw.",
+        "item (refusals are not answers: see Refused %); Unsupp./item counts a refusal as "
+        "0 unsupported claims, over all items. The reference is an independent check, not "
+        "text the method saw.",
         "",
         "Med-NLI values are means of +1 (entailed by the reference), 0 (neutral) and -1 "
         "(contradicted). Consistency is scored by the same model family that Self-Reflection "

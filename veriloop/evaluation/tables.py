@@ -17,6 +17,8 @@ PAIRED_METRICS = [
     ("nli_sentence", "Med-NLI sent"),
     ("ref_supported", "Ref-supported %"),
     ("unsupported_claims", "Unsupp. claims"),
+    ("unsupported_per_item", "Unsupp./item (refusal = 0)"),
+    ("refused", "Refused %"),
     ("f1", "F1"),
     ("rouge_l", "R-L"),
 ]
