@@ -42,8 +42,8 @@ from veriloop.evaluation.tables import (
 from veriloop.models import Models, get_models
 from veriloop.nodes.support import CoverageGatedJudge, CrossEncoderJudge, SupportJudge
 
-METRICS_VERSION = "3"  # 3: reference support by the coverage-gated judge; 2: judge alone
-OLDER_METRICS = ("2", "1")
+METRICS_VERSION = "4"  # 4: + refused, per-item unsupported, wall s; 3: gated judge; 2: judge
+OLDER_METRICS = ("3", "2", "1")
 COLUMNS = [
     ("nli_sample", "Med-NLI spl", 3),
     ("nli_sentence", "Med-NLI sent", 3),
