@@ -5,7 +5,8 @@
 # SmolLM2 copies from the 3 best MedQuAD passages), grounded-extract (the passage
 # sentences closest to the question are quoted). EXTRA adds runs, e.g.
 #   EXTRA="-m self-reflection --variant sr-grounded=self-reflection,grounded=true"
-# Resumable: run it again to finish an interrupted run; the report is written at the end.
+# Resumable: run it again to finish an interrupted run; the report is written at the end
+# (REPORT=--no-report skips it; `veriloop report DIR` writes it later).
 #   N=120 bash scripts/mediqa_grounded.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,5 +14,5 @@ N="${N:-120}"
 # shellcheck disable=SC2086
 .venv/bin/veriloop bench --dataset mediqa2019 --data-dir "${DATA:-../shared/data/mediqa2019}" \
   --split all --shuffle --seed 0 --limit "$N" \
-  -b direct -m grounded --variant grounded-extract=grounded,answer_mode=extract ${EXTRA:-} \
+  -b direct -m grounded --variant grounded-extract=grounded,answer_mode=extract ${EXTRA:-} ${REPORT:-} \
   --out "${OUT:-docs/results/mediqa_grounded_n${N}}"
