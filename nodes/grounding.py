@@ -222,18 +222,14 @@ def check_sentences(
             )
             continue
         coverage = verdict["scores"].get("coverage")
-        inner = verdict["scores"].get("inner_p", probability)
         supported = probability >= supported_at
         if supported:
             reason = f"P(supported) {probability:.2f}" + (
                 "" if coverage is None else f", {coverage:.0%} of its content words"
             )
-        elif gate is not None and (coverage is None or coverage < gate):
+        elif gate is not None and "inner_p" not in verdict["scores"]:
             held = "no content words" if coverage is None else f"{coverage:.0%}"
-            reason = (
-                f"no passage holds its content words (best: {held}, < {gate:.0%}); "
-                f"the judge alone gave {inner:.2f}"
-            )
+            reason = f"no passage holds its content words (best: {held}, < {gate:.0%})"
         else:
             reason = f"P(supported) {probability:.2f} < {supported_at}"
         checked.append(

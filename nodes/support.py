@@ -589,11 +589,13 @@ class CoverageGatedJudge:
     """Another judge's P(supported), kept only where the evidence holds the claim's words.
 
     Per evidence text: the inner judge's probability when that text holds at least
-    `min_coverage` of the claim's content words (`content_coverage`), else 0; the verdict
-    is the best evidence text's. The inner judges here pass plausible on-topic inventions
+    `min_coverage` of the claim's content words (`content_coverage`), else 0 (and the inner
+    judge is not asked, which is most of the saving on long references); the verdict is
+    the best evidence text's. The inner judges here pass plausible on-topic inventions
     (docs/benchmarks/support_judges.md); the gate rejects words the evidence never says
     (invented names, numbers, drugs), at the cost of paraphrase, which it cannot tell
-    from invention. Scores: the inner judge's probability (`inner_p`) and the coverage.
+    from invention. Scores: the coverage, and the inner judge's probability (`inner_p`)
+    where it was asked.
     """
 
     def __init__(self, inner: SupportJudge, *, min_coverage: float = 0.75) -> None:
@@ -605,40 +607,52 @@ class CoverageGatedJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the best gated evidence text's probability."""
         check_queries(queries)
-        singles = [
-            (q_index, e_index, SupportQuery(query.claim, [text], query.question))
-            for q_index, query in enumerate(queries)
-            for e_index, text in enumerate(query.evidence)
-            if text.strip()
-        ]
-        inner, calls = self.inner.judge([single for _, _, single in singles])
         verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
-        for (q_index, e_index, single), verdict in zip(singles, inner, strict=True):
+        best_coverage: list[float] = [-1.0 for _ in queries]
+        asked: list[tuple[int, int, SupportQuery, float]] = []
+        for q_index, query in enumerate(queries):
+            for e_index, text in enumerate(query.evidence):
+                if not text.strip():
+                    continue
+                coverage = content_coverage(query.claim, text)
+                value = -1.0 if coverage is None else coverage
+                if coverage is not None and coverage >= self.min_coverage:
+                    asked.append(
+                        (
+                            q_index,
+                            e_index,
+                            SupportQuery(query.claim, [text], query.question),
+                            coverage,
+                        )
+                    )
+                elif verdicts[q_index]["error"] is not None or (
+                    verdicts[q_index]["probability"] == 0.0 and value > best_coverage[q_index]
+                ):
+                    best_coverage[q_index] = value
+                    verdicts[q_index] = SupportVerdict(
+                        probability=0.0,
+                        evidence_index=e_index,
+                        evidence_span=_clip(text, 300),
+                        scores={} if coverage is None else {"coverage": round(coverage, 4)},
+                        error=None,
+                    )
+        if not asked:
+            return verdicts, []
+        inner, calls = self.inner.judge([query for _, _, query, _ in asked])
+        for (q_index, e_index, _, coverage), verdict in zip(asked, inner, strict=True):
             p = verdict["probability"]
-            current = verdicts[q_index]
             if p is None:
-                if current["probability"] is None:
-                    verdicts[q_index] = unusable(verdict["error"] or "the judge failed")
-                continue
-            coverage = content_coverage(single.claim, single.evidence[0])
-            gated = p if coverage is not None and coverage >= self.min_coverage else 0.0
-            if (
-                current["probability"] is None
-                or gated > current["probability"]
-                or (
-                    gated == current["probability"]
-                    and coverage is not None
-                    and coverage > current["scores"].get("coverage", -1.0)
-                )
-            ):
+                continue  # a failed pair leaves the gated-out verdict (or "no evidence")
+            current = verdicts[q_index]["probability"]
+            if current is None or p > current or (p == current == 0.0):
                 verdicts[q_index] = SupportVerdict(
-                    probability=round(gated, 6),
+                    probability=round(p, 6),
                     evidence_index=e_index,
                     evidence_span=verdict["evidence_span"],
                     scores={
                         **verdict["scores"],
                         "inner_p": round(p, 6),
-                        **({} if coverage is None else {"coverage": round(coverage, 4)}),
+                        "coverage": round(coverage, 4),
                     },
                     error=None,
                 )

@@ -106,8 +106,9 @@ def test_a_copied_sentence_is_cited_with_its_source(
     [sentence] = result["sentences"]
     assert sentence["supported"] and sentence["coverage"] == 1.0
     assert sentence["probability"] == 0.9 and sentence["passage_id"] == "K-1"
-    # the judge read the sentence after the question, against each kept passage
-    assert [q.evidence for q in judge.queries] == [[NOONAN], [PARIS]]
+    # the judge read the sentence after the question, against the one passage holding
+    # its content words (the Paris passage was gated out without asking the judge)
+    assert [q.evidence for q in judge.queries] == [[NOONAN]]
     assert {q.question for q in judge.queries} == {QUESTION}
     # the passages are in the prompt; only the instructions are echo-guarded
     prompt = models.chat_model.conversations[0][-1].content  # type: ignore[attr-defined]
@@ -136,8 +137,8 @@ def test_no_backed_sentence_is_a_soft_refusal(
     assert result["answer"] is None and result["refusal"]["kind"] == "soft"
     assert "none of the answer's 2 sentences" in result["refusal"]["detail"]
     assert [s["supported"] for s in result["sentences"]] == [False, False]
-    # neither sentence's content words are in a passage: gated to 0 whatever the judge said
-    assert all("the judge alone gave 0.10" in s["reason"] for s in result["sentences"])
+    # neither sentence's content words are in a passage: gated to 0, the judge not asked
+    assert all("no passage holds its content words" in s["reason"] for s in result["sentences"])
     assert all(s["probability"] == 0.0 for s in result["sentences"])
 
 
@@ -152,7 +153,6 @@ def test_an_on_topic_invention_the_judge_passes_fails_the_coverage_gate(
     assert kept["supported"] and not dropped["supported"]
     assert dropped["probability"] == 0.0 and dropped["coverage"] == 0.0
     assert "no passage holds its content words (best: 0%, < 75%)" in dropped["reason"]
-    assert "the judge alone gave 0.80" in dropped["reason"]
     assert "mastachin" not in result["answer"] and result["answer"].endswith("[1].")
 
 
@@ -349,4 +349,6 @@ def test_the_gate_keeps_the_best_covered_evidence_and_the_inner_scores() -> None
     assert verdict["probability"] == 0.6 and verdict["evidence_index"] == 2
     assert verdict["scores"] == {"inner_p": 0.6, "coverage": 1.0}
     [lacking], _ = judge.judge([SupportQuery("Rome is in Italy.", [PARIS], "")])
-    assert lacking["probability"] == 0.0 and lacking["scores"]["inner_p"] == 0.6
+    assert lacking["probability"] == 0.0 and lacking["scores"] == {"coverage": 0.0}
+    # only the Paris pair of the first query reached the inner judge
+    assert [q.evidence for q in judge.inner.queries] == [[PARIS]]  # type: ignore[attr-defined]
