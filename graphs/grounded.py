@@ -10,9 +10,13 @@
   Then MiniLM cosine between the question and each candidate; the best `top_k` are kept.
   **Hard refusal** when the best cosine is below `relevant_at`: nothing retrieved is about
   the question, so no model is called.
-- answer: `answer_mode=generate` asks the chat model to answer by copying from the kept
-  passages (`prompts/grounded_answer.txt`); `extract` quotes the `extract_sentences`
-  passage sentences closest to the question (no chat call).
+- answer: `answer_mode=extract` (default) quotes the `extract_sentences` passage
+  sentences closest to the question (MiniLM cosine; no chat call); `generate` asks the
+  chat model to answer by copying from the kept passages (`prompts/grounded_answer.txt`).
+  On 120 MEDIQA consumer questions with SmolLM2-135M, extract answered 77% of them with
+  0.83 unsupported claims per answer against the expert answers, generate 22% (it mostly
+  wrote filler the check dropped): docs/results/mediqa_grounded_n120. With a capable
+  served model, try `generate`.
 - check_sentences: every answer sentence against each kept passage with the claim-support
   judge (`judge`, read after the question), gated on the share of the sentence's content
   words the passage holds (`nodes.support.CoverageGatedJudge`): a sentence is kept when
@@ -93,11 +97,12 @@ class GroundedContext(MethodSettings):
             "description": "Hard refusal when the best question-passage cosine is below this.",
         },
     )
-    answer_mode: Literal["generate", "extract"] = field(
-        default="generate",
+    answer_mode: Literal["extract", "generate"] = field(
+        default="extract",
         metadata={
-            "description": "generate: the chat model answers by copying from the passages; "
-            "extract: quote the passage sentences closest to the question (no chat call)."
+            "description": "extract: quote the passage sentences closest to the question (no "
+            "chat call; measured better with SmolLM2-135M); generate: the chat model answers "
+            "by copying from the passages (for a capable served model)."
         },
     )
     extract_sentences: int = field(

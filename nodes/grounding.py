@@ -167,14 +167,14 @@ def extract_sentences(
     """Return the `count` passage sentences closest to the question, as (sentence, passage id).
 
     Sentences keep the order they have in the passages (passages in rank order), so an
-    extract reads as the source wrote it. Fragments without a word of two letters are
-    skipped.
+    extract reads as the source wrote it. Questions (MedQuAD pages repeat theirs as
+    headings) and fragments without a word of two letters are skipped.
     """
     found = [
         (sentence, p["id"])
         for p in passages
         for sentence in split_sentences(p["text"])
-        if re.search(r"[A-Za-z]{2,}", sentence)
+        if re.search(r"[A-Za-z]{2,}", sentence) and not sentence.rstrip().endswith("?")
     ]
     if not found or count < 1:
         return [], None

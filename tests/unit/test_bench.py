@@ -246,3 +246,14 @@ def test_a_refusal_counts_as_no_claim_per_item_but_not_as_an_answer() -> None:
     assert metrics["refused"] == 100.0 and metrics["unsupported_per_item"] == 0
     assert metrics["unsupported_claims"] is None and metrics["ref_supported"] is None
     assert metrics["wall_seconds"] == 1.5 and not metrics["answered"]
+
+
+def test_difference_verdicts_know_which_way_is_better() -> None:
+    from veriloop.evaluation.tables import difference_verdict
+
+    assert difference_verdict("f1", 1.0, 2.0) == " (better)"
+    assert difference_verdict("f1", -2.0, -1.0) == " (worse)"
+    assert difference_verdict("unsupported_claims", -2.0, -1.0) == " (better)"
+    assert difference_verdict("unsupported_per_item", 0.5, 1.0) == " (worse)"
+    assert difference_verdict("refused", 10.0, 20.0) == " (higher)"
+    assert difference_verdict("f1", -1.0, 1.0) == ""

@@ -87,6 +87,7 @@ def setup(
 
 
 def run(backend: str, kb_dir: str, question: str, **settings: Any) -> dict[str, Any]:
+    settings.setdefault("answer_mode", "generate")  # the tests script the chat model's reply
     context = GroundedContext(backend=backend, kb_dir=kb_dir, top_k=2, **settings)
     return build_graph().compile().invoke({"question": question}, context=context)
 
@@ -204,7 +205,17 @@ def test_the_cli_default_prints_the_cited_answer_and_its_url(
     backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [NOONAN])
     result = CliRunner().invoke(
         app,
-        ["ask", QUESTION, "--backend", backend, "--no-cache", "--kb", kb],
+        [
+            "ask",
+            QUESTION,
+            "--backend",
+            backend,
+            "--no-cache",
+            "--kb",
+            kb,
+            "--set",
+            "answer_mode=generate",
+        ],
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
@@ -273,16 +284,24 @@ def test_cited_answer_numbers_passages_in_order_of_first_citation() -> None:
 
 def test_extract_sentences_keeps_source_order(fake_backend: Make) -> None:
     first, second, third = "Alpha is a letter.", "Beta follows it.", "Gamma is third."
+    heading = "Which letters are there?"  # a question in the source is never quoted
     question = "Which letters?"
     vectors = {
         question: [1, 0, 0, 0],
+        heading: [1, 0, 0, 0],
         first: [0.6, 0.8, 0, 0],
         second: [0.9, math.sqrt(1 - 0.81), 0, 0],
         third: [0, 0, 1, 0],
     }
     _, models = fake_backend([], vectors=vectors, dim=4)
     passages = [
-        {"id": "P1", "text": f"{first} {second}", "title": "", "url": "", "relevance": 0.0},
+        {
+            "id": "P1",
+            "text": f"{heading} {first} {second}",
+            "title": "",
+            "url": "",
+            "relevance": 0.0,
+        },
         {"id": "P2", "text": third, "title": "", "url": "", "relevance": 0.0},
     ]
     quoted, call = extract_sentences(models, question, passages, 2)  # type: ignore[arg-type]

@@ -35,6 +35,7 @@ from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
 from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
 from veriloop.evaluation.tables import (
     append_keyed_metrics,
+    difference_verdict,
     format_number,
     paired_comparison,
     read_keyed_metrics,
@@ -159,6 +160,22 @@ def _table(rows: Iterable[tuple[str, dict[str, Any]]]) -> list[str]:
             + " |"
         )
     return lines
+
+
+def cache_notes(records: list[dict[str, Any]]) -> list[str]:
+    """Return a note per run whose model calls came partly from the cache (timings shrink)."""
+    calls: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for record in records:
+        usage = (record.get("trace") or {}).get("usage") or {}
+        calls[record["run"]][0] += int(usage.get("cached_calls") or 0)
+        calls[record["run"]][1] += int(usage.get("calls") or 0)
+    notes = [
+        f"- {run}: {cached} of {total} model calls came from the model-call cache, so its "
+        "model s/item and wall s/item understate an uncached run."
+        for run, (cached, total) in calls.items()
+        if cached
+    ]
+    return ["", *notes] if notes else []
 
 
 def summarise(per_item: list[dict[str, Any]]) -> dict[str, Any]:
@@ -420,6 +437,7 @@ def write_report(
         "## Methods and baselines (shaped like Ji et al. 2023, Table 2)",
         "",
         *_table((n, summaries[n]) for n in main_runs),
+        *cache_notes(records),
     ]
     if ablation_runs:
         family = sorted({n.split("[")[0] for n in ablation_runs})
@@ -443,9 +461,7 @@ def write_report(
                 "|---|---|---|---|---|",
             ]
             for row in rows:
-                verdict = (
-                    " (better)" if row["ci_low"] > 0 else " (worse)" if row["ci_high"] < 0 else ""
-                )
+                verdict = difference_verdict(row["key"], row["ci_low"], row["ci_high"])
                 lines.append(
                     f"| {row['metric']} | {row['items']} | {row['mean_difference']:+.3f} | "
                     f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]{verdict} | "

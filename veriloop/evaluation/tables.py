@@ -23,6 +23,20 @@ PAIRED_METRICS = [
     ("rouge_l", "R-L"),
 ]
 """Metrics `paired_comparison` compares by default (key, column label)."""
+LOWER_IS_BETTER = {"unsupported_claims", "unsupported_per_item"}
+"""Metrics where a negative difference is the improvement."""
+NO_DIRECTION = {"refused"}
+"""Metrics where neither direction is better in itself (a refusal rate)."""
+
+
+def difference_verdict(key: str, low: float, high: float) -> str:
+    """Say whether an interval excluding zero is better, worse, or just higher/lower."""
+    if low <= 0 <= high:
+        return ""
+    higher = low > 0
+    if key in NO_DIRECTION:
+        return " (higher)" if higher else " (lower)"
+    return " (better)" if higher != (key in LOWER_IS_BETTER) else " (worse)"
 
 
 def format_percent(value: float | None, *, sign: bool = False) -> str:
@@ -91,6 +105,7 @@ def paired_comparison(
         low, high = bootstrap_interval(differences)
         rows.append(
             {
+                "key": key,
                 "metric": label,
                 "items": len(differences),
                 "mean_difference": sum(differences) / len(differences),
