@@ -332,6 +332,8 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     return {
         "answer": state.answer if answered else None,
         "knowledge": knowledge,
+        "passages": state.passages,
+        "sentences": state.sentences,
         "sources": state.sources if answered else [],
         "stop_reason": reason,
         "refusal": refusal,

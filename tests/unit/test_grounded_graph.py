@@ -371,3 +371,14 @@ def test_the_gate_keeps_the_best_covered_evidence_and_the_inner_scores() -> None
     assert lacking["probability"] == 0.0 and lacking["scores"] == {"coverage": 0.0}
     # only the Paris pair of the first query reached the inner judge
     assert [q.evidence for q in judge.inner.queries] == [[PARIS]]  # type: ignore[attr-defined]
+
+
+def test_every_outcome_returns_the_same_output_keys(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    refused = run(backend, kb, OFF_TOPIC)
+    answered = run(backend, kb, QUESTION, answer_mode="extract")
+    for result in (refused, answered):
+        assert {"passages", "sentences", "sources", "refusal", "trace"} <= set(result)
+    assert refused["sentences"] == [] and refused["sources"] == []
