@@ -1,0 +1,50 @@
+"""The grounded default on the real embedded models and the bundled MedQuAD source."""
+
+from __future__ import annotations
+
+import pytest
+
+from veriloop.graphs.grounded import GroundedContext, build_graph
+
+pytestmark = pytest.mark.integration
+
+
+def test_noonan_is_answered_from_an_nih_page_and_nitrogen_is_refused() -> None:
+    graph = build_graph().compile()
+    noonan = graph.invoke({"question": "Is Noonan syndrome inherited?"}, context=GroundedContext())
+    assert noonan["refusal"] is None and "autosomal dominant" in noonan["answer"]
+    assert noonan["answer"].count("[1]") >= 1
+    assert noonan["sources"][0]["url"].startswith("https://") and noonan["sources"][0]["id"]
+    # extract: quoted, then checked; the judge reads each quote after the question, so a
+    # quote that does not bear on it may be dropped, but every kept one is cited
+    kept = [s for s in noonan["sentences"] if s["supported"]]
+    assert kept and noonan["answer"].count("[") == len(kept)
+    assert all(s["coverage"] >= 0.75 for s in kept)
+    assert max(p["relevance"] for p in noonan["passages"]) >= 0.5
+    nitrogen = graph.invoke(
+        {"question": "What is the boiling point of liquid nitrogen in kelvin?"},
+        context=GroundedContext(),
+    )
+    assert nitrogen["answer"] is None and nitrogen["refusal"]["kind"] == "hard"
+    assert nitrogen["trace"]["usage"]["chat_calls"] == 0
+
+
+def test_generated_answers_are_checked_sentence_by_sentence() -> None:
+    graph = build_graph().compile()
+    result = graph.invoke(
+        {"question": "Is Noonan syndrome inherited?"},
+        context=GroundedContext(answer_mode="generate"),
+    )
+    assert result["trace"]["usage"]["chat_calls"] == 1
+    assert result["sentences"] and all(s["origin"] == "generated" for s in result["sentences"])
+    for sentence in result["sentences"]:
+        assert sentence["supported"] == (
+            sentence["probability"] is not None and sentence["probability"] >= 0.5
+        )
+        assert sentence["reason"]
+    kept = [s for s in result["sentences"] if s["supported"]]
+    if kept:  # every kept sentence is in the answer with its passage's citation
+        assert result["answer"] and result["sources"]
+        assert all(s["coverage"] is not None and s["coverage"] >= 0.75 for s in kept)
+    else:
+        assert result["refusal"]["kind"] == "soft"
