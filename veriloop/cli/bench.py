@@ -61,7 +61,14 @@ def bench(
     report: Annotated[bool, typer.Option(help="Write report.md and plots at the end.")] = True,
 ) -> None:
     """Run methods and baselines on the same items; resume where a previous run stopped."""
+    import signal
+
     from tqdm import tqdm
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        # A non-interactive shell starts background jobs with SIGINT ignored; SIGINT is how
+        # a run is stopped (and resumed later), so it must work however the run started.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     from veriloop.evaluation import bench as harness
     from veriloop.evaluation.metrics import unigram_f1
