@@ -51,8 +51,9 @@ from veriloop.nodes.grounding import (
     check_sentences,
     cited_answer,
     extract_sentences,
-    open_source,
-    rank_passages,
+    instructions_of,
+    numbered_passages,
+    retrieve_ranked,
 )
 from veriloop.nodes.input import check_input
 from veriloop.nodes.support import CoverageGatedJudge, support_judge
@@ -166,28 +167,32 @@ def check_question(state: State, runtime: Runtime[GroundedContext]) -> dict[str,
 def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     """Retrieve candidate passages from the source, re-rank them and apply the gate."""
     context = GroundedContext.of(runtime)
-    models = get_models(context)
-    source = open_source(models, kb_dir=context.kb_dir, corpus_dir=context.corpus_dir)
-    found, calls = source.search(state.question, context.candidates)
-    ranked, call = rank_passages(models, state.question, found, context.top_k)
-    best = max((p["relevance"] for p in ranked), default=None)
+    got = retrieve_ranked(
+        get_models(context),
+        state.question,
+        kb_dir=context.kb_dir,
+        corpus_dir=context.corpus_dir,
+        candidates=context.candidates,
+        keep=context.top_k,
+    )
+    best = got.best_relevance
     relevant = best is not None and best >= context.relevant_at
     candidate = Candidate(
         stage="retrieval",
         round=0,
         iteration=0,
-        text=f"{len(found)} candidates from {source.name}; kept "
-        + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in ranked),
+        text=f"{got.found} candidates from {got.source}; kept "
+        + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in got.ranked),
         scores={"best_relevance": best},
         thresholds={"best_relevance": context.relevant_at},
         passed=relevant,
         error=None,
     )
     return {
-        "passages": ranked,
+        "passages": got.ranked,
         "relevant": relevant,
         "candidates": [candidate],
-        "calls": [*calls, *([call] if call else [])],
+        "calls": got.calls,
     }
 
 
@@ -204,18 +209,18 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         text = " ".join(sentence for sentence, _ in quoted)
         error = None if text else "the passages hold no sentence to quote"
     else:
-        passages = "\n".join(f"[{i}] {p['text']}" for i, p in enumerate(state.passages, 1))
         prompt = render(
-            "grounded_answer", context.prompt_overrides, passages=passages, question=state.question
+            "grounded_answer",
+            context.prompt_overrides,
+            passages=numbered_passages(state.passages),
+            question=state.question,
         )
-        # only the instructions are echo-guarded: copying the passages is the point
-        instructions = load_prompt("grounded_answer", context.prompt_overrides)
         generated = generate_turn(
             models,
             [],
             prompt,
             purpose="answer",
-            echo_guard=[instructions.replace("{passages}", "").replace("{question}", "")],
+            echo_guard=[instructions_of(load_prompt("grounded_answer", context.prompt_overrides))],
             restated=[state.question],
             seed=context.seed,
         )

@@ -48,7 +48,12 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.grounding import SourcePassage, open_source, rank_passages
+from veriloop.nodes.grounding import (
+    SourcePassage,
+    instructions_of,
+    numbered_passages,
+    retrieve_ranked,
+)
 from veriloop.nodes.input import check_input
 from veriloop.nodes.loops import close_loop, format_score, passes
 from veriloop.prompts import load_prompt, render
@@ -262,28 +267,27 @@ def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dic
 def retrieve_sources(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Grounded only: retrieve, re-rank and keep the passages relevant to the question."""
     context = SelfReflectionContext.of(runtime)
-    models = get_models(context)
-    source = open_source(models, kb_dir=context.kb_dir, corpus_dir=context.corpus_dir)
-    found, calls = source.search(state.question, 10 * context.grounded_top_k)
-    ranked, call = rank_passages(models, state.question, found, context.grounded_top_k)
-    shown = [p for p in ranked if p["relevance"] >= context.grounded_relevant_at]
-    best = max((p["relevance"] for p in ranked), default=None)
+    got = retrieve_ranked(
+        get_models(context),
+        state.question,
+        kb_dir=context.kb_dir,
+        corpus_dir=context.corpus_dir,
+        candidates=10 * context.grounded_top_k,
+        keep=context.grounded_top_k,
+    )
+    shown = [p for p in got.ranked if p["relevance"] >= context.grounded_relevant_at]
     candidate = Candidate(
         stage="retrieval",
         round=0,
         iteration=0,
-        text=f"{len(shown)} of {len(found)} passages from {source.name} shown: "
+        text=f"{len(shown)} of {got.found} passages from {got.source} shown: "
         + (", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in shown) or "none (closed-book)"),
-        scores={"best_relevance": best},
+        scores={"best_relevance": got.best_relevance},
         thresholds={"best_relevance": context.grounded_relevant_at},
         passed=bool(shown),
         error=None,
     )
-    return {
-        "sources": shown,
-        "candidates": [candidate],
-        "calls": [*calls, *([call] if call else [])],
-    }
+    return {"sources": shown, "candidates": [candidate], "calls": got.calls}
 
 
 def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
@@ -293,11 +297,11 @@ def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) ->
     guard: str | None = None
     if state.knowledge_loop_step == 0 and state.sources:
         conversation: list[ChatTurn] = []
-        passages = "\n".join(f"[{i}] {p['text']}" for i, p in enumerate(state.sources, 1))
         name = "self_reflection_knowledge_grounded"
-        user_text = render(name, overrides, passages=passages, question=state.question)
-        # copying the passages is the point: only the instructions are echo-guarded
-        guard = load_prompt(name, overrides).replace("{passages}", "").replace("{question}", "")
+        user_text = render(
+            name, overrides, passages=numbered_passages(state.sources), question=state.question
+        )
+        guard = instructions_of(load_prompt(name, overrides))
     elif state.knowledge_loop_step == 0:
         conversation = []
         user_text = render("self_reflection_knowledge", overrides, question=state.question)

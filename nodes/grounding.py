@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-import numpy as np
 from typing_extensions import TypedDict
 
 from veriloop.knowledge.hybrid import RetrievalSettings
 from veriloop.knowledge.medquad import open_medquad
+from veriloop.knowledge.triplets import rank_rows
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
@@ -35,8 +35,6 @@ from veriloop.nodes.retrieval import open_knowledge_base, retrieve
 from veriloop.nodes.support import SupportJudge, SupportQuery
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
-
-SourceKind = Literal["medquad", "kb", "corpus"]
 
 
 class SourcePassage(TypedDict):
@@ -151,14 +149,57 @@ def rank_passages(
         return [], None
     texts = [f"{p['title']}. {p['text']}" if p["title"] else p["text"] for p in passages]
     vectors, call = models.embed([question, *texts], purpose="rerank")
-    cosines = np.asarray(vectors[1:]) @ np.asarray(vectors[0])
-    order = np.argsort(-cosines, kind="stable")[:keep]
     ranked: list[SourcePassage] = []
-    for i in order:
-        passage = passages[i].copy()
-        passage["relevance"] = round(float(cosines[i]), 6)
+    for row, cosine in rank_rows(list(range(len(texts))), vectors[1:], vectors[0], keep):
+        passage = passages[row].copy()
+        passage["relevance"] = round(cosine, 6)
         ranked.append(passage)
     return ranked, call
+
+
+@dataclass
+class Retrieved:
+    """What one retrieval gave: the source's name, how many candidates, the best few."""
+
+    source: str
+    found: int
+    ranked: list[SourcePassage]
+    calls: list[ModelCall]
+
+    @property
+    def best_relevance(self) -> float | None:
+        """Return the best kept passage's cosine to the question (None: nothing found)."""
+        return max((p["relevance"] for p in self.ranked), default=None)
+
+
+def retrieve_ranked(
+    models: Models,
+    question: str,
+    *,
+    kb_dir: str,
+    corpus_dir: str,
+    candidates: int,
+    keep: int,
+) -> Retrieved:
+    """Search the source (`open_source`) for `candidates` passages; keep the `keep` best."""
+    source = open_source(models, kb_dir=kb_dir, corpus_dir=corpus_dir)
+    found, calls = source.search(question, candidates)
+    ranked, call = rank_passages(models, question, found, keep)
+    return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
+
+
+def numbered_passages(passages: Sequence[SourcePassage]) -> str:
+    """Render passages for a prompt as `[1] text`, one per line."""
+    return "\n".join(f"[{i}] {p['text']}" for i, p in enumerate(passages, start=1))
+
+
+def instructions_of(template: str) -> str:
+    """Return a passages prompt's own words (placeholders removed), for the echo guard.
+
+    Copying the passages is the point of these prompts, so only the instructions may be
+    stripped from a reply as echoes.
+    """
+    return template.replace("{passages}", "").replace("{question}", "")
 
 
 def extract_sentences(
@@ -179,8 +220,9 @@ def extract_sentences(
     if not found or count < 1:
         return [], None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
-    cosines = np.asarray(vectors[1:]) @ np.asarray(vectors[0])
-    best = sorted(np.argsort(-cosines, kind="stable")[:count].tolist())
+    best = sorted(
+        row for row, _ in rank_rows(list(range(len(found))), vectors[1:], vectors[0], count)
+    )
     return [found[i] for i in best], call
 
 

@@ -579,10 +579,11 @@ def content_coverage(claim: str, evidence: str) -> float | None:
     None when the claim has no content word.
     """
     claim_words, evidence_words = lexical_tokens([claim, evidence])
-    words = set(claim_words)
-    if not words:
-        return None
-    return len(words & set(evidence_words)) / len(words)
+    return _coverage(set(claim_words), set(evidence_words))
+
+
+def _coverage(claim_words: set[str], evidence_words: set[str]) -> float | None:
+    return len(claim_words & evidence_words) / len(claim_words) if claim_words else None
 
 
 class CoverageGatedJudge:
@@ -607,6 +608,14 @@ class CoverageGatedJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the best gated evidence text's probability."""
         check_queries(queries)
+        # tokenise each distinct text once: a reference is read against every claim
+        distinct = list(
+            dict.fromkeys([q.claim for q in queries] + [e for q in queries for e in q.evidence])
+        )
+        words = {
+            text: set(tokens)
+            for text, tokens in zip(distinct, lexical_tokens(distinct), strict=True)
+        }
         verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
         best_coverage: list[float] = [-1.0 for _ in queries]
         asked: list[tuple[int, int, SupportQuery, float]] = []
@@ -614,7 +623,7 @@ class CoverageGatedJudge:
             for e_index, text in enumerate(query.evidence):
                 if not text.strip():
                     continue
-                coverage = content_coverage(query.claim, text)
+                coverage = _coverage(words[query.claim], words[text])
                 value = -1.0 if coverage is None else coverage
                 if coverage is not None and coverage >= self.min_coverage:
                     asked.append(

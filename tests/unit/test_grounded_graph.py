@@ -347,6 +347,8 @@ def test_a_plain_folder_corpus_is_indexed_once_and_reindexed_when_it_changes(
     assert len(builds) == 1 and builds[0].parent == tmp_path / "cache"
     (docs / "new.txt").write_text("Gout is a form of arthritis.\n")
     assert module.folder_fingerprint(docs, "fake-embedder") not in builds[0].name
+    graph.invoke({"question": QUESTION}, context=context)  # the changed folder: a new index
+    assert len(builds) == 2 and builds[1] != builds[0]
 
 
 def test_an_empty_folder_corpus_says_what_to_do(tmp_path: Path, fake_backend: Make) -> None:
