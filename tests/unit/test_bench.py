@@ -257,3 +257,18 @@ def test_difference_verdicts_know_which_way_is_better() -> None:
     assert difference_verdict("unsupported_per_item", 0.5, 1.0) == " (worse)"
     assert difference_verdict("refused", 10.0, 20.0) == " (higher)"
     assert difference_verdict("f1", -1.0, 1.0) == ""
+
+
+def test_runs_served_from_the_cache_are_flagged() -> None:
+    from veriloop.evaluation.report import cache_notes
+
+    def record(run: str, cached: int, calls: int) -> dict:
+        return {"run": run, "trace": {"usage": {"cached_calls": cached, "calls": calls}}}
+
+    notes = cache_notes([record("direct", 1, 1), record("direct", 1, 1), record("fresh", 0, 3)])
+    assert notes == [
+        "",
+        "- direct: 2 of 2 model calls came from the model-call cache, so its model s/item and "
+        "wall s/item understate an uncached run.",
+    ]
+    assert cache_notes([record("fresh", 0, 3)]) == []

@@ -175,3 +175,14 @@ def test_stances_pass_the_question_and_refuse_bad_thresholds() -> None:
         SupportStances(judge, supports_at=0.2, contradicts_below=0.4)
     with pytest.raises(InvalidInputError, match="2 premises but 1"):
         SupportStances(judge).verdicts(["a", "b"], ["backed"])
+
+
+def test_a_long_question_never_pushes_the_claim_out_of_the_cross_encoder_input() -> None:
+    from veriloop.nodes.support import QUESTION_CHARS, SupportQuery, cross_encoder_input
+
+    question = "My mother has a question about her treatment. " * 40
+    text = cross_encoder_input(SupportQuery("Warfarin causes bleeding.", ["e"], question))
+    assert text.endswith("Warfarin causes bleeding.")
+    assert len(text) <= QUESTION_CHARS + len(" Warfarin causes bleeding.")
+    short = cross_encoder_input(SupportQuery("It does.", ["e"], "Does it?"))
+    assert short == "Does it? It does."
