@@ -235,6 +235,30 @@ class ModelSettings:
             "description": "Retries (with exponential backoff) of a failed model call.",
         },
     )
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = field(
+        default="auto",
+        metadata={
+            "description": "Served models: how a JSON schema reaches the server. 'auto' "
+            "probes json_schema, then json_object + schema, then prompt only (lenient "
+            "parsing, one re-ask); a rejection at run time moves one step down."
+        },
+    )
+    token_scoring: Literal["auto", "echo", "none"] = field(
+        default="auto",
+        metadata={
+            "description": "Served models: where token log-probs come from. 'auto' and "
+            "'echo' use /v1/completions echo after an alignment self-check (tried with a BOS "
+            "prefix when the raw echo is shifted); 'echo' fails when that check does, 'auto' "
+            "then runs without scores; 'none' never asks. scorer_model_path scores locally."
+        },
+    )
+    max_tokens_param: Literal["auto", "max_completion_tokens", "max_tokens"] = field(
+        default="auto",
+        metadata={
+            "description": "Served models: which parameter carries the generation limit. "
+            "'auto' checks whether the server honours max_completion_tokens."
+        },
+    )
     cache_dir: str = field(
         default="",
         metadata={

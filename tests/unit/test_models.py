@@ -64,7 +64,7 @@ def flaky_models(failures: int, retries: int) -> Models:
         scorer=ScriptedTokenScorer(lambda p, t: -1.0),
         embedder=ScriptedEmbedder(),
         max_retries=retries,
-        server_hint="Check the server.",
+        endpoint="http://127.0.0.1:9/v1",
     )
 
 
@@ -78,7 +78,8 @@ def test_transient_failures_are_retried(monkeypatch):
 def test_exhausted_retries_say_what_to_do(monkeypatch):
     monkeypatch.setattr("tenacity.nap.time.sleep", lambda seconds: None)
     with pytest.raises(
-        ModelUnavailableError, match="did not answer after 2 attempts.*Check the server"
+        ModelUnavailableError,
+        match="after 2 attempts, .* could not be reached at http://127.0.0.1:9/v1 .*running",
     ):
         flaky_models(failures=5, retries=1).chat(TURN, purpose="t")
 

@@ -29,8 +29,15 @@ def test_self_reflection_runs_on_a_served_model(local_embeddings):
         )
         result = build_graph().compile().invoke({"question": "Is it inherited?"}, context=context)
         paths = [path for path, _ in server.requests]
-    assert paths.count("/v1/chat/completions") == 2
-    assert paths.count("/v1/completions") == 3  # factuality + two consistency directions
+    # The capability probe first: the generation limit, json_schema and json_object (the fake
+    # ignores both: prose back), the alignment self-check of the echo.
+    assert paths[:4] == ["/v1/chat/completions"] * 3 + ["/v1/completions"]
+    assert result["trace"]["settings"]["models"]["capabilities"] == (
+        "structured output: prompt; token scores: echo; generation limit: max_tokens"
+    )
+    run = paths[4:]
+    assert run.count("/v1/chat/completions") == 2
+    assert run.count("/v1/completions") == 3  # factuality + two consistency directions
     knowledge = [c for c in result["trace"]["candidates"] if c["stage"] == "knowledge"][0]
     # Every whitespace token of the knowledge is scored; the fake's log-probs are -0.1..-0.5.
     assert -0.5 <= knowledge["scores"]["factuality"] <= -0.1
@@ -57,7 +64,10 @@ def test_server_that_does_not_answer_is_a_clear_error(local_embeddings, monkeypa
     context = SelfReflectionContext(
         backend="openai", base_url=f"http://127.0.0.1:{port}/v1", model_name="m3", max_retries=1
     )
-    with pytest.raises(ModelUnavailableError, match=f"127.0.0.1:{port}.*running and reachable"):
+    with pytest.raises(
+        ModelUnavailableError,
+        match=f"could not be reached at http://127.0.0.1:{port}/v1 .*server is running",
+    ):
         build_graph().compile().invoke({"question": "q?"}, context=context)
 
 

@@ -13,11 +13,13 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from veriloop.context import ModelSettings
-from veriloop.errors import InvalidInputError, ModelNotFoundError
+from veriloop.errors import InvalidInputError, ModelNotFoundError, ModelUnavailableError
+from veriloop.models.capabilities import Capabilities, failure_kind
 from veriloop.models.embeddings import Embedder, SentenceTransformerEmbedder
-from veriloop.models.gateway import Models
+from veriloop.models.gateway import Models, structured_mode_for
 from veriloop.models.locate import (
     bundled_chat_model_path,
     bundled_embedding_model_path,
@@ -134,11 +136,23 @@ def build_embedded(settings: ModelSettings) -> Models:
 
 
 def build_openai(settings: ModelSettings) -> Models:
-    """Build the scale-out backend: an OpenAI-compatible server for chat and scoring."""
+    """Build the scale-out backend: an OpenAI-compatible server for chat and scoring.
+
+    What the server supports (structured output, echoed log-probs and their alignment,
+    which generation-limit parameter it honours) is probed once here unless set (see
+    `capabilities`); the findings go into every trace. `scorer_model_path` scores tokens
+    with a local GGUF model instead of the server.
+    """
     import openai
     from langchain_openai import ChatOpenAI
 
-    from veriloop.models.token_scoring import OpenAICompletionsTokenScorer
+    from veriloop.models.served_chat import MaxTokensChatOpenAI
+    from veriloop.models.token_scoring import (
+        LlamaCppTokenScorer,
+        OpenAICompletionsTokenScorer,
+        TokenScorer,
+        UnavailableTokenScorer,
+    )
 
     if not settings.model_name:
         raise InvalidInputError(
@@ -146,7 +160,34 @@ def build_openai(settings: ModelSettings) -> Models:
         )
     api_key = os.environ.get(settings.api_key_env) or "not-needed"
     base_url = settings.base_url or None
-    chat_model = ChatOpenAI(
+    where = settings.base_url or "the OpenAI API"
+    client = openai.OpenAI(
+        base_url=base_url, api_key=api_key, timeout=settings.request_timeout, max_retries=0
+    )
+    local_scorer = (
+        existing_file(settings.scorer_model_path, "scorer model file")
+        if settings.scorer_model_path
+        else None
+    )
+    found = probe(client, settings, score_on_server=local_scorer is None)
+    scorer: TokenScorer
+    if local_scorer is not None:
+        scorer = LlamaCppTokenScorer(local_scorer, seed=settings.seed)
+    elif found.token_scoring == "echo":
+        scorer = OpenAICompletionsTokenScorer(client, settings.model_name, prefix=found.bos_prefix)
+    else:
+        scorer = UnavailableTokenScorer(
+            f"the server at {where} gives no usable token log-probs "
+            f"({found.findings[-1] if found.findings else 'token_scoring=none'}). Methods that "
+            "score tokens need them: set VERILOOP_SCORER_MODEL_PATH to a local GGUF file of "
+            "the same (or a similar) model to score locally, or serve the model with an "
+            "engine that echoes prompt log-probs (vLLM; llama-cpp-python with "
+            "--logits_all true)."
+        )
+    chat_class = (
+        ChatOpenAI if found.max_tokens_param == "max_completion_tokens" else MaxTokensChatOpenAI
+    )
+    chat_model = chat_class(
         model=settings.model_name,
         base_url=base_url,
         api_key=api_key,  # type: ignore[arg-type]
@@ -156,21 +197,85 @@ def build_openai(settings: ModelSettings) -> Models:
         timeout=settings.request_timeout,
         max_retries=0,  # retries are Models' job, so they are counted and bounded once
     )
-    client = openai.OpenAI(
-        base_url=base_url, api_key=api_key, timeout=settings.request_timeout, max_retries=0
-    )
-    where = settings.base_url or "the OpenAI API"
     return Models(
         chat_model=chat_model,
         chat_name=f"openai:{settings.model_name}",
-        scorer=OpenAICompletionsTokenScorer(client, settings.model_name),
+        scorer=scorer,
         embedder=_embedder(settings),
         max_retries=settings.max_retries,
         cache_dir=settings.cache_dir,
         serialize_chat=False,
-        structured_mode="openai_json_schema",
-        server_hint=f"Check that the server at {where} is running and reachable, "
-        "or set VERILOOP_BASE_URL.",
+        structured_mode=structured_mode_for(found.structured_output),
+        endpoint=where,
+        api_key_env=settings.api_key_env,
+        capabilities=found,
+        demote_structured=settings.structured_output == "auto",
+    )
+
+
+def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True) -> Capabilities:
+    """Find out (or take from settings) what the served model supports.
+
+    Raises:
+        ModelUnavailableError: The server cannot be reached, refuses the credentials, has
+            no such model, or `token_scoring=echo` was set and the echo is unusable.
+    """
+    from veriloop.models.capabilities import (
+        BOS_CANDIDATES,
+        STRUCTURED_CHAIN,
+        probe_max_tokens,
+        probe_scoring,
+        probe_structured,
+        unreachable,
+    )
+    from veriloop.models.token_scoring import OpenAICompletionsTokenScorer
+
+    where = settings.base_url or "the OpenAI API"
+    findings: list[str] = []
+    try:
+        if settings.max_tokens_param == "auto":
+            limit, finding = probe_max_tokens(client, settings.model_name)
+            findings.append(finding)
+        else:
+            limit = settings.max_tokens_param
+            findings.append(f"generation limit set: {limit}")
+        if settings.structured_output == "auto":
+            structured, found = probe_structured(
+                client, settings.model_name, limit, STRUCTURED_CHAIN
+            )
+            findings.extend(found)
+        else:
+            structured = settings.structured_output
+            findings.append(f"structured output set: {structured}")
+        prefix: str | None = None
+        if not score_on_server:
+            findings.append("token scores: local scorer model (scorer_model_path)")
+        elif settings.token_scoring == "none":
+            findings.append("token scores: off (token_scoring=none)")
+        else:
+            prefix, found = probe_scoring(
+                lambda p: OpenAICompletionsTokenScorer(client, settings.model_name, prefix=p),
+                BOS_CANDIDATES,
+            )
+            findings.extend(found)
+            if prefix is None and settings.token_scoring == "echo":
+                raise ModelUnavailableError(
+                    f"token_scoring=echo, but the server at {where} gives no usable echoed "
+                    f"log-probs: {found[-1]}. Set VERILOOP_TOKEN_SCORING=auto to run "
+                    "without them, or VERILOOP_SCORER_MODEL_PATH to score locally."
+                )
+    except ModelUnavailableError:
+        raise
+    except Exception as exc:
+        if failure_kind(exc) is None:
+            raise
+        raise unreachable(exc, where, settings.api_key_env) from exc
+    return Capabilities(
+        structured_output=structured,
+        token_scoring="echo" if prefix is not None else "none",
+        max_tokens_param=limit,
+        bos_prefix=prefix or "",
+        findings=tuple(findings),
     )
 
 

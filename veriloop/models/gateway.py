@@ -20,37 +20,52 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-import httpx
 import numpy as np
 import numpy.typing as npt
-import openai
 from langchain_community.cache import SQLiteCache
 from langchain_core._api.deprecation import LangChainPendingDeprecationWarning
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 from typing_extensions import TypedDict
 
 from veriloop.errors import ModelUnavailableError
+from veriloop.models.capabilities import (
+    Capabilities,
+    StructuredOutput,
+    explain_failure,
+    failure_kind,
+    is_transient,
+    next_structured,
+    response_format,
+)
 from veriloop.models.embeddings import Embedder
-from veriloop.models.token_scoring import ScoreError, TokenLogprobs, TokenScorer
+from veriloop.models.token_scoring import (
+    ScoreError,
+    TokenLogprobs,
+    TokenScorer,
+    UnavailableTokenScorer,
+)
 from veriloop.trace import ModelCall
 
 T = TypeVar("T")
 
-StructuredMode = Literal["llama_grammar", "openai_json_schema", "none"]
+StructuredMode = Literal["llama_grammar", "openai_json_schema", "openai_json_object", "none"]
 """How a JSON schema constrains a reply: a llama.cpp grammar built from the schema, the
-OpenAI `response_format` json_schema, or nothing (prompt only; fakes)."""
+OpenAI `response_format` json_schema, `{"type": "json_object", "schema": ...}` (what
+llama-cpp-python's server takes), or nothing (prompt only; fakes)."""
 
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-    httpx.TransportError,
-    ConnectionError,
-    TimeoutError,
-)
+_SERVED_MODES: dict[StructuredMode, StructuredOutput] = {
+    "openai_json_schema": "json_schema",
+    "openai_json_object": "json_object",
+    "none": "prompt",
+}
+_MODE_OF: dict[StructuredOutput, StructuredMode] = {v: k for k, v in _SERVED_MODES.items()}
+
+
+def structured_mode_for(output: StructuredOutput) -> StructuredMode:
+    """Return the gateway mode that sends a served model's structured-output capability."""
+    return _MODE_OF[output]
 
 
 class ChatTurn(TypedDict):
@@ -62,6 +77,10 @@ class ChatTurn(TypedDict):
 
 class ChatFailure(Exception):
     """A chat call failed for this input (not the server): the reply is unusable."""
+
+
+class RejectedRequest(Exception):
+    """A served model refused a request deterministically (retrying would not help)."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +185,10 @@ class Models:
         cache_dir: str = "",
         serialize_chat: bool = False,
         structured_mode: StructuredMode = "none",
-        server_hint: str = "",
+        endpoint: str = "",
+        api_key_env: str = "",
+        capabilities: Capabilities | None = None,
+        demote_structured: bool = True,
     ) -> None:
         """Assemble the runtime.
 
@@ -179,7 +201,12 @@ class Models:
             cache_dir: Directory of the persistent cache; empty = no cache.
             serialize_chat: Run one chat call at a time (llama.cpp is not thread-safe).
             structured_mode: How JSON-schema constraints reach the backend.
-            server_hint: Appended to "server did not answer" errors (what to check).
+            endpoint: Where a served model lives (named in error messages).
+            api_key_env: The variable holding its API key (named in auth errors).
+            capabilities: What probing the server found (recorded in traces).
+            demote_structured: On a deterministic rejection of a structured request, move
+                one step down json_schema -> json_object -> prompt and ask again (off when
+                the user set the mode).
         """
         self.chat_model = chat_model
         self.chat_name = chat_name
@@ -187,7 +214,13 @@ class Models:
         self.embedder = embedder
         self.max_retries = max_retries
         self.structured_mode = structured_mode
-        self.server_hint = server_hint
+        self.endpoint = endpoint or chat_name
+        self.api_key_env = api_key_env
+        self.capabilities = capabilities
+        self.demote_structured = demote_structured
+        self.notes: list[str] = []
+        """What changed at run time (e.g. a structured mode demoted after a rejection)."""
+        self._state_lock = threading.Lock()
         self._chat_lock: threading.Lock | None = threading.Lock() if serialize_chat else None
         self._chat_cache: _ObservedSQLiteCache | None = None
         self._score_cache: _ScoreCache | None = None
@@ -200,33 +233,58 @@ class Models:
         else:
             self.chat_model.cache = False
 
+    @property
+    def can_score(self) -> bool:
+        """Return True when token log-probs are available from this backend."""
+        return not isinstance(self.scorer, UnavailableTokenScorer)
+
+    def scoring_unavailable_reason(self) -> str:
+        """Say why token scores are unavailable ('' when they are available)."""
+        scorer = self.scorer
+        return scorer.reason if isinstance(scorer, UnavailableTokenScorer) else ""
+
     def describe(self) -> dict[str, str]:
-        """Name the models in use, for traces and reports."""
-        return {
+        """Name the models in use (and a served model's capabilities), for traces."""
+        described = {
             "chat": self.chat_name,
             "scorer": self.scorer.name,
             "embeddings": self.embedder.name,
         }
+        if self.capabilities is not None:
+            described["capabilities"] = self.capabilities.describe()
+        if self.notes:
+            described["notes"] = "; ".join(self.notes)
+        return described
 
     def _retrying(self, what: str, action: Callable[[], T]) -> T:
+        """Run `action`, retrying transient failures; turn the rest into clear errors.
+
+        Raises:
+            ModelUnavailableError: The server could not be reached, refused the
+                credentials, has no such endpoint, or kept failing (message says which).
+            RejectedRequest: The server refused this request (a 4xx or a validation
+                error): not retried, the caller decides.
+        """
         retrying = Retrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=wait_exponential(multiplier=0.5, max=8),
-            retry=retry_if_exception_type(TRANSIENT_ERRORS),
+            retry=retry_if_exception(is_transient),
             reraise=True,
         )
         try:
             return retrying(action)
-        except TRANSIENT_ERRORS as exc:
-            raise ModelUnavailableError(
-                f"the {what} did not answer after {self.max_retries + 1} attempts "
-                f"({type(exc).__name__}: {exc}). {self.server_hint}".strip()
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise ModelUnavailableError(
-                f"the {what} answered HTTP {exc.status_code}: {exc.message}. "
-                f"{self.server_hint}".strip()
-            ) from exc
+        except Exception as exc:
+            kind = failure_kind(exc)
+            if kind is None:
+                raise
+            message = explain_failure(
+                exc, what=what, where=self.endpoint, api_key_env=self.api_key_env
+            )
+            if kind == "rejected":
+                raise RejectedRequest(message) from exc
+            if is_transient(exc):
+                message = f"after {self.max_retries + 1} attempts, {message}"
+            raise ModelUnavailableError(message) from exc
 
     @contextmanager
     def _chat_slot(self) -> Iterator[None]:
@@ -260,32 +318,36 @@ class Models:
             options["max_tokens"] = max_tokens
         if seed is not None:
             options["seed"] = seed
-        if json_schema is not None:
-            if self.structured_mode == "llama_grammar":
-                options["response_format"] = {"type": "json_object", "schema": json_schema}
-            elif self.structured_mode == "openai_json_schema":
-                options["response_format"] = {
-                    "type": "json_schema",
-                    "json_schema": {"name": "reply", "schema": json_schema, "strict": False},
-                }
         messages = to_messages(turns)
 
         def invoke() -> AIMessage:
             if self._chat_cache is not None:
                 self._chat_cache.last_hit.value = False
+            call_options = dict(options)
+            if json_schema is not None:
+                format_ = self._response_format(json_schema)
+                if format_ is not None:
+                    call_options["response_format"] = format_
             with self._chat_slot():
-                reply = self.chat_model.invoke(messages, **options)
+                reply = self.chat_model.invoke(messages, **call_options)
             if not isinstance(reply, AIMessage):
                 raise ChatFailure(f"the chat model returned {type(reply).__name__}")
             return reply
 
         started = time.perf_counter()
-        try:
-            reply = self._retrying(f"chat model ({self.chat_name})", invoke)
-        except ModelUnavailableError:
-            raise
-        except ValueError as exc:  # llama.cpp: prompt longer than the context window, etc.
-            raise ChatFailure(str(exc)) from exc
+        while True:
+            mode = self.structured_mode
+            try:
+                reply = self._retrying(f"chat model ({self.chat_name})", invoke)
+                break
+            except RejectedRequest as exc:
+                if json_schema is not None and self._demote(mode, str(exc)):
+                    continue
+                raise ChatFailure(str(exc)) from exc
+            except ModelUnavailableError:
+                raise
+            except ValueError as exc:  # llama.cpp: prompt longer than the context window, etc.
+                raise ChatFailure(str(exc)) from exc
         seconds = time.perf_counter() - started
         usage: dict[str, Any] = dict(reply.usage_metadata or {})
         cached = bool(
@@ -303,6 +365,33 @@ class Models:
         )
         return ChatReply(text=_message_text(reply), call=call)
 
+    def _response_format(self, json_schema: dict[str, Any]) -> dict[str, Any] | None:
+        mode = self.structured_mode
+        if mode == "llama_grammar":
+            return {"type": "json_object", "schema": json_schema}
+        served = _SERVED_MODES.get(mode)
+        return response_format(served, json_schema) if served is not None else None
+
+    def _demote(self, rejected: StructuredMode, reason: str) -> bool:
+        """Move structured output one step down after `rejected` was refused.
+
+        Returns False when there is nowhere to go (or demotion is off): the caller reports
+        the rejection. Concurrent callers that saw the same rejection demote once.
+        """
+        served = _SERVED_MODES.get(rejected)
+        if served is None or not self.demote_structured:
+            return False
+        lower = next_structured(served)
+        if lower is None:
+            return False
+        with self._state_lock:
+            if self.structured_mode == rejected:
+                self.structured_mode = _MODE_OF[lower]
+                self.notes.append(
+                    f"structured output {served} rejected at run time, now {lower} ({reason})"
+                )
+        return True
+
     def score(self, prompt: str, target: str, *, purpose: str) -> ScoredText:
         """Return the token log-probs of `target` after `prompt`, with accounting.
 
@@ -319,10 +408,13 @@ class Models:
         if cached_value is not None:
             logprobs = cached_value
         else:
-            logprobs = self._retrying(
-                f"token scorer ({self.scorer.name})",
-                lambda: self.scorer.target_logprobs(prompt, target),
-            )
+            try:
+                logprobs = self._retrying(
+                    f"token scorer ({self.scorer.name})",
+                    lambda: self.scorer.target_logprobs(prompt, target),
+                )
+            except RejectedRequest as exc:  # e.g. longer than the server's context
+                raise ScoreError(str(exc)) from exc
             if self._score_cache is not None and key is not None:
                 self._score_cache.set(key, logprobs)
         call = ModelCall(
@@ -374,6 +466,7 @@ def failed_call(
 
 __all__ = [
     "ChatFailure",
+    "RejectedRequest",
     "ChatReply",
     "ChatTurn",
     "Models",
@@ -381,5 +474,6 @@ __all__ = [
     "ScoredText",
     "StructuredMode",
     "failed_call",
+    "structured_mode_for",
     "to_messages",
 ]

@@ -11,7 +11,9 @@ Two backends:
   `create_completion(echo=True, logprobs=...)`: there `max_tokens=0` means unlimited, and
   without a BOS token the returned log-probs are shifted by one position.
 - `OpenAICompletionsTokenScorer`: `/v1/completions` with `echo=True, logprobs` as vLLM and
-  other OpenAI-compatible servers serve it (the scale-out option).
+  llama-cpp-python's server serve it (the scale-out option); `capabilities` checks once per
+  backend that its values are aligned, and `UnavailableTokenScorer` stands in when a server
+  cannot score.
 """
 
 from __future__ import annotations
@@ -198,13 +200,20 @@ class LlamaCppTokenScorer:
 
 
 class OpenAICompletionsTokenScorer:
-    """Teacher-forced scoring through an OpenAI-compatible `/v1/completions` endpoint."""
+    """Teacher-forced scoring through an OpenAI-compatible `/v1/completions` endpoint.
 
-    def __init__(self, client: Any, model_name: str) -> None:
+    `prefix` goes before every scored text (the BOS token, for servers whose echoed
+    log-probs are shifted without one: see `capabilities`); the server's token for it is
+    not part of the prompt the offsets refer to.
+    """
+
+    def __init__(self, client: Any, model_name: str, *, prefix: str = "") -> None:
         """Score with `client` (an `openai.OpenAI`) against `model_name`."""
-        self.name = f"openai-completions:{model_name}"
+        suffix = f"+bos{prefix}" if prefix else ""
+        self.name = f"openai-completions:{model_name}{suffix}"
         self._client = client
         self._model_name = model_name
+        self.prefix = prefix
 
     def target_logprobs(self, prompt: str, target: str) -> TokenLogprobs:
         """Return per-token log-probs of `target` after `prompt` via echo + logprobs."""
@@ -213,20 +222,60 @@ class OpenAICompletionsTokenScorer:
         text = prompt + target
         response = self._client.completions.create(
             model=self._model_name,
-            prompt=text,
+            prompt=self.prefix + text,
             echo=True,
             logprobs=0,
             max_tokens=1,
             temperature=0.0,
         )
         logprobs = response.choices[0].logprobs
+        if logprobs is None or not logprobs.tokens:
+            raise ScoreError("the server returned no log-probs for the echoed prompt")
+        tokens = list(logprobs.tokens)
+        values = list(logprobs.token_logprobs)
+        offsets = list(logprobs.text_offset)
+        tokens, values, offsets = drop_prefix_tokens(tokens, values, offsets, self.prefix)
         return align_echoed_logprobs(
-            list(logprobs.tokens),
-            list(logprobs.token_logprobs),
-            list(logprobs.text_offset),
-            prompt_chars=len(prompt),
-            text_chars=len(text),
+            tokens, values, offsets, prompt_chars=len(prompt), text_chars=len(text)
         )
+
+
+def drop_prefix_tokens(
+    tokens: list[str], values: list[float | None], offsets: list[int], prefix: str
+) -> tuple[list[str], list[float | None], list[int]]:
+    """Remove the tokens of `prefix` from an echo and make offsets relative to the text.
+
+    Servers differ: llama-cpp-python drops a leading BOS from the echo (offsets already
+    start at the text); others echo it as a token at offset 0 (then every later offset
+    counts its characters).
+    """
+    if not prefix or not offsets:
+        return tokens, values, offsets
+    if "".join(tokens).startswith(prefix) and offsets[0] == 0:
+        keep = [i for i, offset in enumerate(offsets) if offset >= len(prefix)]
+        return (
+            [tokens[i] for i in keep],
+            [values[i] for i in keep],
+            [offsets[i] - len(prefix) for i in keep],
+        )
+    return tokens, values, offsets
+
+
+class UnavailableTokenScorer:
+    """The scorer of a backend that cannot give token log-probs; says why on every use."""
+
+    def __init__(self, reason: str) -> None:
+        """Remember why scoring is unavailable (shown to whoever asks for a score)."""
+        self.name = "unavailable"
+        self.reason = reason
+
+    def target_logprobs(self, prompt: str, target: str) -> TokenLogprobs:
+        """Raise ScoringUnavailableError: there is nothing to score with."""
+        raise ScoringUnavailableError(self.reason)
+
+
+class ScoringUnavailableError(ScoreError):
+    """The backend has no token scorer (e.g. a chat-only server); the message says why."""
 
 
 def align_echoed_logprobs(
