@@ -65,6 +65,7 @@ from veriloop.nodes.claims import (
     sentence_claims,
 )
 from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.scorers import require_token_scores
 from veriloop.nodes.support import SupportQuery, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
@@ -218,14 +219,25 @@ def _round_checks(state: State) -> list[ClaimCheck]:
 # -------------------------------------------------------------------- nodes
 
 
-def check_input(state: State) -> dict[str, Any]:
-    """Collect the sources; reject a missing answer or missing sources clearly."""
+def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+    """Collect the sources; reject a missing answer, sources, or unscorable verifier.
+
+    A log-prob verifier (`yesno`, `likelihood`) on a backend without token scores stops
+    here; `auto` falls back to chain-of-thought instead.
+    """
     if state.answer is None:
         raise InvalidInputError(
             "there is no answer to verify: pass {'answer': ..., 'sources': [...]}, or chain "
             "after a graph that produced an answer"
         )
     sources = require_sources(state)
+    context = FVContext.of(runtime)
+    if context.verifier in ("yesno", "likelihood"):
+        require_token_scores(
+            get_models(context),
+            method=f"Factored Verification with verifier={context.verifier}",
+            why="P(supported) is read from token log-probs; verifier=auto or cot does without",
+        )
     return {
         "sources": sources,
         "original_answer": state.answer,

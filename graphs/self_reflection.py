@@ -258,10 +258,18 @@ def _candidate(
 
 # ── Nodes ───────────────────────────────────────────────────────────────────────────────
 def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
-    """Reject an unusable question (or a multiple-choice item) before any model is loaded."""
-    return check_input(
-        state, SelfReflectionContext.of(runtime), method="Self-Reflection", choices=False
+    """Reject an unusable question, then a backend without token scores, before generating.
+
+    Multiple-choice items are rejected too (Self-Reflection answers open questions).
+    """
+    context = SelfReflectionContext.of(runtime)
+    checked = check_input(state, context, method="Self-Reflection", choices=False)
+    scorers.require_token_scores(
+        get_models(context),
+        method="Self-Reflection",
+        why="factuality and consistency are mean token log-probs",
     )
+    return checked
 
 
 def retrieve_sources(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from veriloop.errors import ModelUnavailableError
 from veriloop.models import Models, ScoreError
 from veriloop.prompts import demonstrations, render
 from veriloop.trace import ModelCall
@@ -57,6 +58,20 @@ def cosine(first: npt.ArrayLike, second: npt.ArrayLike) -> float:
     b = np.asarray(second, dtype=np.float64)
     norm = float(np.linalg.norm(a) * np.linalg.norm(b))
     return 0.0 if norm == 0 else float(a @ b / norm)
+
+
+def require_token_scores(models: Models, *, method: str, why: str) -> None:
+    """Stop a run before it starts when its backend cannot give token log-probs.
+
+    Raises:
+        ModelUnavailableError: `models` has no token scorer (a chat-only server, a server
+            started without logits, or echoed log-probs that failed the alignment check);
+            the message says why and what to set.
+    """
+    if not models.can_score:
+        raise ModelUnavailableError(
+            f"{method} needs token log-probs ({why}), but {models.scoring_unavailable_reason()}"
+        )
 
 
 def factuality(

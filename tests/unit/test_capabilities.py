@@ -283,3 +283,31 @@ def test_probing_an_unreachable_server_says_so(monkeypatch):
         ModelUnavailableError, match="could not be reached at http://127.0.0.1:9/v1"
     ):
         build_openai(settings)
+
+
+def test_methods_that_need_token_scores_stop_before_generating():
+    from veriloop.graphs.factored_verification import FVContext
+    from veriloop.graphs.factored_verification import build_graph as build_fv
+    from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
+    from veriloop.models import register_backend, unregister_backend
+    from veriloop.models.fakes import fake_models
+
+    models = fake_models(["never used"])
+    models.scorer = UnavailableTokenScorer("the server at X has no /v1/completions")
+    register_backend("no-scores", lambda settings: models)
+    try:
+        with pytest.raises(
+            ModelUnavailableError,
+            match="Self-Reflection needs token log-probs .*has no /v1/completions",
+        ):
+            build_graph().compile().invoke(
+                {"question": "Is it inherited?"}, context=SelfReflectionContext(backend="no-scores")
+            )
+        with pytest.raises(ModelUnavailableError, match="verifier=yesno needs token log-probs"):
+            build_fv().compile().invoke(
+                {"question": "q?", "answer": "It is.", "sources": ["It is so."]},
+                context=FVContext(backend="no-scores", verifier="yesno"),
+            )
+    finally:
+        unregister_backend("no-scores")
+    assert models.chat_model.conversations == []  # type: ignore[attr-defined]

@@ -125,11 +125,18 @@ def gather_target_logprobs(
 class LlamaCppTokenScorer:
     """Teacher-forced scoring on a llama.cpp model (its own instance, logits for all tokens)."""
 
-    def __init__(self, model_path: Path, *, context_size: int = 2048, seed: int = 0) -> None:
-        """Load a scoring instance of the GGUF model at `model_path`."""
+    def __init__(
+        self, model_path: Path, *, context_size: int = 2048, seed: int = 0, bos: bool = False
+    ) -> None:
+        """Load a scoring instance of the GGUF model at `model_path`.
+
+        `bos=True` conditions every text on the BOS token even when the vocabulary does not
+        add one (as a served scorer does after its BOS prefix; see `capabilities`).
+        """
         from llama_cpp import Llama
 
-        self.name = f"llama.cpp:{model_path.name}"
+        self.name = f"llama.cpp:{model_path.name}" + ("+bos" if bos else "")
+        self.bos = bos
         self.context_size = context_size
         self._llm = Llama(
             model_path=str(model_path),
@@ -149,6 +156,8 @@ class LlamaCppTokenScorer:
         with self._lock:
             token_ids = list(self._llm.tokenize(text, add_bos=True, special=False))
             bos = self._llm.token_bos()
+            if self.bos and (not token_ids or token_ids[0] != bos):
+                token_ids = [bos, *token_ids]
             # A BOS the vocabulary prepends is not part of the text: it decodes to nothing.
             pieces = [
                 b"" if (index == 0 and token == bos) else self._llm.detokenize([token])
