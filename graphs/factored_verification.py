@@ -533,7 +533,7 @@ def build_graph() -> StateGraph[State, FVContext, VerifyInput, FVOutput]:
     )
     builder.add_node("check_input", check_input)
     builder.add_node("decompose", decompose)
-    builder.add_node("verify_claim", verify_claim, input_schema=ClaimTask)  # type: ignore[arg-type]
+    builder.add_node("verify_claim", verify_claim, input_schema=ClaimTask)  # type: ignore[arg-type, call-overload, unused-ignore]
     builder.add_node("combine", combine)
     builder.add_node("critique", critique)
     builder.add_node("revise", revise)

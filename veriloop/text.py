@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
+from typing import Any
 
 _KEPT_CONTROLS = {"\t", "\n", "\r"}
 
@@ -25,3 +27,21 @@ def split_sentences(text: str) -> list[str]:
     """
     parts = re.split(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n+", text.strip())
     return [part.strip() for part in parts if part.strip()]
+
+
+def first_json_value(text: str) -> Any:
+    """Decode the JSON value that starts at the first "{" in `text` (prose around it is fine).
+
+    Raw newlines inside strings are accepted: small models put them there.
+
+    Raises:
+        ValueError: There is no "{", or what follows it is not valid JSON (says where).
+    """
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("the reply contains no JSON object")
+    try:
+        value, _ = json.JSONDecoder(strict=False).raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the JSON is malformed ({exc.msg} at character {exc.pos})") from exc
+    return value

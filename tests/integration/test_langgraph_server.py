@@ -1,24 +1,15 @@
 """`langgraph dev` serves both graphs on loopback; a client completes runs through it."""
 
 import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
+
+from tests.integration.servers import free_port, running_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -27,45 +18,21 @@ def server_url(tmp_path_factory):
     langgraph = Path(sys.executable).parent / "langgraph"
     log = tmp_path_factory.mktemp("langgraph") / "server.log"
     env = {**os.environ, "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
-    with log.open("w") as handle:
-        process = subprocess.Popen(
-            [
-                str(langgraph),
-                "dev",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-browser",
-                "--no-reload",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    command = [
+        str(langgraph),
+        "dev",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-browser",
+        "--no-reload",
+    ]
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"langgraph dev exited early:\n{log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(1)
-        else:
-            pytest.fail(f"langgraph dev did not start:\n{log.read_text()[-3000:]}")
+    with running_server(
+        command, ready_url=f"{url}/ok", log=log, name="langgraph dev", cwd=ROOT, env=env
+    ):
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 def test_server_lists_every_graph_and_completes_runs(server_url, tmp_path):

@@ -10,18 +10,13 @@ echoed log-probs by one position unless the prompt starts with the BOS token.
 from __future__ import annotations
 
 import math
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests.integration.servers import free_port, running_server
 from veriloop.api import method
 from veriloop.context import ModelSettings
 from veriloop.models import get_models
@@ -33,17 +28,10 @@ from veriloop.prompts import render
 pytestmark = [pytest.mark.integration, pytest.mark.served_engine]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """Start llama-cpp-python's server on a free loopback port; yield backend settings."""
     port = free_port()
-    log = tmp_path_factory.mktemp("llama_server") / "server.log"
     command = [
         sys.executable,
         "-m",
@@ -61,28 +49,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
         "--logits_all",
         "true",
     ]
-    with log.open("w") as handle:
-        process = subprocess.Popen(
-            command, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
-        )
     url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited early:\n{log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail(f"llama_cpp.server did not start:\n{log.read_text()[-3000:]}")
+    with running_server(
+        command,
+        ready_url=f"{url}/models",
+        log=tmp_path_factory.mktemp("llama_server") / "server.log",
+        name="llama_cpp.server",
+    ):
         yield {"backend": "openai", "base_url": url, "model_name": "smollm2"}
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
 
 
 def test_the_probe_finds_what_the_server_supports(served: dict[str, str]) -> None:

@@ -212,9 +212,9 @@ class Completions:
 
 
 def chat_reply(text: str, completion_tokens: int | None) -> Any:
-    usage = None if completion_tokens is None else SimpleNamespace(completion_tokens=1)
-    if usage is not None:
-        usage.completion_tokens = completion_tokens
+    usage = (
+        None if completion_tokens is None else SimpleNamespace(completion_tokens=completion_tokens)
+    )
     return SimpleNamespace(
         choices=[SimpleNamespace(message=SimpleNamespace(content=text))], usage=usage
     )

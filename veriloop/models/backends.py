@@ -17,7 +17,16 @@ from typing import Any
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, ModelNotFoundError, ModelUnavailableError
-from veriloop.models.capabilities import Capabilities, failure_kind
+from veriloop.models.capabilities import (
+    BOS_CANDIDATES,
+    STRUCTURED_CHAIN,
+    Capabilities,
+    failure_kind,
+    probe_max_tokens,
+    probe_scoring,
+    probe_structured,
+    unreachable,
+)
 from veriloop.models.embeddings import Embedder, SentenceTransformerEmbedder
 from veriloop.models.gateway import Models, structured_mode_for
 from veriloop.models.locate import (
@@ -25,6 +34,7 @@ from veriloop.models.locate import (
     bundled_embedding_model_path,
     existing_file,
 )
+from veriloop.models.token_scoring import OpenAICompletionsTokenScorer, TokenScorer
 
 BackendFactory = Callable[[ModelSettings], Models]
 
@@ -147,12 +157,7 @@ def build_openai(settings: ModelSettings) -> Models:
     from langchain_openai import ChatOpenAI
 
     from veriloop.models.served_chat import MaxTokensChatOpenAI
-    from veriloop.models.token_scoring import (
-        LlamaCppTokenScorer,
-        OpenAICompletionsTokenScorer,
-        TokenScorer,
-        UnavailableTokenScorer,
-    )
+    from veriloop.models.token_scoring import LlamaCppTokenScorer, UnavailableTokenScorer
 
     if not settings.model_name:
         raise InvalidInputError(
@@ -220,16 +225,6 @@ def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True)
         ModelUnavailableError: The server cannot be reached, refuses the credentials, has
             no such model, or `token_scoring=echo` was set and the echo is unusable.
     """
-    from veriloop.models.capabilities import (
-        BOS_CANDIDATES,
-        STRUCTURED_CHAIN,
-        probe_max_tokens,
-        probe_scoring,
-        probe_structured,
-        unreachable,
-    )
-    from veriloop.models.token_scoring import OpenAICompletionsTokenScorer
-
     where = settings.base_url or "the OpenAI API"
     findings: list[str] = []
     try:
@@ -264,10 +259,8 @@ def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True)
                     f"log-probs: {found[-1]}. Set VERILOOP_TOKEN_SCORING=auto to run "
                     "without them, or VERILOOP_SCORER_MODEL_PATH to score locally."
                 )
-    except ModelUnavailableError:
-        raise
     except Exception as exc:
-        if failure_kind(exc) is None:
+        if failure_kind(exc) is None:  # includes our own ModelUnavailableError
             raise
         raise unreachable(exc, where, settings.api_key_env) from exc
     return Capabilities(

@@ -27,9 +27,8 @@ result, with one line per finding, is recorded in every trace (`Models.describe`
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -37,6 +36,8 @@ import httpx
 import openai
 
 from veriloop.errors import ModelUnavailableError
+from veriloop.models.token_scoring import TokenScorer
+from veriloop.text import first_json_value
 
 StructuredOutput = Literal["json_schema", "json_object", "prompt"]
 TokenScoring = Literal["echo", "none"]
@@ -308,17 +309,15 @@ def probe_structured(
 
 
 def _is_json_object(text: str) -> bool:
-    start = text.find("{")
-    if start < 0:
-        return False
     try:
-        value, _ = json.JSONDecoder(strict=False).raw_decode(text[start:])
-    except json.JSONDecodeError:
+        return isinstance(first_json_value(text), dict)
+    except ValueError:
         return False
-    return isinstance(value, dict)
 
 
-def probe_scoring(scorer_for: Any, bos_candidates: Sequence[str]) -> tuple[str | None, list[str]]:
+def probe_scoring(
+    scorer_for: Callable[[str], TokenScorer], bos_candidates: Sequence[str]
+) -> tuple[str | None, list[str]]:
     """Find a prompt prefix under which the server's echoed log-probs are aligned.
 
     Args:

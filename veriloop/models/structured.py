@@ -12,13 +12,13 @@ recorded failure (`value` None, `error` set) for the caller's documented fallbac
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from veriloop.models.gateway import ChatTurn, Models
+from veriloop.text import first_json_value
 from veriloop.trace import ModelCall
 
 M = TypeVar("M", bound=BaseModel)
@@ -64,14 +64,7 @@ def parse_lenient(text: str, model: type[M]) -> M:
     Raises:
         ValueError: No JSON object is found, or it does not validate (message says why).
     """
-    start = text.find("{")
-    if start < 0:
-        raise ValueError("the reply contains no JSON object")
-    decoder = json.JSONDecoder(strict=False)  # small models put raw newlines in strings
-    try:
-        data, _ = decoder.raw_decode(text[start:])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the JSON is malformed ({exc.msg} at character {exc.pos})") from exc
+    data = first_json_value(text)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -270,6 +270,10 @@ def drop_prefix_tokens(
     return tokens, values, offsets
 
 
+class ScoringUnavailableError(ScoreError):
+    """The backend has no token scorer (e.g. a chat-only server); the message says why."""
+
+
 class UnavailableTokenScorer:
     """The scorer of a backend that cannot give token log-probs; says why on every use."""
 
@@ -281,10 +285,6 @@ class UnavailableTokenScorer:
     def target_logprobs(self, prompt: str, target: str) -> TokenLogprobs:
         """Raise ScoringUnavailableError: there is nothing to score with."""
         raise ScoringUnavailableError(self.reason)
-
-
-class ScoringUnavailableError(ScoreError):
-    """The backend has no token scorer (e.g. a chat-only server); the message says why."""
 
 
 def align_echoed_logprobs(
