@@ -24,6 +24,7 @@ from tqdm import tqdm
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_measure import (
+    auroc,
     markdown_table,
     measure,
     paired_against,
@@ -54,46 +55,77 @@ SETS = (
 )
 
 
+FEATURES = ("mean_gain", "min_gain", "conditional")
+
+
 def make_judge(name: str, cache_dir: str) -> SupportJudge:
-    """Build the judge called `name` (records call the trained judge `cross_encoder`)."""
+    """Build the judge called `name` (records call the trained judge `cross_encoder`).
+
+    `likelihood_<feature>` is the likelihood judge deciding on that feature with its own
+    calibration (see `calibrate --feature`); plain `likelihood` is the shipped default.
+    """
+    models = get_models(ModelSettings(cache_dir=cache_dir))
+    if name.startswith("likelihood_"):
+        feature = name.removeprefix("likelihood_")
+        if feature not in FEATURES:
+            raise SystemExit(f"unknown likelihood feature {feature!r}; choose from {FEATURES}")
+        return LikelihoodJudge(models, feature=feature)  # type: ignore[arg-type]
     kind = "trained" if name == "cross_encoder" else name
     try:
-        return support_judge(kind, get_models(ModelSettings(cache_dir=cache_dir)))
+        return support_judge(kind, models)
     except InvalidInputError as error:
         raise SystemExit(f"{error} (here: cross_encoder for trained)") from error
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    """Fit the likelihood judge's logistic calibration on HaluEval QA training items."""
+    """Fit the likelihood judge's logistic calibration on HaluEval QA training items.
+
+    Prints each feature's AUROC on the training pairs (the place to choose a feature:
+    never the held-out sets), then writes the calibration of `--feature` to its variant
+    file, and to the default file too with `--default`.
+    """
     models = get_models(ModelSettings(cache_dir=args.cache_dir))
     pairs = sample_by_item(halueval_pairs(args.data_root / "halueval", "train"), args.items)
     judge = LikelihoodJudge(models, calibration=None, feature=args.feature)
-    values, labels = [], []
+    values: dict[str, list[float]] = {feature: [] for feature in FEATURES}
+    labels = []
     for pair in tqdm(pairs, desc="scoring training pairs"):
         [verdict], _ = judge.judge([pair.query])
         if verdict["probability"] is not None:
-            values.append(verdict["scores"][args.feature])
+            for feature in FEATURES:
+                values[feature].append(verdict["scores"][feature])
             labels.append(pair.supported)
+    for feature in FEATURES:
+        print(f"training AUROC of {feature}: {auroc(values[feature], labels):.3f}")
     fitted = fit_calibration(
-        values,
+        values[args.feature],
         labels,
         feature=args.feature,
         scorer=models.scorer.name,
         fitted_on=f"HaluEval QA train items ({args.items} items, seed 0)",
+        training_auroc={f: round(auroc(values[f], labels) or 0.0, 4) for f in FEATURES},
     )
-    path = calibration_file("likelihood", models.scorer.name)
-    path.write_text(json.dumps(fitted.to_json(), indent=2) + "\n")
-    print(
-        f"{path}: slope {fitted.slope:.3f}, intercept {fitted.intercept:.3f}, {len(values)} pairs"
-    )
+    paths = [calibration_file("likelihood", models.scorer.name, args.feature)]
+    if args.default:
+        paths.append(calibration_file("likelihood", models.scorer.name))
+    for path in paths:
+        path.write_text(json.dumps(fitted.to_json(), indent=2) + "\n")
+        print(
+            f"{path}: slope {fitted.slope:.3f}, intercept {fitted.intercept:.3f}, "
+            f"{len(labels)} pairs"
+        )
 
 
 def run_measure(args: argparse.Namespace) -> None:
     """Judge the held-out pairs, appending to the records file."""
     sets = held_out_sets(args.data_root)
     OUT.mkdir(parents=True, exist_ok=True)
-    for judge_name in args.judges.split(","):
-        judge = make_judge(judge_name, args.cache_dir)
+    for requested in args.judges.split(","):
+        judge = make_judge(requested, args.cache_dir)
+        # the default likelihood judge is recorded under the feature it decides on
+        judge_name = (
+            f"likelihood_{judge.feature}" if isinstance(judge, LikelihoodJudge) else requested
+        )
         for set_name in args.sets.split(","):
             pairs = sample_by_item(sets[set_name], args.max_items)
             with tqdm(total=len(pairs), desc=f"{judge_name} on {set_name}") as bar:
@@ -238,7 +270,8 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     fit = commands.add_parser("calibrate")
     fit.add_argument("--items", type=int, default=60)
-    fit.add_argument("--feature", default="mean_gain")
+    fit.add_argument("--feature", default="mean_gain", choices=FEATURES)
+    fit.add_argument("--default", action="store_true", help="also ship it as the default")
     fit.set_defaults(run=calibrate)
     run = commands.add_parser("measure")
     run.add_argument("--judges", default="head,cross_encoder")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -179,22 +180,39 @@ def fit_calibration(
         slope=float(model.coef_[0][0]),
         intercept=float(model.intercept_[0]),
         pairs=int(about.pop("pairs", len(values))),
-        **about,
+        feature=about.pop("feature", "mean_gain"),
+        scorer=str(about.pop("scorer", "")),
+        fitted_on=str(about.pop("fitted_on", "")),
+        extra=about,
     )
 
 
-def calibration_file(judge: str, scorer: str) -> Path:
-    """Return where the shipped calibration of `judge` on `scorer` lives."""
+def calibration_file(judge: str, scorer: str, feature: str = "") -> Path:
+    """Return where the shipped calibration of `judge` on `scorer` lives.
+
+    Args:
+        judge: The judge's kind, e.g. `likelihood`.
+        scorer: The scorer model's name.
+        feature: A variant's own calibration (e.g. `mean_gain`); empty: the judge's default,
+            whose file names the feature it decides on.
+    """
     slug = "".join(ch if ch.isalnum() else "_" for ch in scorer.lower()).strip("_")
-    return CALIBRATION_DIR / f"support_{judge}_{slug}.json"
+    variant = f"{feature}_" if feature else ""
+    return CALIBRATION_DIR / f"support_{judge}_{variant}{slug}.json"
 
 
-def load_calibration(judge: str, scorer: str) -> Calibration | None:
-    """Return the shipped calibration of `judge` on `scorer`, or None if none was fitted."""
-    path = calibration_file(judge, scorer)
-    if not path.exists():
-        return None
-    return Calibration.from_json(json.loads(path.read_text()))
+def load_calibration(judge: str, scorer: str, feature: str = "") -> Calibration | None:
+    """Return the shipped calibration of `judge` on `scorer`, or None if none was fitted.
+
+    With `feature`, the variant's own file, else the default one if it is of that feature.
+    """
+    path = calibration_file(judge, scorer, feature)
+    if path.exists():
+        return Calibration.from_json(json.loads(path.read_text()))
+    if feature:
+        default = load_calibration(judge, scorer)
+        return default if default is not None and default.feature == feature else None
+    return None
 
 
 # ----------------------------------------------------------------------- the judges
@@ -276,8 +294,8 @@ class LikelihoodJudge:
         Args:
             models: Where the scorer comes from.
             calibration: Raw score -> probability; default: the shipped calibration for this
-                scorer, if any. Without one, the raw score goes through a unit sigmoid and
-                the judge's name says it is uncalibrated.
+                scorer (of `feature`, when given), if any. Without one, the raw score goes
+                through a unit sigmoid and the judge's name says it is uncalibrated.
             feature: Which score decides (default: the calibration's, else `mean_gain`):
                 `mean_gain` (mean per-token log-prob gain), `min_gain` (the least raised
                 token), `conditional` (mean log-prob given the evidence, no contrast).
@@ -285,7 +303,9 @@ class LikelihoodJudge:
             max_evidence_chars: Evidence texts are cut to this many characters.
         """
         self.models = models
-        self.calibration = calibration or load_calibration("likelihood", models.scorer.name)
+        self.calibration = calibration or load_calibration(
+            "likelihood", models.scorer.name, feature or ""
+        )
         self.feature: Feature = feature or (
             self.calibration.feature if self.calibration else "mean_gain"
         )
@@ -495,7 +515,11 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any]:
     base_path = bundled_embedding_model_path()
     tokenizer = AutoTokenizer.from_pretrained(base_path)
     base = AutoModel.from_pretrained(base_path)
-    encoder = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
+    with warnings.catch_warnings():
+        # peft calls a transformers method deprecated in favour of a renamed one; nothing
+        # for a user to act on, so it stays out of `veriloop ask`'s output
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+        encoder = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     encoder.eval()
     head = torch.nn.Linear(encoder.config.hidden_size, 1)
     head.load_state_dict(load_file(str(Path(adapter_dir) / "head.safetensors")))

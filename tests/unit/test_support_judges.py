@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
 from veriloop.errors import InvalidInputError
 from veriloop.models.fakes import fake_models
+from veriloop.nodes import support
 from veriloop.nodes.support import (
     Calibration,
     Judged,
@@ -85,6 +88,26 @@ def test_fitted_calibration_orders_and_separates() -> None:
     assert fitted.pairs == 8 and fitted.fitted_on == "toy"
     with pytest.raises(InvalidInputError, match="supported and unsupported"):
         fit_calibration([1.0, 2.0], [True, True])
+
+
+def test_a_feature_variant_loads_its_own_calibration_else_a_matching_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(support, "CALIBRATION_DIR", tmp_path)
+    models = fake_models([], score_rule=scorer_rule)
+    default = Calibration(slope=1.0, intercept=0.0, feature="min_gain", scorer="s")
+    support.calibration_file("likelihood", models.scorer.name).write_text(
+        json.dumps(default.to_json())
+    )
+    assert LikelihoodJudge(models).feature == "min_gain"  # the default decides the feature
+    assert LikelihoodJudge(models, feature="min_gain").calibration == default
+    assert LikelihoodJudge(models, feature="mean_gain").calibration is None  # not its feature
+    variant = Calibration(slope=2.0, intercept=-1.0, feature="mean_gain", scorer="s")
+    support.calibration_file("likelihood", models.scorer.name, "mean_gain").write_text(
+        json.dumps(variant.to_json())
+    )
+    judge = LikelihoodJudge(models, feature="mean_gain")
+    assert judge.calibration == variant and "uncalibrated" not in judge.name
 
 
 def test_unscorable_claim_is_an_unusable_verdict_not_a_crash() -> None:
