@@ -1,9 +1,13 @@
-"""Reading data files (JSON lines, JSON, XML, gzip) with errors that name the file and line."""
+"""Data files: reading (JSON lines, JSON, XML, gzip) with errors that name file and line.
+
+Writing: `write_json_atomically`.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,3 +75,15 @@ def field(record: dict[str, Any], name: str, where: str) -> Any:
 def text_of(element: ET.Element | None) -> str:
     """Return an element's whole text, whitespace folded ('' for None)."""
     return "" if element is None else " ".join("".join(element.itertext()).split())
+
+
+def write_json_atomically(path: Path, data: Any) -> None:
+    """Write `data` as JSON to `path` through a temporary file, so readers never see half.
+
+    Raises:
+        OSError: The folder cannot be created or written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)

@@ -14,6 +14,7 @@ from veriloop.errors import ModelUnavailableError
 from veriloop.models.capabilities import (
     ALIGNMENT_PROMPT,
     ALIGNMENT_TARGET,
+    Capabilities,
     check_alignment,
     explain_failure,
     failure_kind,
@@ -311,3 +312,16 @@ def test_methods_that_need_token_scores_stop_before_generating():
     finally:
         unregister_backend("no-scores")
     assert models.chat_model.conversations == []  # type: ignore[attr-defined]
+
+
+def test_capabilities_round_trip_and_a_foreign_value_is_refused() -> None:
+    found = Capabilities(
+        structured_output="json_object",
+        token_scoring="echo",
+        max_tokens_param="max_tokens",
+        bos_prefix="<|im_start|>",
+        findings=("a", "b"),
+    )
+    assert Capabilities.from_json(found.to_json()) == found
+    with pytest.raises(ValueError, match="not a probe result"):
+        Capabilities.from_json({**found.to_json(), "structured_output": "grammar"})

@@ -83,3 +83,49 @@ def test_fake_server_in_its_own_process_answers():
             timeout=10,
         )
     assert reply.json()["choices"][0]["message"]["content"].startswith("The condition")
+
+
+def test_a_cached_probe_is_reused_after_one_echo_recheck(local_embeddings, tmp_path):
+    from veriloop.context import ModelSettings
+    from veriloop.models.backends import PROBE_CACHE, build_openai
+
+    with fake_openai_server() as server:
+        settings = ModelSettings(
+            backend="openai", base_url=base_url(server), model_name="m4", cache_dir=str(tmp_path)
+        )
+        first = build_openai(settings)
+        probed = len(server.requests)
+        second = build_openai(settings)  # a new process would do this: the file, not memory
+        rechecked = [path for path, _ in server.requests[probed:]]
+    assert probed == 4 and rechecked == ["/v1/completions"]  # only the alignment re-check
+    assert (tmp_path / PROBE_CACHE).is_file()
+    assert second.capabilities is not None and first.capabilities is not None
+    assert second.capabilities.describe() == first.capabilities.describe()
+    assert "reused from" in second.capabilities.findings[-1]
+    assert "re-checked" in second.capabilities.findings[-1]
+
+
+def test_a_cached_probe_that_no_longer_holds_is_probed_again(
+    local_embeddings, tmp_path, monkeypatch
+):
+    from veriloop.context import ModelSettings
+    from veriloop.models import backends
+
+    with fake_openai_server() as server:
+        settings = ModelSettings(
+            backend="openai", base_url=base_url(server), model_name="m5", cache_dir=str(tmp_path)
+        )
+        backends.build_openai(settings)
+        # the engine behind the URL changed: its echo is now shifted
+        monkeypatch.setattr(backends, "recheck_scoring", lambda *a: (False, "shifted"))
+        before = len(server.requests)
+        again = backends.build_openai(settings)
+        assert len(server.requests) - before == 4  # a full probe
+        assert again.capabilities is not None
+        assert not any("reused" in f for f in again.capabilities.findings)
+        # a damaged cache file is ignored and rewritten, not an error
+        (tmp_path / backends.PROBE_CACHE).write_text("{not json")
+        before = len(server.requests)
+        backends.build_openai(settings)
+        assert len(server.requests) - before == 4
+    assert "m5" in (tmp_path / backends.PROBE_CACHE).read_text()

@@ -9,14 +9,18 @@ times loads each model file once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, ModelNotFoundError, ModelUnavailableError
+from veriloop.files import write_json_atomically
 from veriloop.models.capabilities import (
     BOS_CANDIDATES,
     STRUCTURED_CHAIN,
@@ -25,6 +29,7 @@ from veriloop.models.capabilities import (
     probe_max_tokens,
     probe_scoring,
     probe_structured,
+    recheck_scoring,
     unreachable,
 )
 from veriloop.models.embeddings import Embedder, SentenceTransformerEmbedder
@@ -174,7 +179,7 @@ def build_openai(settings: ModelSettings) -> Models:
         if settings.scorer_model_path
         else None
     )
-    found = probe(client, settings, score_on_server=local_scorer is None)
+    found = probe_or_reuse(client, settings, score_on_server=local_scorer is None)
     scorer: TokenScorer
     if local_scorer is not None:
         scorer = LlamaCppTokenScorer(local_scorer, seed=settings.seed)
@@ -216,6 +221,94 @@ def build_openai(settings: ModelSettings) -> Models:
         capabilities=found,
         demote_structured=settings.structured_output == "auto",
     )
+
+
+PROBE_CACHE = "capabilities.json"
+"""File in `cache_dir` that keeps probe results per (server, model, capability settings)."""
+
+
+def probe_or_reuse(
+    client: Any, settings: ModelSettings, *, score_on_server: bool = True
+) -> Capabilities:
+    """Probe the served model, or reuse this cache's earlier probe of it.
+
+    With a `cache_dir`, results are kept in `PROBE_CACHE` under a key of the server URL,
+    the model and the capability settings. A kept result is reused only after one request
+    re-checks its echo alignment (`recheck_scoring`), because that is the finding that
+    would make scores silently wrong if the server had changed; a kept "no token scores"
+    is probed afresh. Structured output and the generation limit are taken as kept: a
+    rejection at run time still moves structured output down the chain.
+
+    Raises:
+        ModelUnavailableError: As `probe`.
+    """
+    if not settings.cache_dir:
+        return probe(client, settings, score_on_server=score_on_server)
+    path = Path(settings.cache_dir).expanduser() / PROBE_CACHE
+    key = " | ".join(
+        [
+            settings.base_url or "the OpenAI API",
+            settings.model_name,
+            f"structured_output={settings.structured_output}",
+            f"token_scoring={settings.token_scoring}",
+            f"max_tokens_param={settings.max_tokens_param}",
+            "scores on server" if score_on_server else "scores locally",
+        ]
+    )
+    kept = _read_probes(path)
+    entry = kept.get(key)
+    if isinstance(entry, dict):
+        reused = _reuse(client, settings, entry, score_on_server=score_on_server, path=path)
+        if reused is not None:
+            return reused
+    found = probe(client, settings, score_on_server=score_on_server)
+    kept[key] = {"probed_at": time.strftime("%Y-%m-%d %H:%M:%S"), **found.to_json()}
+    try:
+        write_json_atomically(path, kept)
+    except OSError:
+        pass  # an unwritable cache costs a probe next time, nothing else
+    return found
+
+
+def _read_probes(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _reuse(
+    client: Any,
+    settings: ModelSettings,
+    entry: dict[str, Any],
+    *,
+    score_on_server: bool,
+    path: Path,
+) -> Capabilities | None:
+    """Return the kept capabilities if they still hold, else None (probe again)."""
+    try:
+        kept = Capabilities.from_json(entry)
+    except (KeyError, ValueError):
+        return None
+    note = f"probe of {entry.get('probed_at', 'an earlier run')} reused from {path}"
+    if score_on_server and kept.token_scoring == "none" and settings.token_scoring != "none":
+        return None
+    if score_on_server and kept.token_scoring == "echo":
+        try:
+            aligned, finding = recheck_scoring(
+                lambda p: OpenAICompletionsTokenScorer(client, settings.model_name, prefix=p),
+                kept.bos_prefix,
+            )
+        except Exception as exc:
+            if failure_kind(exc) is None:
+                raise
+            where = settings.base_url or "the OpenAI API"
+            raise unreachable(exc, where, settings.api_key_env) from exc
+        if not aligned:
+            return None
+        note += f"; {finding}"
+    return dataclasses.replace(kept, findings=(*kept.findings, note))
 
 
 def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True) -> Capabilities:

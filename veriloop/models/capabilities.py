@@ -83,6 +83,42 @@ class Capabilities:
     findings: tuple[str, ...] = field(default=())
     """What each probe tried and what came back, one line each."""
 
+    def to_json(self) -> dict[str, Any]:
+        """Return the capabilities as a JSON object (for the probe cache)."""
+        return {
+            "structured_output": self.structured_output,
+            "token_scoring": self.token_scoring,
+            "max_tokens_param": self.max_tokens_param,
+            "bos_prefix": self.bos_prefix,
+            "findings": list(self.findings),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Capabilities:
+        """Read capabilities written by `to_json`.
+
+        Raises:
+            ValueError: A field is missing or holds a value no probe gives.
+        """
+        structured, scoring, limit = (
+            data["structured_output"],
+            data["token_scoring"],
+            data["max_tokens_param"],
+        )
+        if (
+            structured not in STRUCTURED_CHAIN
+            or scoring not in ("echo", "none")
+            or limit not in ("max_completion_tokens", "max_tokens")
+        ):
+            raise ValueError(f"not a probe result: {data!r}")
+        return cls(
+            structured_output=structured,
+            token_scoring=scoring,
+            max_tokens_param=limit,
+            bos_prefix=str(data.get("bos_prefix", "")),
+            findings=tuple(str(f) for f in data.get("findings", [])),
+        )
+
     def describe(self) -> str:
         """Summarise the capabilities in one line, for traces and `doctor`."""
         scoring: str = self.token_scoring
@@ -349,6 +385,26 @@ def probe_scoring(
         "unavailable (the values would be shifted by one position)"
     )
     return None, findings
+
+
+def recheck_scoring(scorer_for: Callable[[str], TokenScorer], prefix: str) -> tuple[bool, str]:
+    """Check once that echoed log-probs under an earlier probe's `prefix` are still aligned.
+
+    A cached probe result is reused only after this one request: the server behind a URL
+    may have been restarted with other flags, or replaced by another engine.
+
+    Returns:
+        Whether they are, and a finding saying what was checked.
+    """
+    label = "raw echo" if prefix == "" else f"echo after BOS {prefix!r}"
+    try:
+        scored = scorer_for(prefix).target_logprobs(ALIGNMENT_PROMPT, ALIGNMENT_TARGET)
+    except Exception as exc:
+        if is_transient(exc):
+            raise
+        return False, f"cached {label} no longer works ({_detail(exc)})"
+    check = check_alignment(scored.logprobs)
+    return check.aligned, f"cached {label} re-checked: {check.reason}"
 
 
 def unreachable(exc: BaseException, where: str, api_key_env: str) -> ModelUnavailableError:
