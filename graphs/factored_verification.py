@@ -312,7 +312,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
         )
         targets = YES_TARGETS + (NO_TARGETS if context.normalise_yes_no else ())
         try:
-            scored = [models.score(prompt, target, purpose="claim_check") for target in targets]
+            scored, score_calls = models.score_targets(prompt, targets, purpose="claim_check")
         except ScoreError as exc:
             if context.verifier == "yesno":
                 check = ClaimCheck(
@@ -328,8 +328,8 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                 )
                 return {"claim_checks": [check]}
         else:
-            calls.extend(s.call for s in scored)
-            logprobs = [s.logprobs.logprobs for s in scored]
+            calls.extend(score_calls)
+            logprobs = [s.logprobs for s in scored]
             p = probability_from_logprobs(logprobs[: len(YES_TARGETS)])
             if context.normalise_yes_no:
                 p_no = probability_from_logprobs(logprobs[len(YES_TARGETS) :])

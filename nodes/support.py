@@ -424,11 +424,13 @@ class YesNoJudge:
                     prompt = render(
                         "fv_verify", demos=demos, number=5, document=document, claim=query.claim
                     )
-                    yes = [self.models.score(prompt, t, purpose="support_yes") for t in YES_TARGETS]
-                    no = [self.models.score(prompt, t, purpose="support_yes") for t in NO_TARGETS]
-                    calls.extend(s.call for s in (*yes, *no))
-                    p_yes = probability_from_logprobs([s.logprobs.logprobs for s in yes])
-                    p_no = probability_from_logprobs([s.logprobs.logprobs for s in no])
+                    scored, score_calls = self.models.score_targets(
+                        prompt, YES_TARGETS + NO_TARGETS, purpose="support_yes"
+                    )
+                    calls.extend(score_calls)
+                    values = [s.logprobs for s in scored]
+                    p_yes = probability_from_logprobs(values[: len(YES_TARGETS)])
+                    p_no = probability_from_logprobs(values[len(YES_TARGETS) :])
                     p = p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.5
                     if best is None or p > (best["probability"] or 0.0):
                         best = SupportVerdict(

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from veriloop.context import ModelSettings
+from veriloop.context import ModelSettings, resolve_context
 
 
 class MethodHandle(NamedTuple):
@@ -35,9 +35,14 @@ class MethodHandle(NamedTuple):
             request: The question text, or the graph's input (e.g. {"question", "options"}
                 or, for a verifier, {"question", "answer", "sources"}).
             **settings: Context fields, e.g. `corpus_dir="pq_index"`, `max_rounds=1`.
+
+        Raises:
+            InvalidInputError: A setting this method does not have (the message lists the
+                ones it has), a value out of bounds, or bad input.
         """
         payload = {"question": request} if isinstance(request, str) else dict(request)
-        result: dict[str, Any] = self.graph.invoke(payload, context=self.Context(**settings))
+        context = resolve_context(settings, self.Context)  # unknown names: a clear error
+        result: dict[str, Any] = self.graph.invoke(payload, context=context)
         return result
 
 

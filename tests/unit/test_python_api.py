@@ -79,3 +79,15 @@ def test_python_and_cli_benchmarks_share_the_default_run_directory() -> None:
     assert plain.default_run_dir() == Path("runs/medqa_test_n30")
     shuffled = Selection("medqa", Path("d"), None, None, shuffle=True, seed=3)
     assert shuffled.default_run_dir() == Path("runs/medqa_default_all_shuffle3")
+
+
+def test_a_setting_the_method_does_not_have_is_named_with_the_known_ones() -> None:
+    import pytest
+
+    from veriloop.api import method
+    from veriloop.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match=r"unknown setting\(s\) \['max_revisions'\].*known"):
+        method("self-correction").invoke(
+            {"question": "q", "answer": "a", "sources": ["s"]}, max_revisions=1
+        )

@@ -348,8 +348,9 @@ def start_run(
 ) -> ResultsFile:
     """Record a benchmark's manifest in `run_dir` and open its results file.
 
-    The manifest holds what selects the items, the runs, the settings (never the cache
-    directory: it does not change a result) and the command that started the run. See
+    The manifest holds what selects the items, the runs, the settings given and those
+    taken from `VERILOOP_*` variables (never the cache directory: it does not change a
+    result) and the command that started the run. See
     `write_manifest` for resuming.
 
     Raises:
@@ -366,10 +367,24 @@ def start_run(
             "data_dir": str(selection.data_dir),
             "runs": [run.name for run in runs],
             "settings": {k: v for k, v in settings.items() if k != "cache_dir"},
+            "environment": settings_environment(),
             "command": command,
         },
     )
     return ResultsFile(run_dir / "results.jsonl")
+
+
+def settings_environment() -> dict[str, str]:
+    """Return the `VERILOOP_*` variables that set fields (the cache directory aside).
+
+    Settings may come from the environment instead of the command line (a served
+    backend usually does), so the manifest records them too.
+    """
+    return {
+        name: value
+        for name, value in sorted(os.environ.items())
+        if name.startswith("VERILOOP_") and name != "VERILOOP_CACHE_DIR"
+    }
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import json
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +49,9 @@ from veriloop.models.token_scoring import (
 from veriloop.trace import ModelCall
 
 T = TypeVar("T")
+
+NEXT_TOKEN_TOP = 20
+"""Top next tokens asked for by `Models.score_targets` (vLLM's default maximum is 20)."""
 
 StructuredMode = Literal["llama_grammar", "openai_json_schema", "openai_json_object", "none"]
 """How a JSON schema constrains a reply: a llama.cpp grammar built from the schema, the
@@ -224,6 +227,8 @@ class Models:
         self._chat_lock: threading.Lock | None = threading.Lock() if serialize_chat else None
         self._chat_cache: _ObservedSQLiteCache | None = None
         self._score_cache: _ScoreCache | None = None
+        self._no_next_tokens = False
+        """Set once the server rejects a next-token log-prob request (see score_targets)."""
         if cache_dir:
             directory = Path(cache_dir).expanduser()
             directory.mkdir(parents=True, exist_ok=True)
@@ -428,6 +433,76 @@ class Models:
             error=None,
         )
         return ScoredText(logprobs=logprobs, call=call)
+
+    def score_targets(
+        self, prompt: str, targets: Sequence[str], *, purpose: str
+    ) -> tuple[list[TokenLogprobs], list[ModelCall]]:
+        """Return the log-probs of each of several alternative `targets` after one `prompt`.
+
+        A served scorer that offers `next_token_logprobs` answers every single-token target
+        (" Yes", " No", ...) from one echo request that lists the top log-probs at the
+        first target's position, instead of one echo request per target, each re-sending
+        the whole prompt. A target not
+        among the top ones, or a scorer without that request, is scored as `score` does;
+        so are all targets after the server has rejected the request once. Values equal
+        echoed scores of the same targets (same model, prompt and prefix).
+
+        Raises:
+            ScoreError: A target cannot be scored.
+            ModelUnavailableError: A served scorer did not answer after retries.
+        """
+        found: dict[str, TokenLogprobs] = {}
+        calls: list[ModelCall] = []
+        next_tokens = getattr(self.scorer, "next_token_logprobs", None)
+        uncached = [t for t in targets if not self._cached_score(prompt, t)]
+        if next_tokens is not None and len(uncached) > 1 and not self._no_next_tokens:
+            started = time.perf_counter()
+            try:
+                top, prompt_tokens = self._retrying(
+                    f"token scorer ({self.scorer.name})",
+                    lambda: next_tokens(prompt, NEXT_TOKEN_TOP, uncached[0]),
+                )
+            except RejectedRequest:
+                self._no_next_tokens = True  # this server will not say; echo from now on
+            except ScoreError:
+                pass  # not for this prompt: echo each target
+            else:
+                calls.append(
+                    ModelCall(
+                        kind="score",
+                        purpose=purpose,
+                        model=self.scorer.name,
+                        tokens_in=prompt_tokens,
+                        tokens_out=1,
+                        seconds=round(time.perf_counter() - started, 6),
+                        cached=False,
+                        error=None,
+                    )
+                )
+                for target in uncached:
+                    if target in top:
+                        value = TokenLogprobs(
+                            tokens=(target,), logprobs=(top[target],), prompt_tokens=prompt_tokens
+                        )
+                        found[target] = value
+                        if self._score_cache is not None:
+                            self._score_cache.set(
+                                _ScoreCache.key(self.scorer.name, prompt, target), value
+                            )
+        results: list[TokenLogprobs] = []
+        for target in targets:
+            if target in found:
+                results.append(found[target])
+                continue
+            scored = self.score(prompt, target, purpose=purpose)
+            results.append(scored.logprobs)
+            calls.append(scored.call)
+        return results, calls
+
+    def _cached_score(self, prompt: str, target: str) -> bool:
+        if self._score_cache is None:
+            return False
+        return self._score_cache.get(_ScoreCache.key(self.scorer.name, prompt, target)) is not None
 
     def embed(self, texts: list[str], *, purpose: str) -> tuple[npt.NDArray[np.float32], ModelCall]:
         """Return unit-length embeddings of `texts` with the accounting of the call."""

@@ -248,6 +248,57 @@ class OpenAICompletionsTokenScorer:
             tokens, values, offsets, prompt_chars=len(prompt), text_chars=len(text)
         )
 
+    def next_token_logprobs(
+        self, prompt: str, top: int, continuation: str
+    ) -> tuple[dict[str, float], int]:
+        """Return the `top` most likely next tokens after `prompt` with their log-probs.
+
+        One echo request of `prompt` + `continuation` with `logprobs=top`: the alternatives
+        the server lists at the continuation's first token are the next-token distribution
+        after the prompt (a generated token would not do: a model that ends its turn there
+        generates nothing and lists nothing). This is how `Models.score_targets` scores
+        single-token answers such as " Yes" / " No" in one request instead of one echo
+        each. The prompt gets the same `prefix` as `target_logprobs`.
+
+        Returns:
+            Token texts and log-probs (the continuation's own first token included), and
+            the prompt's token count.
+
+        Raises:
+            ScoreError: The server listed no alternatives there, or the prompt's last token
+                merges with the continuation's first.
+        """
+        response = self._client.completions.create(
+            model=self._model_name,
+            prompt=self.prefix + prompt + continuation,
+            echo=True,
+            logprobs=top,
+            max_tokens=1,
+            temperature=0.0,
+        )
+        logprobs = response.choices[0].logprobs
+        if logprobs is None or not logprobs.tokens:
+            raise ScoreError("the server returned no log-probs for the echoed prompt")
+        tokens, values, offsets = drop_prefix_tokens(
+            list(logprobs.tokens),
+            list(logprobs.token_logprobs),
+            list(logprobs.text_offset),
+            self.prefix,
+        )
+        dropped = len(logprobs.tokens) - len(tokens)  # the prefix's tokens, when echoed
+        alternatives = list(getattr(logprobs, "top_logprobs", None) or [])[dropped:]
+        if len(prompt) not in offsets:
+            raise ScoreError("the prompt's last token runs into the continuation")
+        position = offsets.index(len(prompt))
+        listed = alternatives[position] if position < len(alternatives) else None
+        if not listed:
+            raise ScoreError("the server listed no top log-probs at the continuation")
+        found = {str(k): float(v) for k, v in dict(listed).items()}
+        own = values[position]
+        if own is not None:
+            found.setdefault(tokens[position], float(own))
+        return found, position
+
 
 def drop_prefix_tokens(
     tokens: list[str], values: list[float | None], offsets: list[int], prefix: str
