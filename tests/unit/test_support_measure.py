@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,27 @@ def test_measure_resumes_and_summarises(tmp_path: Path) -> None:
     [row] = summarise(read_records(path))
     assert row["pairs"] == 3 and row["items"] == 2 and row["unusable"] == 0
     assert row["balanced_accuracy"] == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_a_bigger_sample_in_another_order_resumes_by_pair_not_position(tmp_path: Path) -> None:
+    pairs = [
+        LabelledPair(SupportQuery(f"claim {n}{side}", ["e"]), side == "a", str(n))
+        for n in range(6)
+        for side in "ab"
+    ]
+    path = tmp_path / "records.jsonl"
+    judge = CountingJudge()
+    measure("counting", judge, "toy", pairs[4:6], path)  # a small sample: item 2 only
+    measure("counting", judge, "toy", pairs, path)  # item 2 now sits at positions 4 and 5
+    assert judge.seen == 2 + 10  # every pair judged once: item 2 was not judged again
+    records = read_records(path)
+    assert sorted((r["item"], r["supported"]) for r in records) == sorted(
+        (p.item, p.supported) for p in pairs
+    )
+    # a file written when positions were the key may hold a pair twice: it counts once
+    with path.open("a") as out:
+        out.write(json.dumps({**records[0], "probability": 0.99}) + "\n")
+    assert len(read_records(path)) == 12 and read_records(path)[0] == records[0]
 
 
 def test_sample_by_item_keeps_both_answers_of_an_item() -> None:

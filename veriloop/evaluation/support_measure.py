@@ -34,16 +34,22 @@ def sample_by_item(pairs: list[LabelledPair], max_items: int, seed: int = 0) -> 
     return [pair for pair in pairs if pair.item in kept]
 
 
-def done_keys(path: Path) -> set[tuple[str, str, int]]:
-    """Return the (judge, set, index) keys already recorded in `path`."""
-    if not path.exists():
-        return set()
-    keys = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            keys.add((record["judge"], record["set"], int(record["index"])))
-    return keys
+PairKey = tuple[str, str, str, bool]
+"""(judge, set, item, supported): one pair's identity in a records file.
+
+Not the pair's position: positions differ between samples of different sizes, so a run
+with `--max-items 300` resuming a file written with `--max-items 50` must match pairs by
+what they are."""
+
+
+def record_key(record: dict[str, Any]) -> PairKey:
+    """Return the identity of the pair a record judged."""
+    return (record["judge"], record["set"], str(record["item"]), bool(record["supported"]))
+
+
+def done_keys(path: Path) -> set[PairKey]:
+    """Return the keys of the pairs already recorded in `path`."""
+    return {record_key(record) for record in read_records(path)}
 
 
 def measure(
@@ -58,7 +64,11 @@ def measure(
 ) -> None:
     """Judge every pair not yet in `path`, appending one record per pair."""
     done = done_keys(path)
-    todo = [(i, p) for i, p in enumerate(pairs) if (judge_name, set_name, i) not in done]
+    todo = [
+        (i, p)
+        for i, p in enumerate(pairs)
+        if (judge_name, set_name, p.item, p.supported) not in done
+    ]
     with path.open("a", encoding="utf-8") as out:
         for start in range(0, len(todo), batch):
             chunk = todo[start : start + batch]
@@ -175,10 +185,19 @@ def summarise(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    """Return every record of a judgements.jsonl file."""
+    """Return the records of a judgements.jsonl file, the first one per pair.
+
+    A pair judged twice (by runs that matched pairs by position, before `record_key`)
+    counts once.
+    """
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    records: dict[PairKey, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            records.setdefault(record_key(record), record)
+    return list(records.values())
 
 
 def markdown_table(rows: list[dict[str, Any]]) -> list[str]:
