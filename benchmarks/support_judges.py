@@ -183,15 +183,16 @@ Refutes + Neutral (the 3-way set as a support judge sees it); `healthver_dev_*`:
 on dev; `citation`: Citation-Integrity test, SUPPORT vs REFUTE (citation markers removed;
 evidence = the cited abstracts); `pubmedqa_swap`: PubMedQA test long answers against their
 own vs another item's abstract. `--max-items N` samples N items per set (seeded), so rows
-with the same N hold the same items. The SmolLM2 judges (about 0.3-7 s per pair on 2
-cores, long abstracts cost most; times here include other jobs sharing the cores) were
-measured on fewer sets where time ran short: P(Yes) on HealthVer dev (300 items) and on
-36 HaluEval items (the 50-item run was stopped there), the likelihood judge on HaluEval,
-HealthVer test and dev Supports-vs-Refutes and Citation-Integrity (300 items each). **Not
-measured yet**: either SmolLM2 judge on PubMedQA swap and the 3-way HealthVer sets, P(Yes)
-on HealthVer test and Citation-Integrity. A row missing from the table was not measured.
-P(Yes) never crosses 0.5 here (balanced accuracy exactly 0.5) and ranks HaluEval's
-hallucinated answers *above* the right ones (AUROC 0.22), as Factored Verification found. HaluEval,
+with the same N hold the same items (and a larger sample holds a smaller one's; records are
+matched by pair, so a run resumes whatever sample size wrote the file). Every judge is
+measured on every set, on 300 items, except P(Yes) on PubMedQA swap (100 items, 200 pairs).
+The SmolLM2 judges take about 0.2-7 s per pair on 2 cores (long abstracts cost most; times
+include other jobs sharing the cores for the earlier rows, and cache reads for the second
+likelihood row of each set, see above). A row missing from the table was not measured.
+P(Yes) never crosses 0.5 on any set (balanced accuracy 0.50: every pair is called
+unsupported, ECE 0.2-0.5) and ranks HaluEval's hallucinated answers *above* the right ones
+(AUROC 0.24 on 300 items), as Factored Verification found; its only above-chance ranking is
+on HealthVer Supports vs Refutes (AUROC 0.64-0.69) and PubMedQA swap (0.63). HaluEval,
 Citation-Integrity and PubMedQA are in-distribution for the trained judge (other items of
 the same datasets); HealthVer is the transfer test: no HealthVer pair was used in its
 training.
