@@ -50,8 +50,6 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, ScoreError, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.claims import (
-    NO_TARGETS,
-    YES_TARGETS,
     ClaimList,
     CotVerdict,
     Critique,
@@ -60,12 +58,11 @@ from veriloop.nodes.claims import (
     bare_claim,
     claim_document,
     claim_sources,
-    probability_from_logprobs,
     require_sources,
     sentence_claims,
 )
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.scorers import require_token_scores
+from veriloop.nodes.scorers import require_token_scores, yes_no_probability
 from veriloop.nodes.support import SupportQuery, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
@@ -310,9 +307,10 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
             document=task["document"],
             claim=claim,
         )
-        targets = YES_TARGETS + (NO_TARGETS if context.normalise_yes_no else ())
         try:
-            scored, score_calls = models.score_targets(prompt, targets, purpose="claim_check")
+            p, _, _, score_calls = yes_no_probability(
+                models, prompt, purpose="claim_check", normalise=context.normalise_yes_no
+            )
         except ScoreError as exc:
             if context.verifier == "yesno":
                 check = ClaimCheck(
@@ -329,11 +327,6 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                 return {"claim_checks": [check]}
         else:
             calls.extend(score_calls)
-            logprobs = [s.logprobs for s in scored]
-            p = probability_from_logprobs(logprobs[: len(YES_TARGETS)])
-            if context.normalise_yes_no:
-                p_no = probability_from_logprobs(logprobs[len(YES_TARGETS) :])
-                p = p / (p + p_no) if p + p_no > 0 else 0.5
             check = ClaimCheck(
                 round=task["round"],
                 index=task["index"],

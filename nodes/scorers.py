@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from veriloop.errors import ModelUnavailableError
 from veriloop.models import Models, ScoreError
+from veriloop.nodes.claims import NO_TARGETS, YES_TARGETS, probability_from_logprobs
 from veriloop.prompts import demonstrations, render
 from veriloop.trace import ModelCall
 
@@ -72,6 +73,29 @@ def require_token_scores(models: Models, *, method: str, why: str) -> None:
         raise ModelUnavailableError(
             f"{method} needs token log-probs ({why}), but {models.scoring_unavailable_reason()}"
         )
+
+
+def yes_no_probability(
+    models: Models, prompt: str, *, purpose: str, normalise: bool = True
+) -> tuple[float, float, float | None, list[ModelCall]]:
+    """Read P(supported) from the scorer's " Yes" / " No" continuations after `prompt`.
+
+    Returns:
+        P(Yes) / (P(Yes) + P(No)) (0.5 when both vanish), or P(Yes) alone without
+        `normalise`; then P(Yes), P(No) (None without `normalise`) and the model calls.
+
+    Raises:
+        ScoreError: A target cannot be scored.
+    """
+    targets = YES_TARGETS + (NO_TARGETS if normalise else ())
+    scored, calls = models.score_targets(prompt, targets, purpose=purpose)
+    values = [s.logprobs for s in scored]
+    p_yes = probability_from_logprobs(values[: len(YES_TARGETS)])
+    if not normalise:
+        return p_yes, p_yes, None, calls
+    p_no = probability_from_logprobs(values[len(YES_TARGETS) :])
+    p = p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.5
+    return p, p_yes, p_no, calls
 
 
 def factuality(

@@ -39,8 +39,8 @@ from typing_extensions import TypedDict
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.models import Models, ScoreError
-from veriloop.nodes.claims import NO_TARGETS, YES_TARGETS, probability_from_logprobs
 from veriloop.nodes.nli import EmbeddingNLI, pair_features
+from veriloop.nodes.scorers import yes_no_probability
 from veriloop.prompts import load_prompt, render
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
@@ -424,20 +424,16 @@ class YesNoJudge:
                     prompt = render(
                         "fv_verify", demos=demos, number=5, document=document, claim=query.claim
                     )
-                    scored, score_calls = self.models.score_targets(
-                        prompt, YES_TARGETS + NO_TARGETS, purpose="support_yes"
+                    p, p_yes, p_no, score_calls = yes_no_probability(
+                        self.models, prompt, purpose="support_yes"
                     )
                     calls.extend(score_calls)
-                    values = [s.logprobs for s in scored]
-                    p_yes = probability_from_logprobs(values[: len(YES_TARGETS)])
-                    p_no = probability_from_logprobs(values[len(YES_TARGETS) :])
-                    p = p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.5
                     if best is None or p > (best["probability"] or 0.0):
                         best = SupportVerdict(
                             probability=round(p, 6),
                             evidence_index=index,
                             evidence_span=document,
-                            scores={"p_yes": p_yes, "p_no": p_no},
+                            scores={"p_yes": p_yes, "p_no": p_no or 0.0},  # normalised: set
                             error=None,
                         )
             except ScoreError as exc:

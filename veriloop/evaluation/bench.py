@@ -27,6 +27,7 @@ from veriloop.context import ModelSettings, parse_setting
 from veriloop.errors import InvalidInputError, ModelUnavailableError
 from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import DatasetError, Item
+from veriloop.files import write_json_atomically
 from veriloop.graphs.registry import METHODS, get_method
 
 OUTPUT_KEYS = ("answer", "knowledge", "stop_reason", "refusal", "choice", "option_scores")
@@ -412,10 +413,7 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
         manifest = {**previous, **manifest, "runs": runs, "code_versions": commits}
     else:
         manifest = {**manifest, "code_versions": [code_version()]}
-    run_dir.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(manifest, indent=2) + "\n")
-    temporary.replace(path)
+    write_json_atomically(path, manifest)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:

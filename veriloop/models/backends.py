@@ -14,7 +14,8 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ def build_openai(settings: ModelSettings) -> Models:
         )
     api_key = os.environ.get(settings.api_key_env) or "not-needed"
     base_url = settings.base_url or None
-    where = settings.base_url or "the OpenAI API"
+    where = served_endpoint(settings)
     client = openai.OpenAI(
         base_url=base_url, api_key=api_key, timeout=settings.request_timeout, max_retries=0
     )
@@ -247,7 +248,7 @@ def probe_or_reuse(
     path = Path(settings.cache_dir).expanduser() / PROBE_CACHE
     key = " | ".join(
         [
-            settings.base_url or "the OpenAI API",
+            served_endpoint(settings),
             settings.model_name,
             f"structured_output={settings.structured_output}",
             f"token_scoring={settings.token_scoring}",
@@ -295,20 +296,37 @@ def _reuse(
     if score_on_server and kept.token_scoring == "none" and settings.token_scoring != "none":
         return None
     if score_on_server and kept.token_scoring == "echo":
-        try:
-            aligned, finding = recheck_scoring(
-                lambda p: OpenAICompletionsTokenScorer(client, settings.model_name, prefix=p),
-                kept.bos_prefix,
-            )
-        except Exception as exc:
-            if failure_kind(exc) is None:
-                raise
-            where = settings.base_url or "the OpenAI API"
-            raise unreachable(exc, where, settings.api_key_env) from exc
+        with _probing(settings):
+            aligned, finding = recheck_scoring(_echo_scorers(client, settings), kept.bos_prefix)
         if not aligned:
             return None
         note += f"; {finding}"
     return dataclasses.replace(kept, findings=(*kept.findings, note))
+
+
+def served_endpoint(settings: ModelSettings) -> str:
+    """Name where the served model lives, for keys and messages."""
+    return settings.base_url or "the OpenAI API"
+
+
+def _echo_scorers(client: Any, settings: ModelSettings) -> Callable[[str], TokenScorer]:
+    """Return a factory of echo scorers on `client`, one per prompt prefix (for probes)."""
+    return lambda prefix: OpenAICompletionsTokenScorer(client, settings.model_name, prefix=prefix)
+
+
+@contextmanager
+def _probing(settings: ModelSettings) -> Iterator[None]:
+    """Turn a server or transport failure during probing into one clear error.
+
+    Raises:
+        ModelUnavailableError: The probe could not reach or use the server.
+    """
+    try:
+        yield
+    except Exception as exc:
+        if failure_kind(exc) is None:  # includes our own ModelUnavailableError
+            raise
+        raise unreachable(exc, served_endpoint(settings), settings.api_key_env) from exc
 
 
 def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True) -> Capabilities:
@@ -318,9 +336,8 @@ def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True)
         ModelUnavailableError: The server cannot be reached, refuses the credentials, has
             no such model, or `token_scoring=echo` was set and the echo is unusable.
     """
-    where = settings.base_url or "the OpenAI API"
     findings: list[str] = []
-    try:
+    with _probing(settings):
         if settings.max_tokens_param == "auto":
             limit, finding = probe_max_tokens(client, settings.model_name)
             findings.append(finding)
@@ -341,21 +358,15 @@ def probe(client: Any, settings: ModelSettings, *, score_on_server: bool = True)
         elif settings.token_scoring == "none":
             findings.append("token scores: off (token_scoring=none)")
         else:
-            prefix, found = probe_scoring(
-                lambda p: OpenAICompletionsTokenScorer(client, settings.model_name, prefix=p),
-                BOS_CANDIDATES,
-            )
+            prefix, found = probe_scoring(_echo_scorers(client, settings), BOS_CANDIDATES)
             findings.extend(found)
             if prefix is None and settings.token_scoring == "echo":
                 raise ModelUnavailableError(
-                    f"token_scoring=echo, but the server at {where} gives no usable echoed "
-                    f"log-probs: {found[-1]}. Set VERILOOP_TOKEN_SCORING=auto to run "
-                    "without them, or VERILOOP_SCORER_MODEL_PATH to score locally."
+                    f"token_scoring=echo, but the server at {served_endpoint(settings)} "
+                    f"gives no usable echoed log-probs: {found[-1]}. Set "
+                    "VERILOOP_TOKEN_SCORING=auto to run without them, or "
+                    "VERILOOP_SCORER_MODEL_PATH to score locally."
                 )
-    except Exception as exc:
-        if failure_kind(exc) is None:  # includes our own ModelUnavailableError
-            raise
-        raise unreachable(exc, where, settings.api_key_env) from exc
     return Capabilities(
         structured_output=structured,
         token_scoring="echo" if prefix is not None else "none",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import httpx
@@ -85,13 +85,7 @@ class Capabilities:
 
     def to_json(self) -> dict[str, Any]:
         """Return the capabilities as a JSON object (for the probe cache)."""
-        return {
-            "structured_output": self.structured_output,
-            "token_scoring": self.token_scoring,
-            "max_tokens_param": self.max_tokens_param,
-            "bos_prefix": self.bos_prefix,
-            "findings": list(self.findings),
-        }
+        return {**asdict(self), "findings": list(self.findings)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Capabilities:
@@ -366,7 +360,7 @@ def probe_scoring(
     findings: list[str] = []
     for prefix in ("", *bos_candidates):
         try:
-            scored = scorer_for(prefix).target_logprobs(ALIGNMENT_PROMPT, ALIGNMENT_TARGET)
+            check = _alignment_under(scorer_for, prefix)
         except Exception as exc:
             if is_transient(exc):
                 raise
@@ -375,9 +369,7 @@ def probe_scoring(
                 return None, findings
             findings.append(f"BOS {prefix!r}: {_detail(exc)}")
             continue
-        check = check_alignment(scored.logprobs)
-        label = "raw echo" if prefix == "" else f"echo after BOS {prefix!r}"
-        findings.append(f"{label}: {check.reason}")
+        findings.append(f"{_echo_label(prefix)}: {check.reason}")
         if check.aligned:
             return prefix, findings
     findings.append(
@@ -396,15 +388,23 @@ def recheck_scoring(scorer_for: Callable[[str], TokenScorer], prefix: str) -> tu
     Returns:
         Whether they are, and a finding saying what was checked.
     """
-    label = "raw echo" if prefix == "" else f"echo after BOS {prefix!r}"
     try:
-        scored = scorer_for(prefix).target_logprobs(ALIGNMENT_PROMPT, ALIGNMENT_TARGET)
+        check = _alignment_under(scorer_for, prefix)
     except Exception as exc:
         if is_transient(exc):
             raise
-        return False, f"cached {label} no longer works ({_detail(exc)})"
-    check = check_alignment(scored.logprobs)
-    return check.aligned, f"cached {label} re-checked: {check.reason}"
+        return False, f"cached {_echo_label(prefix)} no longer works ({_detail(exc)})"
+    return check.aligned, f"cached {_echo_label(prefix)} re-checked: {check.reason}"
+
+
+def _alignment_under(scorer_for: Callable[[str], TokenScorer], prefix: str) -> AlignmentCheck:
+    """Score the counting text through the scorer with `prefix` and judge its alignment."""
+    scored = scorer_for(prefix).target_logprobs(ALIGNMENT_PROMPT, ALIGNMENT_TARGET)
+    return check_alignment(scored.logprobs)
+
+
+def _echo_label(prefix: str) -> str:
+    return "raw echo" if prefix == "" else f"echo after BOS {prefix!r}"
 
 
 def unreachable(exc: BaseException, where: str, api_key_env: str) -> ModelUnavailableError:

@@ -404,15 +404,20 @@ class Models:
             ScoreError: The text cannot be scored (empty, too long, misaligned).
             ModelUnavailableError: A served scorer did not answer after retries.
         """
-        key = None
         started = time.perf_counter()
-        cached_value = None
-        if self._score_cache is not None:
-            key = _ScoreCache.key(self.scorer.name, prompt, target)
-            cached_value = self._score_cache.get(key)
-        if cached_value is not None:
-            logprobs = cached_value
-        else:
+        return self._score_one(prompt, target, self._cached_score(prompt, target), purpose, started)
+
+    def _score_one(
+        self,
+        prompt: str,
+        target: str,
+        cached: TokenLogprobs | None,
+        purpose: str,
+        started: float,
+    ) -> ScoredText:
+        """Score `target` (or take `cached`, this cache's value) and account for it."""
+        logprobs = cached
+        if logprobs is None:
             try:
                 logprobs = self._retrying(
                     f"token scorer ({self.scorer.name})",
@@ -420,17 +425,9 @@ class Models:
                 )
             except RejectedRequest as exc:  # e.g. longer than the server's context
                 raise ScoreError(str(exc)) from exc
-            if self._score_cache is not None and key is not None:
-                self._score_cache.set(key, logprobs)
-        call = ModelCall(
-            kind="score",
-            purpose=purpose,
-            model=self.scorer.name,
-            tokens_in=logprobs.prompt_tokens + len(logprobs.logprobs),
-            tokens_out=0,
-            seconds=round(time.perf_counter() - started, 6),
-            cached=cached_value is not None,
-            error=None,
+            self._cache_score(prompt, target, logprobs)
+        call = self._score_call(
+            purpose, logprobs.prompt_tokens + len(logprobs.logprobs), started, cached is not None
         )
         return ScoredText(logprobs=logprobs, call=call)
 
@@ -442,19 +439,20 @@ class Models:
         A served scorer that offers `next_token_logprobs` answers every single-token target
         (" Yes", " No", ...) from one echo request that lists the top log-probs at the
         first target's position, instead of one echo request per target, each re-sending
-        the whole prompt. A target not
-        among the top ones, or a scorer without that request, is scored as `score` does;
-        so are all targets after the server has rejected the request once. Values equal
-        echoed scores of the same targets (same model, prompt and prefix).
+        the whole prompt. A target not among the top ones, or a scorer without that
+        request, is scored as `score` does; so are all targets after the server has
+        rejected the request once. Values equal echoed scores of the same targets (same
+        model, prompt and prefix).
 
         Raises:
             ScoreError: A target cannot be scored.
             ModelUnavailableError: A served scorer did not answer after retries.
         """
+        cached = {target: self._cached_score(prompt, target) for target in targets}
         found: dict[str, TokenLogprobs] = {}
         calls: list[ModelCall] = []
         next_tokens = getattr(self.scorer, "next_token_logprobs", None)
-        uncached = [t for t in targets if not self._cached_score(prompt, t)]
+        uncached = [t for t in targets if cached[t] is None]
         if next_tokens is not None and len(uncached) > 1 and not self._no_next_tokens:
             started = time.perf_counter()
             try:
@@ -467,42 +465,42 @@ class Models:
             except ScoreError:
                 pass  # not for this prompt: echo each target
             else:
-                calls.append(
-                    ModelCall(
-                        kind="score",
-                        purpose=purpose,
-                        model=self.scorer.name,
-                        tokens_in=prompt_tokens,
-                        tokens_out=1,
-                        seconds=round(time.perf_counter() - started, 6),
-                        cached=False,
-                        error=None,
-                    )
-                )
-                for target in uncached:
-                    if target in top:
-                        value = TokenLogprobs(
-                            tokens=(target,), logprobs=(top[target],), prompt_tokens=prompt_tokens
-                        )
-                        found[target] = value
-                        if self._score_cache is not None:
-                            self._score_cache.set(
-                                _ScoreCache.key(self.scorer.name, prompt, target), value
-                            )
+                calls.append(self._score_call(purpose, prompt_tokens, started, False, out=1))
+                for target in (t for t in uncached if t in top):
+                    found[target] = TokenLogprobs((target,), (top[target],), prompt_tokens)
+                    self._cache_score(prompt, target, found[target])
         results: list[TokenLogprobs] = []
         for target in targets:
             if target in found:
                 results.append(found[target])
                 continue
-            scored = self.score(prompt, target, purpose=purpose)
+            scored = self._score_one(prompt, target, cached[target], purpose, time.perf_counter())
             results.append(scored.logprobs)
             calls.append(scored.call)
         return results, calls
 
-    def _cached_score(self, prompt: str, target: str) -> bool:
+    def _cached_score(self, prompt: str, target: str) -> TokenLogprobs | None:
         if self._score_cache is None:
-            return False
-        return self._score_cache.get(_ScoreCache.key(self.scorer.name, prompt, target)) is not None
+            return None
+        return self._score_cache.get(_ScoreCache.key(self.scorer.name, prompt, target))
+
+    def _cache_score(self, prompt: str, target: str, value: TokenLogprobs) -> None:
+        if self._score_cache is not None:
+            self._score_cache.set(_ScoreCache.key(self.scorer.name, prompt, target), value)
+
+    def _score_call(
+        self, purpose: str, tokens_in: int, started: float, cached: bool, *, out: int = 0
+    ) -> ModelCall:
+        return ModelCall(
+            kind="score",
+            purpose=purpose,
+            model=self.scorer.name,
+            tokens_in=tokens_in,
+            tokens_out=out,
+            seconds=round(time.perf_counter() - started, 6),
+            cached=cached,
+            error=None,
+        )
 
     def embed(self, texts: list[str], *, purpose: str) -> tuple[npt.NDArray[np.float32], ModelCall]:
         """Return unit-length embeddings of `texts` with the accounting of the call."""

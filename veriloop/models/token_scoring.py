@@ -229,24 +229,43 @@ class OpenAICompletionsTokenScorer:
         if not target.strip():
             raise ScoreError("the text to score is empty")
         text = prompt + target
+        tokens, values, offsets, _ = self._echo(text, top=0)
+        return align_echoed_logprobs(
+            tokens, values, offsets, prompt_chars=len(prompt), text_chars=len(text)
+        )
+
+    def _echo(
+        self, text: str, *, top: int
+    ) -> tuple[list[str], list[float | None], list[int], list[Any]]:
+        """Echo `prefix + text` with log-probs, the prefix's tokens removed.
+
+        Returns:
+            Tokens, their log-probs, their offsets in `text`, and the `top` alternatives the
+            server lists for each token.
+
+        Raises:
+            ScoreError: The server returned no log-probs.
+        """
         response = self._client.completions.create(
             model=self._model_name,
             prompt=self.prefix + text,
             echo=True,
-            logprobs=0,
+            logprobs=top,
             max_tokens=1,
             temperature=0.0,
         )
         logprobs = response.choices[0].logprobs
         if logprobs is None or not logprobs.tokens:
             raise ScoreError("the server returned no log-probs for the echoed prompt")
-        tokens = list(logprobs.tokens)
-        values = list(logprobs.token_logprobs)
-        offsets = list(logprobs.text_offset)
-        tokens, values, offsets = drop_prefix_tokens(tokens, values, offsets, self.prefix)
-        return align_echoed_logprobs(
-            tokens, values, offsets, prompt_chars=len(prompt), text_chars=len(text)
+        tokens, values, offsets = drop_prefix_tokens(
+            list(logprobs.tokens),
+            list(logprobs.token_logprobs),
+            list(logprobs.text_offset),
+            self.prefix,
         )
+        dropped = len(logprobs.tokens) - len(tokens)  # the prefix's tokens, when echoed
+        alternatives = list(getattr(logprobs, "top_logprobs", None) or [])[dropped:]
+        return tokens, values, offsets, alternatives
 
     def next_token_logprobs(
         self, prompt: str, top: int, continuation: str
@@ -268,25 +287,7 @@ class OpenAICompletionsTokenScorer:
             ScoreError: The server listed no alternatives there, or the prompt's last token
                 merges with the continuation's first.
         """
-        response = self._client.completions.create(
-            model=self._model_name,
-            prompt=self.prefix + prompt + continuation,
-            echo=True,
-            logprobs=top,
-            max_tokens=1,
-            temperature=0.0,
-        )
-        logprobs = response.choices[0].logprobs
-        if logprobs is None or not logprobs.tokens:
-            raise ScoreError("the server returned no log-probs for the echoed prompt")
-        tokens, values, offsets = drop_prefix_tokens(
-            list(logprobs.tokens),
-            list(logprobs.token_logprobs),
-            list(logprobs.text_offset),
-            self.prefix,
-        )
-        dropped = len(logprobs.tokens) - len(tokens)  # the prefix's tokens, when echoed
-        alternatives = list(getattr(logprobs, "top_logprobs", None) or [])[dropped:]
+        tokens, values, offsets, alternatives = self._echo(prompt + continuation, top=top)
         if len(prompt) not in offsets:
             raise ScoreError("the prompt's last token runs into the continuation")
         position = offsets.index(len(prompt))
