@@ -205,6 +205,7 @@ def test_m_eval_reads_quality_and_stances_from_the_server(served: dict[str, str]
     served_usage(result)
     assert {e["id"] for e in result["evidence"]} == {"A1", "A2"}
     assert all(e["reliability"]["reliability"] > 0 for e in result["evidence"])
+    assert result["stances"] and result["unusable_stances"] == 0  # served stance JSON parsed
     assert result["claims"] and result["label"] in {"correct", "incorrect", "undetermined"}
 
 
@@ -221,6 +222,8 @@ def test_enrichment_writes_served_facts_into_the_base(
         max_batches=1,
     )
     assert served_usage(result)["chat_calls"] >= 1
+    asked = [c for c in result["trace"]["candidates"] if c["stage"] == "questions"]
+    assert asked and all(c["error"] is None for c in asked)  # the served JSON parsed
     base = KnowledgeBase.open(kb_dir, get_models(ModelSettings()).embedder)
     assert len(base) == len(result["added"]) == result["facts_on_topic"]
     for entry in result["added"]:  # each fact keeps the served model's question and answer
@@ -244,7 +247,9 @@ def test_verify_cli_shows_each_claims_probability_and_evidence(
     assert all(c["p_supported"] is not None and c["evidence"] for c in state["claims"])
 
 
-def test_kb_enrich_cli_resumes_on_the_served_model(served: dict[str, str], tmp_path: Path) -> None:
+def test_kb_enrich_cli_adds_served_facts_that_export_lists(
+    served: dict[str, str], tmp_path: Path
+) -> None:
     kb = tmp_path / "kb"
     created = cli("kb", "create", str(kb), served=served, cwd=tmp_path)
     assert created.returncode == 0, created.stderr[-3000:]
