@@ -58,23 +58,28 @@ SETS = (
 FEATURES = ("mean_gain", "min_gain", "conditional")
 
 
-def make_judge(name: str, cache_dir: str) -> SupportJudge:
-    """Build the judge called `name` (records call the trained judge `cross_encoder`).
+def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
+    """Build the judge called `name` and the name its records carry.
 
-    `likelihood_<feature>` is the likelihood judge deciding on that feature with its own
-    calibration (see `calibrate --feature`); plain `likelihood` is the shipped default.
+    Records call the trained judge `cross_encoder`. `likelihood_<feature>` is the
+    likelihood judge deciding on that feature with its own calibration (see `calibrate
+    --feature`); plain `likelihood` is the shipped default, recorded under the feature it
+    decides on.
     """
     models = get_models(ModelSettings(cache_dir=cache_dir))
     if name.startswith("likelihood_"):
         feature = name.removeprefix("likelihood_")
         if feature not in FEATURES:
             raise SystemExit(f"unknown likelihood feature {feature!r}; choose from {FEATURES}")
-        return LikelihoodJudge(models, feature=feature)  # type: ignore[arg-type]
+        return name, LikelihoodJudge(models, feature=feature)  # type: ignore[arg-type]
     kind = "trained" if name == "cross_encoder" else name
     try:
-        return support_judge(kind, models)
+        judge = support_judge(kind, models)
     except InvalidInputError as error:
         raise SystemExit(f"{error} (here: cross_encoder for trained)") from error
+    if isinstance(judge, LikelihoodJudge):
+        return f"likelihood_{judge.feature}", judge
+    return name, judge
 
 
 def calibrate(args: argparse.Namespace) -> None:
@@ -121,11 +126,7 @@ def run_measure(args: argparse.Namespace) -> None:
     sets = held_out_sets(args.data_root)
     OUT.mkdir(parents=True, exist_ok=True)
     for requested in args.judges.split(","):
-        judge = make_judge(requested, args.cache_dir)
-        # the default likelihood judge is recorded under the feature it decides on
-        judge_name = (
-            f"likelihood_{judge.feature}" if isinstance(judge, LikelihoodJudge) else requested
-        )
+        judge_name, judge = make_judge(requested, args.cache_dir)
         for set_name in args.sets.split(","):
             pairs = sample_by_item(sets[set_name], args.max_items)
             with tqdm(total=len(pairs), desc=f"{judge_name} on {set_name}") as bar:
