@@ -35,6 +35,7 @@ from veriloop.evaluation.support_measure import (
 from veriloop.evaluation.support_sets import halueval_pairs, held_out_sets
 from veriloop.models import get_models
 from veriloop.nodes.support import (
+    CrossEncoderJudge,
     LikelihoodJudge,
     SupportJudge,
     calibration_file,
@@ -61,12 +62,17 @@ FEATURES = ("mean_gain", "min_gain", "conditional")
 def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     """Build the judge called `name` and the name its records carry.
 
-    Records call the trained judge `cross_encoder`. `likelihood_<feature>` is the
+    Records call the trained judge `cross_encoder`; `cross_encoder@DIR` is an adapter
+    trained elsewhere (`train_support_judge.py --out DIR`), recorded as
+    `cross_encoder_<DIR's name>`. `likelihood_<feature>` is the
     likelihood judge deciding on that feature with its own calibration (see `calibrate
     --feature`); plain `likelihood` is the shipped default, recorded under the feature it
     decides on.
     """
     models = get_models(ModelSettings(cache_dir=cache_dir))
+    if name.startswith("cross_encoder@"):
+        adapter_dir = Path(name.removeprefix("cross_encoder@"))
+        return f"cross_encoder_{adapter_dir.name}", CrossEncoderJudge(adapter_dir=adapter_dir)
     if name.startswith("likelihood_"):
         feature = name.removeprefix("likelihood_")
         if feature not in FEATURES:

@@ -40,6 +40,7 @@ LICENCES = {
     "halueval": "HaluEval (MIT)",
     "citation": "Citation-Integrity (MIT)",
     "pubmedqa": "PubMedQA PQA-L (MIT)",
+    "healthver": "HealthVer (research use)",
 }
 
 

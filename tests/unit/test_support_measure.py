@@ -17,7 +17,12 @@ from veriloop.evaluation.support_measure import (
     sample_by_item,
     summarise,
 )
-from veriloop.evaluation.support_sets import LabelledPair, halueval_pairs
+from veriloop.evaluation.support_sets import (
+    LabelledPair,
+    halueval_pairs,
+    healthver_pairs,
+    training_pairs,
+)
 from veriloop.nodes.support import SupportQuery, SupportVerdict
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -112,6 +117,16 @@ def test_halueval_train_and_test_items_are_disjoint() -> None:
     train = {p.item for p in halueval_pairs(SHARED / "halueval", "train")}
     test = {p.item for p in halueval_pairs(SHARED / "halueval", "test")}
     assert len(train) == 400 and len(test) == 600 and not train & test
+
+
+@pytest.mark.skipif(not (SHARED / "healthver").is_dir(), reason="shared HealthVer not present")
+def test_healthver_training_pairs_come_from_test_never_dev() -> None:
+    training = training_pairs(SHARED, ("healthver",))
+    dev = healthver_pairs(SHARED / "healthver", "dev", neutral_as_unsupported=True)
+    test = healthver_pairs(SHARED / "healthver", "test", neutral_as_unsupported=True)
+    assert training == test
+    assert {p.supported for p in training} == {True, False}
+    assert not {p.query.claim for p in training} & {p.query.claim for p in dev}
 
 
 def test_paired_difference_uses_only_shared_pairs_against_the_reference() -> None:

@@ -130,7 +130,9 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
     """Return training pairs from the named sources, none from a held-out item.
 
     Sources: `halueval` (the train part), `citation` (Citation-Integrity train),
-    `pubmedqa` (own-vs-swapped pairs on PubMedQA's non-test items).
+    `pubmedqa` (own-vs-swapped pairs on PubMedQA's non-test items), `healthver` (HealthVer
+    test, Supports vs Refutes + Neutral: the split the MLP head was trained on, so
+    `healthver_dev_*` stays held out for both; `healthver_*` rows are then in-sample).
     """
     root = Path(data_root)
     pairs: list[LabelledPair] = []
@@ -140,4 +142,6 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
         pairs += citation_pairs(root / "citation_integrity", "train")
     if "pubmedqa" in sources:
         pairs += pubmedqa_swap_pairs(root / "pubmedqa", "dev")
+    if "healthver" in sources:
+        pairs += healthver_pairs(root / "healthver", "test", neutral_as_unsupported=True)
     return pairs
