@@ -1,0 +1,206 @@
+"""Workers against throughput on real engines: a serialising server and one that batches.
+
+    bash scripts/build_llama_server.sh     # once: llama.cpp's llama-server, portable build
+    .venv/bin/python benchmarks/served_throughput.py
+
+The same PubMedQA questions go through `veriloop bench`'s harness (direct answering on the
+`openai` backend: one chat request per item, no cache, `max_tokens` 128) at 1, 2, 4 and 8
+workers against three engines serving the bundled SmolLM2-135M on 127.0.0.1, one at a time,
+each with 2 threads for decoding and for prompts:
+
+- llama-cpp-python's server (`python -m llama_cpp.server`, the one the real-engine tests
+  use): one request at a time behind a lock;
+- llama.cpp's `llama-server` with one slot (`-np 1`): the same C++ engine, no batching;
+- `llama-server` with four slots (`-np 4`, continuous batching: the slots' tokens decode
+  in one batch).
+
+Numbers (items/s, generated tokens/s, speed-up over one worker on the same engine) go to
+docs/benchmarks/served_throughput.{json,md}. The client shares the 2 cores with the server;
+`direct` keeps the client's share small (no local embeddings or judges).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from veriloop.evaluation.bench import ResultsFile, plan_runs, run_bench
+from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
+from veriloop.models.locate import bundled_chat_model_path
+
+WORKERS = (1, 2, 4, 8)
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(command: Sequence[str], port: int, log: Path) -> Iterator[str]:
+    """Run an engine until its /v1/models answers; yield its base URL; stop it on exit."""
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            list(command), stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"{command[0]} exited early:\n{log.read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{command[0]} did not start:\n{log.read_text()[-3000:]}")
+            try:
+                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def engines(llama_server: Path, model: Path, port: int) -> dict[str, list[str]]:
+    """Return each engine's name and the command that serves `model` on `port`."""
+    python_server = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+        "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "2048", "--n_threads", "2", "--n_threads_batch", "2",
+    ]  # fmt: skip
+
+    def cpp_server(slots: int) -> list[str]:
+        return [
+            str(llama_server), "--model", str(model), "--alias", "smollm2",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--ctx-size", str(2048 * slots), "--parallel", str(slots), "--threads", "2",
+        ]  # fmt: skip
+
+    return {
+        "llama-cpp-python server": python_server,
+        "llama-server -np 1": cpp_server(1),
+        "llama-server -np 4": cpp_server(4),
+    }
+
+
+def timed_run(items: list[Any], settings: dict[str, Any], workers: int) -> dict[str, Any]:
+    """Answer the items once at `workers` concurrency; return timing and token totals."""
+    with tempfile.TemporaryDirectory() as folder:
+        results = ResultsFile(Path(folder) / "results.jsonl")
+        started = time.perf_counter()
+        run_bench(plan_runs([], ["direct"], []), items, results, base_settings=settings,
+                  workers=workers)  # fmt: skip
+        wall = time.perf_counter() - started
+        records = results.records()
+    usage = [r["trace"]["usage"] for r in records]
+    tokens_out = sum(u["tokens_out"] for u in usage)
+    return {
+        "workers": workers,
+        "items": len(records),
+        "failed": sum(bool(r["error"]) for r in records),
+        "wall_seconds": round(wall, 2),
+        "items_per_second": round(len(records) / wall, 3),
+        "tokens_out": tokens_out,
+        "tokens_per_second": round(tokens_out / wall, 1),
+    }
+
+
+def main() -> None:
+    """Measure every engine at every worker count and write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data/pubmedqa"))
+    parser.add_argument("--items", type=int, default=32)
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument(
+        "--llama-server",
+        type=Path,
+        default=Path.home() / ".cache/veriloop/llama-server-11434.0.0-portable/bin/llama-server",
+        help="The llama-server binary scripts/build_llama_server.sh printed.",
+    )
+    parser.add_argument("--out", type=Path, default=Path("docs/benchmarks"))
+    args = parser.parse_args()
+    if not args.llama_server.is_file():
+        raise SystemExit(
+            f"no llama-server at {args.llama_server}: run `bash scripts/build_llama_server.sh`"
+        )
+    items = load_pubmedqa(args.data_dir)[: args.items]
+    model = bundled_chat_model_path()
+    version = subprocess.run(
+        [str(args.llama_server), "--version"], capture_output=True, text=True, check=False
+    )
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as logs:
+        for name, command in engines(args.llama_server, model, free_port()).items():
+            port = int(command[command.index("--port") + 1])
+            with serving(command, port, Path(logs) / "server.log") as url:
+                settings: dict[str, Any] = {
+                    "backend": "openai",
+                    "base_url": url,
+                    "model_name": "smollm2",
+                    "max_tokens": args.max_tokens,
+                    "cache_dir": "",
+                }
+                timed_run(items[:2], settings, 1)  # probe and warm the engine outside timings
+                runs = [timed_run(items, settings, workers) for workers in WORKERS]
+            for run in runs:
+                run["engine"] = name
+                run["speedup"] = round(run["tokens_per_second"] / runs[0]["tokens_per_second"], 2)
+                print(json.dumps(run))
+            rows += runs
+    report = {
+        "command": "python benchmarks/served_throughput.py",
+        "machine": f"{platform.machine()}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs",
+        "llama_server_version": (version.stdout + version.stderr).strip().splitlines()[-2:],
+        "items": len(items),
+        "max_tokens": args.max_tokens,
+        "rows": rows,
+    }
+    lines = [
+        "# Workers against throughput on real engines",
+        "",
+        f"Command: `{report['command']}`; {report['machine']}; {len(items)} PubMedQA test "
+        f"questions answered directly (one chat request each, `max_tokens` {args.max_tokens}, "
+        "no cache) through the `openai` backend; the bundled SmolLM2-135M-Instruct Q4_1 "
+        "on 127.0.0.1; client and server share the machine. Speed-up is generated tokens "
+        "per second over the same engine at one worker (answers differ in length between "
+        "runs, so tokens/s is the fair rate).",
+        "",
+        "| engine | workers | wall s | items/s | tokens/s | speed-up | failed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['engine']} | {row['workers']} | {row['wall_seconds']:.1f} | "
+            f"{row['items_per_second']:.2f} | {row['tokens_per_second']:.1f} | "
+            f"{row['speedup']:.2f}x | {row['failed']} |"
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "served_throughput.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "served_throughput.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
