@@ -154,6 +154,11 @@ def main() -> None:
                 "seed": args.seed,
                 "trainable_parameters": trainable,
                 "final_loss_mean_last_20": sum(losses[-20:]) / max(1, len(losses[-20:])),
+                # the curve, as means of 10 steps: when learning starts is worth knowing
+                "loss_every_10_steps": [
+                    round(sum(losses[i : i + 10]) / len(losses[i : i + 10]), 4)
+                    for i in range(0, len(losses), 10)
+                ],
                 "seconds": round(seconds, 1),
                 "threads": args.threads,
                 "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
