@@ -25,61 +25,20 @@ import argparse
 import json
 import os
 import platform
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from veriloop.evaluation.bench import ResultsFile, plan_runs, run_bench
 from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
+from veriloop.files import write_json_atomically
 from veriloop.models.locate import bundled_chat_model_path
+from veriloop.models.loopback import free_port, running_server
 
 WORKERS = (1, 2, 4, 8)
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def serving(command: Sequence[str], port: int, log: Path) -> Iterator[str]:
-    """Run an engine until its /v1/models answers; yield its base URL; stop it on exit."""
-    with log.open("w") as handle:
-        process = subprocess.Popen(
-            list(command), stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"{command[0]} exited early:\n{log.read_text()[-3000:]}")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{command[0]} did not start:\n{log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 def engines(llama_server: Path, model: Path, port: int) -> dict[str, list[str]]:
@@ -150,10 +109,14 @@ def main() -> None:
         [str(args.llama_server), "--version"], capture_output=True, text=True, check=False
     )
     rows: list[dict[str, Any]] = []
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/v1"
     with tempfile.TemporaryDirectory() as logs:
-        for name, command in engines(args.llama_server, model, free_port()).items():
-            port = int(command[command.index("--port") + 1])
-            with serving(command, port, Path(logs) / "server.log") as url:
+        for name, command in engines(args.llama_server, model, port).items():
+            log = Path(logs) / "server.log"
+            with running_server(
+                command, ready_url=f"{url}/models", log=log, name=name, timeout=180
+            ):
                 settings: dict[str, Any] = {
                     "backend": "openai",
                     "base_url": url,
@@ -196,8 +159,7 @@ def main() -> None:
             f"{row['items_per_second']:.2f} | {row['tokens_per_second']:.1f} | "
             f"{row['speedup']:.2f}x | {row['failed']} |"
         )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "served_throughput.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_json_atomically(args.out / "served_throughput.json", report)
     (args.out / "served_throughput.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

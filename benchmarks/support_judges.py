@@ -69,10 +69,10 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     --feature`); plain `likelihood` is the shipped default, recorded under the feature it
     decides on.
     """
-    models = get_models(ModelSettings(cache_dir=cache_dir))
-    if name.startswith("cross_encoder@"):
+    if name.startswith("cross_encoder@"):  # needs no chat or scoring model
         adapter_dir = Path(name.removeprefix("cross_encoder@"))
         return f"cross_encoder_{adapter_dir.name}", CrossEncoderJudge(adapter_dir=adapter_dir)
+    models = get_models(ModelSettings(cache_dir=cache_dir))
     if name.startswith("likelihood_"):
         feature = name.removeprefix("likelihood_")
         if feature not in FEATURES:

@@ -24,14 +24,9 @@ if [ -x "$binary" ]; then
   exit 0
 fi
 
-if [ "$(uname -m)" = "x86_64" ]; then
-  cmake_args=(-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON
-              -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF
-              -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
-              -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
-else
-  cmake_args=(-DGGML_NATIVE=OFF)
-fi
+# shellcheck source=scripts/llama_portable_flags.sh
+source scripts/llama_portable_flags.sh  # portable_cmake_args, portable_tag
+cmake_args=("${portable_cmake_args[@]}")
 cmake_args+=(-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
              -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON
              -DBUILD_SHARED_LIBS=OFF)

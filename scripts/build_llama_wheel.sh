@@ -19,20 +19,13 @@ build="${1:?usage: build_llama_wheel.sh portable|native VERSION PYTHON}"
 version="${2:?usage: build_llama_wheel.sh portable|native VERSION PYTHON}"
 python_bin="${3:?usage: build_llama_wheel.sh portable|native VERSION PYTHON}"
 
-no_amx=(-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
+# shellcheck source=scripts/llama_portable_flags.sh
+source "$(dirname "$0")/llama_portable_flags.sh"  # portable_cmake_args, portable_tag, no_amx
 build_flags=()
 case "$build" in
   portable)
-    if [ "$(uname -m)" = "x86_64" ]; then
-      tag="portable-x86-64-v3"
-      cmake_args=(-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON
-                  -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF
-                  -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
-                  "${no_amx[@]}")
-    else
-      tag="portable-$(uname -m)"
-      cmake_args=(-DGGML_NATIVE=OFF)
-    fi ;;
+    tag="$portable_tag"
+    cmake_args=("${portable_cmake_args[@]}") ;;
   native)
     cpu_hash="$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)"
     tag="native-noamx-${cpu_hash}"

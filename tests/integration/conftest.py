@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.integration.servers import free_port, running_server
 from veriloop.models.locate import bundled_chat_model_path
+from veriloop.models.loopback import free_port, running_server
 
 
 @pytest.fixture(scope="session")

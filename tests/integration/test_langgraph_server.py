@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.servers import free_port, running_server
+from veriloop.models.loopback import free_port, running_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.server]
 ROOT = Path(__file__).resolve().parents[2]

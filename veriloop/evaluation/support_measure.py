@@ -42,9 +42,14 @@ with `--max-items 300` resuming a file written with `--max-items 50` must match 
 what they are."""
 
 
+def pair_key(judge: str, set_name: str, item: object, supported: object) -> PairKey:
+    """Return a pair's identity, the same whether read from a record or a `LabelledPair`."""
+    return (judge, set_name, str(item), bool(supported))
+
+
 def record_key(record: dict[str, Any]) -> PairKey:
     """Return the identity of the pair a record judged."""
-    return (record["judge"], record["set"], str(record["item"]), bool(record["supported"]))
+    return pair_key(record["judge"], record["set"], record["item"], record["supported"])
 
 
 def done_keys(path: Path) -> set[PairKey]:
@@ -67,7 +72,7 @@ def measure(
     todo = [
         (i, p)
         for i, p in enumerate(pairs)
-        if (judge_name, set_name, p.item, p.supported) not in done
+        if pair_key(judge_name, set_name, p.item, p.supported) not in done
     ]
     with path.open("a", encoding="utf-8") as out:
         for start in range(0, len(todo), batch):

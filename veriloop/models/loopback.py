@@ -1,4 +1,8 @@
-"""Start a real server process on loopback for a test module, and stop it for good."""
+"""Run a server process on loopback until it answers, and stop it for good.
+
+Used by the real-engine tests (llama-cpp-python's server, `langgraph dev`) and by
+`benchmarks/served_throughput.py` (llama.cpp's `llama-server`).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-import pytest
+
+
+class ServerStartError(RuntimeError):
+    """A server process exited before it was ready, or never got ready."""
 
 
 def free_port() -> int:
@@ -35,7 +42,12 @@ def running_server(
 ) -> Iterator[None]:
     """Run `command` in its own session until `ready_url` answers 200; kill it on exit.
 
-    The test fails with the tail of the server's log if it exits early or never gets ready.
+    The process's output goes to `log`; on exit its whole process group gets SIGTERM, then
+    SIGKILL after 20 s.
+
+    Raises:
+        ServerStartError: It exited early or did not answer within `timeout` seconds; the
+            message ends with the tail of its log.
     """
     with log.open("w") as handle:
         process = subprocess.Popen(
@@ -48,21 +60,30 @@ def running_server(
         )
     try:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             if process.poll() is not None:
-                pytest.fail(f"{name} exited early:\n{log.read_text()[-3000:]}")
+                raise ServerStartError(f"{name} exited early:\n{log.read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise ServerStartError(f"{name} did not start:\n{log.read_text()[-3000:]}")
             try:
                 if httpx.get(ready_url, timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             time.sleep(0.5)
-        else:
-            pytest.fail(f"{name} did not start:\n{log.read_text()[-3000:]}")
         yield
     finally:
+        _stop_group(process)
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process's group, SIGKILL it after 20 s; a group already gone is fine."""
+    try:
         os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    except ProcessLookupError:  # it died first (the early-exit case): nothing to stop
+        process.wait()
