@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 import torch
-from peft import LoraConfig, get_peft_model
-from safetensors.torch import save_file
+from peft import LoraConfig, PeftModel, get_peft_model
+from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
@@ -74,6 +74,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ADAPTER_DIR)
+    parser.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        help="start from this trained adapter and head (e.g. nodes/data/support_cross_encoder) "
+        "instead of a fresh LoRA and head: fine-tuning past the loss plateau",
+    )
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -92,14 +99,19 @@ def main() -> None:
     base_path = bundled_embedding_model_path()
     tokenizer = AutoTokenizer.from_pretrained(base_path)
     encoder = AutoModel.from_pretrained(base_path)
-    config = LoraConfig(
-        r=args.rank,
-        lora_alpha=2 * args.rank,
-        lora_dropout=0.1,
-        target_modules=r".*encoder\.layer\.\d+\..*(query|key|value|dense)$",
-    )
-    model = get_peft_model(encoder, config)
     head = torch.nn.Linear(encoder.config.hidden_size, 1)
+    if args.init_from is not None:
+        model = PeftModel.from_pretrained(encoder, str(args.init_from), is_trainable=True)
+        head.load_state_dict(load_file(str(args.init_from / "head.safetensors")))
+        args.rank = model.peft_config["default"].r  # the adapter's rank, not the flag's
+    else:
+        config = LoraConfig(
+            r=args.rank,
+            lora_alpha=2 * args.rank,
+            lora_dropout=0.1,
+            target_modules=r".*encoder\.layer\.\d+\..*(query|key|value|dense)$",
+        )
+        model = get_peft_model(encoder, config)
     params = [p for p in model.parameters() if p.requires_grad] + list(head.parameters())
     trainable = sum(p.numel() for p in params)
     print(f"trainable parameters: {trainable}")
@@ -156,6 +168,13 @@ def main() -> None:
                 "lora_rank": args.rank,
                 "max_length": args.max_length,
                 "seed": args.seed,
+                "init_from": str(args.init_from) if args.init_from else None,
+                # what the starting adapter had been trained on, so the data stays traceable
+                "init_from_training": (
+                    json.loads((args.init_from / "training.json").read_text())
+                    if args.init_from and (args.init_from / "training.json").is_file()
+                    else None
+                ),
                 "trainable_parameters": trainable,
                 "final_loss_mean_last_20": sum(losses[-20:]) / max(1, len(losses[-20:])),
                 # the curve, as means of 10 steps: when learning starts is worth knowing

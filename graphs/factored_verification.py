@@ -308,7 +308,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
             claim=claim,
         )
         try:
-            p, _, _, score_calls = yes_no_probability(
+            reading = yes_no_probability(
                 models, prompt, purpose="claim_check", normalise=context.normalise_yes_no
             )
         except ScoreError as exc:
@@ -326,17 +326,17 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                 )
                 return {"claim_checks": [check]}
         else:
-            calls.extend(score_calls)
+            calls.extend(reading.calls)
             check = ClaimCheck(
                 round=task["round"],
                 index=task["index"],
                 claim=task["claim"],
-                p_supported=round(p, 6),
+                p_supported=round(reading.probability, 6),
                 method="logprob",
-                supported=p >= context.claim_threshold,
+                supported=reading.probability >= context.claim_threshold,
                 error=None,
                 evidence=task["document"],
-                scores={},
+                scores=reading.scores(),
             )
             return {"claim_checks": [check], "calls": calls}
     prompt = render(

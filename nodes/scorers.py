@@ -75,14 +75,41 @@ def require_token_scores(models: Models, *, method: str, why: str) -> None:
         )
 
 
+@dataclass(frozen=True)
+class YesNoReading:
+    """What the scorer's " Yes" / " No" continuations say about a claim.
+
+    Attributes:
+        probability: P(Yes) / (P(Yes) + P(No)) (0.5 when both vanish), or P(Yes) alone
+            when the reading was not normalised.
+        p_yes: P(" Yes") summed over its spellings.
+        p_no: P(" No") summed over its spellings; None when it was not read.
+        calls: The scoring calls made.
+    """
+
+    probability: float
+    p_yes: float
+    p_no: float | None
+    calls: list[ModelCall]
+
+    def scores(self) -> dict[str, float]:
+        """Return the readings a verdict records (P(No) only when it was read)."""
+        out = {"p_yes": self.p_yes}
+        if self.p_no is not None:
+            out["p_no"] = self.p_no
+        return out
+
+
 def yes_no_probability(
     models: Models, prompt: str, *, purpose: str, normalise: bool = True
-) -> tuple[float, float, float | None, list[ModelCall]]:
+) -> YesNoReading:
     """Read P(supported) from the scorer's " Yes" / " No" continuations after `prompt`.
 
-    Returns:
-        P(Yes) / (P(Yes) + P(No)) (0.5 when both vanish), or P(Yes) alone without
-        `normalise`; then P(Yes), P(No) (None without `normalise`) and the model calls.
+    Args:
+        models: The models; the scorer must return token log-probs.
+        prompt: The judging prompt, ending where " Yes" or " No" would follow.
+        purpose: The purpose recorded on the scoring calls.
+        normalise: Read P(No) too and return P(Yes) / (P(Yes) + P(No)); otherwise P(Yes).
 
     Raises:
         ScoreError: A target cannot be scored.
@@ -92,10 +119,10 @@ def yes_no_probability(
     values = [s.logprobs for s in scored]
     p_yes = probability_from_logprobs(values[: len(YES_TARGETS)])
     if not normalise:
-        return p_yes, p_yes, None, calls
+        return YesNoReading(p_yes, p_yes, None, calls)
     p_no = probability_from_logprobs(values[len(YES_TARGETS) :])
     p = p_yes / (p_yes + p_no) if p_yes + p_no > 0 else 0.5
-    return p, p_yes, p_no, calls
+    return YesNoReading(p, p_yes, p_no, calls)
 
 
 def factuality(

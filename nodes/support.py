@@ -424,16 +424,14 @@ class YesNoJudge:
                     prompt = render(
                         "fv_verify", demos=demos, number=5, document=document, claim=query.claim
                     )
-                    p, p_yes, p_no, score_calls = yes_no_probability(
-                        self.models, prompt, purpose="support_yes"
-                    )
-                    calls.extend(score_calls)
-                    if best is None or p > (best["probability"] or 0.0):
+                    reading = yes_no_probability(self.models, prompt, purpose="support_yes")
+                    calls.extend(reading.calls)
+                    if best is None or reading.probability > (best["probability"] or 0.0):
                         best = SupportVerdict(
-                            probability=round(p, 6),
+                            probability=round(reading.probability, 6),
                             evidence_index=index,
                             evidence_span=document,
-                            scores={"p_yes": p_yes, "p_no": p_no or 0.0},  # normalised: set
+                            scores=reading.scores(),
                             error=None,
                         )
             except ScoreError as exc:

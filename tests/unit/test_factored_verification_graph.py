@@ -215,7 +215,14 @@ def test_raw_p_yes_when_normalisation_is_off(fake_backend: Make) -> None:
     backend, _ = fake_backend([claims("Aspirin thins the blood.")], score_rule=rule)
     raw = run(backend, {"answer": "x", "sources": SOURCES}, normalise_yes_no=False, max_revisions=0)
     assert raw["claims"][0]["p_supported"] == pytest.approx(0.3, abs=1e-6)
+    assert raw["claims"][0]["scores"] == {"p_yes": pytest.approx(0.3, abs=1e-6)}  # no P(No) read
     assert raw["trace"]["usage"]["score_calls"] == 2
+    backend, _ = fake_backend([claims("Aspirin thins the blood.")], score_rule=rule)
+    normalised = run(backend, {"answer": "x", "sources": SOURCES}, max_revisions=0)
+    scores = normalised["claims"][0]["scores"]
+    assert normalised["claims"][0]["p_supported"] == pytest.approx(
+        scores["p_yes"] / (scores["p_yes"] + scores["p_no"]), abs=1e-5
+    )
 
 
 def test_chains_after_other_graphs_outputs_and_rejects_missing_sources(fake_backend: Make) -> None:
