@@ -103,7 +103,9 @@ def main() -> None:
     if args.init_from is not None:
         model = PeftModel.from_pretrained(encoder, str(args.init_from), is_trainable=True)
         head.load_state_dict(load_file(str(args.init_from / "head.safetensors")))
-        args.rank = model.peft_config["default"].r  # the adapter's rank, not the flag's
+        adapter_config = model.peft_config["default"]
+        assert isinstance(adapter_config, LoraConfig)
+        args.rank = adapter_config.r  # the adapter's rank, not the flag's
     else:
         config = LoraConfig(
             r=args.rank,
