@@ -17,36 +17,23 @@ import json
 import os
 import platform
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.bench import ResultsFile, plan_runs, run_bench
+from veriloop.evaluation.bench import plan_runs
 from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
+from veriloop.evaluation.timing import timed_bench
 from veriloop.models.fake_server import fake_openai_server_process
 
 
 def timed_run(items: list[Any], settings: dict[str, Any], workers: int) -> dict[str, Any]:
-    """Run the items once in a fresh results file; return timing and model-time totals."""
-    with tempfile.TemporaryDirectory() as folder:
-        results = ResultsFile(Path(folder) / "results.jsonl")
-        runs = plan_runs(["self-reflection"], [], [])
-        started = time.perf_counter()
-        run_bench(runs, items, results, base_settings=settings, workers=workers)
-        wall = time.perf_counter() - started
-        records = results.records()
-    usage = [r["trace"]["usage"] for r in records]
-    failed = sum(bool(r["error"]) for r in records)
-    model_seconds = sum(u["model_seconds"] for u in usage)
+    """Run Self-Reflection on the items once, cold; return timing and model-time totals."""
+    timed = timed_bench(plan_runs(["self-reflection"], [], []), items, settings, workers=workers)
+    wall, model_seconds = timed["wall_seconds"], timed["model_seconds"]
+    keys = ("workers", "items", "failed", "wall_seconds", "items_per_second", "model_seconds",
+            "calls", "cached_calls")  # fmt: skip
     return {
-        "workers": workers,
-        "items": len(records),
-        "failed": failed,
-        "wall_seconds": round(wall, 3),
-        "items_per_second": round(len(records) / wall, 3),
-        "model_seconds": round(model_seconds, 3),
-        "calls": sum(u["calls"] for u in usage),
-        "cached_calls": sum(u["cached_calls"] for u in usage),
+        **{key: timed[key] for key in keys},
         # With one worker, everything that is not model time is orchestration.
         "overhead_share": round((wall - model_seconds) / wall, 4) if workers == 1 else None,
     }

@@ -28,12 +28,12 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.bench import ResultsFile, plan_runs, run_bench
+from veriloop.evaluation.bench import plan_runs
 from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
+from veriloop.evaluation.timing import timed_bench
 from veriloop.files import write_json_atomically
 from veriloop.models.locate import bundled_chat_model_path
 from veriloop.models.loopback import free_port, running_server
@@ -65,24 +65,10 @@ def engines(llama_server: Path, model: Path, port: int) -> dict[str, list[str]]:
 
 def timed_run(items: list[Any], settings: dict[str, Any], workers: int) -> dict[str, Any]:
     """Answer the items once at `workers` concurrency; return timing and token totals."""
-    with tempfile.TemporaryDirectory() as folder:
-        results = ResultsFile(Path(folder) / "results.jsonl")
-        started = time.perf_counter()
-        run_bench(plan_runs([], ["direct"], []), items, results, base_settings=settings,
-                  workers=workers)  # fmt: skip
-        wall = time.perf_counter() - started
-        records = results.records()
-    usage = [r["trace"]["usage"] for r in records]
-    tokens_out = sum(u["tokens_out"] for u in usage)
-    return {
-        "workers": workers,
-        "items": len(records),
-        "failed": sum(bool(r["error"]) for r in records),
-        "wall_seconds": round(wall, 2),
-        "items_per_second": round(len(records) / wall, 3),
-        "tokens_out": tokens_out,
-        "tokens_per_second": round(tokens_out / wall, 1),
-    }
+    timed = timed_bench(plan_runs([], ["direct"], []), items, settings, workers=workers)
+    keys = ("workers", "items", "failed", "wall_seconds", "items_per_second", "tokens_out",
+            "tokens_per_second")  # fmt: skip
+    return {key: timed[key] for key in keys}
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from veriloop.evaluation.bench import (
 from veriloop.evaluation.items import DatasetError, Item
 from veriloop.evaluation.nli import EmbeddingNLI
 from veriloop.evaluation.report import write_report
+from veriloop.evaluation.timing import timed_bench
 from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict
 
 ITEMS = [
@@ -272,3 +273,13 @@ def test_runs_served_from_the_cache_are_flagged() -> None:
         "wall s/item understate an uncached run.",
     ]
     assert cache_notes([record("fresh", 0, 3)]) == []
+
+
+def test_timed_bench_counts_records_failures_and_tokens_of_one_fresh_pass(fake_backend):
+    name, _ = fake_backend(["one two three", "four five"])
+    items = [Item(id="blank", question="   "), *ITEMS[:2]]
+    timed = timed_bench(plan_runs([], ["direct"], []), items, {"backend": name}, workers=1)
+    assert (timed["workers"], timed["items"], timed["failed"]) == (1, 3, 1)
+    assert timed["calls"] == 2 and timed["cached_calls"] == 0  # the blank item asks nothing
+    assert timed["tokens_out"] > 0 and timed["wall_seconds"] > 0
+    assert timed["items_per_second"] > 0  # (wall time is rounded, so no exact ratio here)
