@@ -32,7 +32,7 @@ from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.retrieval import open_knowledge_base, retrieve
-from veriloop.nodes.support import SupportJudge, SupportQuery
+from veriloop.nodes.support import CoverageGatedJudge, SupportJudge, SupportQuery
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -245,7 +245,7 @@ def check_sentences(
         return []
     texts = [p["text"] for p in passages]
     verdicts, _ = judge.judge([SupportQuery(text, texts, question) for text, _ in sentences])
-    gate = getattr(judge, "min_coverage", None)
+    gate = judge.min_coverage if isinstance(judge, CoverageGatedJudge) else None
     checked: list[CheckedSentence] = []
     for (text, origin), verdict in zip(sentences, verdicts, strict=True):
         probability, index = verdict["probability"], verdict["evidence_index"]
@@ -269,7 +269,7 @@ def check_sentences(
             reason = f"P(supported) {probability:.2f}" + (
                 "" if coverage is None else f", {coverage:.0%} of its content words"
             )
-        elif gate is not None and "inner_p" not in verdict["scores"]:
+        elif gate is not None and "inner_p" not in verdict["scores"]:  # the gate said no
             held = "no content words" if coverage is None else f"{coverage:.0%}"
             reason = f"no passage holds its content words (best: {held}, < {gate:.0%})"
         else:
