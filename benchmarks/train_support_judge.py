@@ -14,7 +14,9 @@ ship: its loss stayed at 0.69 for 90 steps.) With mean pooling the loss also sit
 for about 80 steps before it falls (re-run of the shipped recipe on 2026-11-23: means of
 10 steps 0.70 ... 0.69 to step 80, 0.64 at step 100, 0.52 at step 150, 0.49 at the end),
 so do not stop a run early for a flat start. Adding `--sources ...,healthver` (800 HealthVer
-test pairs) kept it at 0.69 for all 400 steps: that mix did not train.
+test pairs) to a fresh adapter kept it at 0.69 for all 400 steps: that mix did not train.
+Started from a trained adapter instead (`--init-from`), it trains: the shipped v2 is v1
+fine-tuned twice on the four sources (`scripts/train_support_judge_v2.sh`).
 `training.json` beside it records the data, the settings, the time and the licences.
 
 Plain PyTorch on CPU; the time is written to training.json.
@@ -74,6 +76,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ADAPTER_DIR)
+    parser.add_argument(
+        "--version", type=int, default=None, help="the adapter's version, named in reports"
+    )
     parser.add_argument(
         "--init-from",
         type=Path,
@@ -161,6 +166,7 @@ def main() -> None:
     (args.out / "training.json").write_text(
         json.dumps(
             {
+                "version": args.version,
                 "pairs": counts,
                 "sources": list(sources),
                 "held_out": "see veriloop/evaluation/support_sets.py: split by item",

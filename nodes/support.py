@@ -488,6 +488,19 @@ def mean_pooled(hidden: Any, attention_mask: Any) -> Any:
     return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
 
 
+def adapter_label(adapter_dir: Path) -> str:
+    """Return the adapter's folder name and, when its training.json records one, its version.
+
+    The shipped adapter keeps its folder name across retraining, so reports name the
+    version (`support_cross_encoder v2`); the first adapter recorded none.
+    """
+    try:
+        version = json.loads((adapter_dir / "training.json").read_text()).get("version")
+    except (OSError, ValueError):
+        version = None
+    return adapter_dir.name + (f" v{version}" if version else "")
+
+
 @cache
 def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any]:
     """Return (tokenizer, encoder, head): the bundled MiniLM, LoRA merged, and the head.
@@ -552,7 +565,7 @@ class CrossEncoderJudge:
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars
         self.window_chars = window_chars
-        self.name = f"MiniLM cross-encoder ({Path(adapter_dir).name})"
+        self.name = f"MiniLM cross-encoder ({adapter_label(Path(adapter_dir))})"
 
     def logits(self, evidence: Sequence[str], second: Sequence[str]) -> list[float]:
         """Return the model's support logit for each (evidence, claim text) pair."""

@@ -209,3 +209,17 @@ def test_a_long_question_never_pushes_the_claim_out_of_the_cross_encoder_input()
     assert len(text) <= QUESTION_CHARS + len(" Warfarin causes bleeding.")
     short = cross_encoder_input(SupportQuery("It does.", ["e"], "Does it?"))
     assert short == "Does it? It does."
+
+
+def test_the_adapter_label_names_a_recorded_version_only(tmp_path) -> None:
+    from veriloop.nodes.support import adapter_label
+
+    folder = tmp_path / "support_cross_encoder"
+    folder.mkdir()
+    assert adapter_label(folder) == "support_cross_encoder"  # no training.json
+    (folder / "training.json").write_text('{"version": null}')
+    assert adapter_label(folder) == "support_cross_encoder"  # the first adapter's record
+    (folder / "training.json").write_text('{"version": 2}')
+    assert adapter_label(folder) == "support_cross_encoder v2"
+    (folder / "training.json").write_text("{cut off")
+    assert adapter_label(folder) == "support_cross_encoder"

@@ -11,6 +11,7 @@ from veriloop.evaluation.support_measure import (
     auroc,
     balanced_accuracy,
     expected_calibration_error,
+    markdown_table,
     measure,
     paired_against,
     read_records,
@@ -78,6 +79,9 @@ def test_measure_resumes_and_summarises(tmp_path: Path) -> None:
     [row] = summarise(read_records(path))
     assert row["pairs"] == 3 and row["items"] == 2 and row["unusable"] == 0
     assert row["balanced_accuracy"] == pytest.approx((1.0 + 0.5) / 2)
+    table = markdown_table([row], lambda judge, set_name: (judge, set_name) == ("counting", "toy"))
+    assert table[2].startswith("| toy | counting (in-sample) | 3 (2) | 0.750")
+    assert "in-sample" not in markdown_table([row])[2]
 
 
 def test_a_bigger_sample_in_another_order_resumes_by_pair_not_position(tmp_path: Path) -> None:

@@ -205,8 +205,16 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return list(records.values())
 
 
-def markdown_table(rows: list[dict[str, Any]]) -> list[str]:
-    """Return the summary rows as a markdown table."""
+def markdown_table(
+    rows: list[dict[str, Any]], in_sample: Callable[[str, str], bool] | None = None
+) -> list[str]:
+    """Return the summary rows as a markdown table.
+
+    Args:
+        rows: `summarise`'s rows.
+        in_sample: Called with (judge, set); where it is true the judge cell says
+            "(in-sample)": the judge was trained on those very pairs.
+    """
 
     def interval(value: float | None, ci: tuple[float, float] | None) -> str:
         if value is None:
@@ -220,7 +228,9 @@ def markdown_table(rows: list[dict[str, Any]]) -> list[str]:
     ]
     for row in sorted(rows, key=lambda r: (r["set"], r["judge"])):
         lines.append(
-            f"| {row['set']} | {row['judge']} | {row['pairs']} ({row['items']}) | "
+            f"| {row['set']} | {row['judge']}"
+            + (" (in-sample)" if in_sample and in_sample(row["judge"], row["set"]) else "")
+            + f" | {row['pairs']} ({row['items']}) | "
             f"{interval(row['balanced_accuracy'], row['balanced_accuracy_ci'])} | "
             f"{interval(row['auroc'], row['auroc_ci'])} | {row['ece']:.3f} | "
             f"{row['unusable']} | {row['seconds_per_claim']:.3f} |"
