@@ -53,6 +53,8 @@ SETS = (
     "healthver_dev_rest",
     "citation",
     "pubmedqa_swap",
+    "halueval_swap",
+    "healthver_dev_swap",
 )
 
 
@@ -156,25 +158,34 @@ NOTES = """\
 - `cross_encoder` (trained, v2 since 2026-11-24): the bundled all-MiniLM-L6-v2 reading
   (evidence, question + claim), mean-pooled, with a LoRA adapter and a linear head
   (`nodes/data/support_cross_encoder/`, 2.7 MB safetensors; `training.json` there has the
-  data, settings, time, loss curve and licences of each stage). v2 is v1 fine-tuned twice
-  with HealthVer test (Supports vs Refutes + Neutral) added to v1's three sources
-  (`bash scripts/train_support_judge_v2.sh`, 17 + 23 minutes on 2 idle cores: 1,600 pairs
-  at 400 per class per source, then 4,200 at up to 600, lr 3e-4, 2 epochs each). A fresh
-  adapter trained on the four sources at once stayed at the 0.69 loss plateau for all 400
-  steps; starting from v1 it trains. HealthVer test is therefore in-sample for v2 (as for
-  the head); HealthVer dev stays held out for both.
+  data, settings, time, loss curve and licences of each stage). v2 is v1 fine-tuned in
+  three stages (`bash scripts/train_support_judge_v2.sh`, 17 + 23 + 15 minutes on 2 idle
+  cores, lr 3e-4): HealthVer test (Supports vs Refutes + Neutral) added to v1's three
+  sources, twice (1,600 then 4,200 pairs), then off-topic negatives added
+  (`halueval_swap`, `healthver_swap`: supported pairs against another item's evidence;
+  4,800 pairs, 1 epoch). A fresh adapter trained on the four sources at once stayed at the
+  0.69 loss plateau for all 400 steps; starting from v1 it trains. HealthVer test is
+  in-sample for v2 (as for the head); HealthVer dev stays held out for both.
+- Why the third stage: stage 2 (`cross_encoder_v2_stage2`) looked best on the seven
+  original sets, but the M-Eval integration test caught it calling a hip-fracture
+  sentence (0.51) and a metformin sentence (0.92) support for "warfarin's most common
+  serious side effect is bleeding". The `halueval_swap` and `healthver_dev_swap` sets were
+  added to measure exactly that (short off-topic evidence): v1 0.500 and 0.582, stage 2
+  0.500 and 0.595, v2 0.923 and 0.723. No earlier set had short off-topic negatives
+  (PubMedQA swap's are long abstracts), so v1 had this hole too. The price: HaluEval
+  0.947 against v1's 0.957 (inside both intervals, but under the issue's 95% target) and
+  Citation-Integrity 0.517 against 0.552. The probe above still gives the metformin
+  sentence 0.76 (hip fracture 0.18, Paris 0.08).
 - `cross_encoder_v1`: the first adapter (commit 8893f16): 800 pairs each of HaluEval QA
   (its 400 training items), Citation-Integrity train and PubMedQA non-test items (own vs
   another item's abstract), 16.7 minutes (`benchmarks/train_support_judge.py
   --per-class-per-source 400 --epochs 2`). Its rows were measured as `cross_encoder`
-  before v2 shipped and renamed; they are kept for the comparison.
-- `cross_encoder_v2_stage1`, `_stage2`, `_stage3`: the fine-tuning stages, measured with
-  `--judges cross_encoder@DIR` as they were trained. Stage 2 is v2 (its rows and
-  `cross_encoder`'s are the same weights measured twice). Stage 3, one more round (seed 1)
-  from stage 2, raised the in-sample HealthVer test rows (0.69 -> 0.74, 0.74 -> 0.81)
-  but not HealthVer dev (0.56 / 0.68 against 0.56 / 0.66): it had started to fit HealthVer
-  test rather than learn the task, and the recipe would have passed an hour, so v2 stops
-  at stage 2.
+  before v2 shipped and renamed.
+- `cross_encoder_v2_stage1`, `_stage2`: v2's first two stages; `_stage3`: a different
+  third round (seed 1, no off-topic negatives) from stage 2, which raised only the
+  in-sample HealthVer test rows, not dev (not measured on the swap sets);
+  `cross_encoder_v2_swap`: v2 itself, measured from its training folder (the same weights
+  as `cross_encoder`).
   Evidence longer than 600 characters is read in windows of whole sentences (one
   sentence of overlap) and the best window counts (`evidence_windows`), so a long
   reference is read whole rather than cut at 192 tokens (every row here is windowed).
@@ -232,23 +243,24 @@ it meets the head on equal terms (both trained on HealthVer test).
 
 - Two different questions hide behind "is this claim supported?". (a) Does the text back
   this content at all, or is the content made up / about something else? HaluEval's
-  hallucinated answers and PubMedQA's swapped abstracts ask this, and the trained judge
-  answers it well (v2: 96.5% and 88.5%, AUROC 0.96 and 0.99). (b) Given an on-topic text,
-  does it *agree* with the claim or *contradict* it? HealthVer (Supports vs Refutes on the
-  same evidence) and Citation-Integrity ask this, and **no offline judge here answers it
-  well**. v1 was at chance on HealthVer; v2, fine-tuned on HealthVer test, reaches 56.2%
-  (AUROC 0.63) on dev Supports vs Refutes and 66.1% (AUROC 0.73) on dev with Neutral
-  counted unsupported: level with the MLP head within the intervals (-0.049 [-0.113,
-  +0.020] and -0.026 [-0.096, +0.045]), not above it. On Citation-Integrity every judge is
-  near chance (v2 52.9%, v1 55.2%, head 55.0%), although both cross-encoders saw its
-  training pairs. The likelihood gain measures how much the text is *about* the claim, so
-  refuting evidence raises it as much as supporting evidence (AUROC below 0.5 on
-  HealthVer).
-- v2 is the default because it is at least as good as v1 everywhere but Citation-Integrity
-  (-0.023, inside both intervals) and better on PubMedQA swap (+0.07) and HealthVer dev
-  (+0.08 / +0.12); what it does on (b) is still not evidence of contradiction detection.
-  The gate of `gated` decides almost every pair itself (its rows barely move from v1 to
-  v2), so the grounded default behaves as before.
+  hallucinated answers and the three swap sets ask this, and the trained judge answers it
+  well (v2: HaluEval 94.7%, HaluEval swap 92.3%, PubMedQA swap 93.2%; HealthVer dev swap
+  72.3%, where COVID claims swap in other COVID evidence). (b) Given an on-topic text, does
+  it *agree* with the claim or *contradict* it? HealthVer (Supports vs Refutes on the same
+  evidence) and Citation-Integrity ask this, and **no offline judge here answers it
+  well**. v1 was at chance on HealthVer; v2, fine-tuned on HealthVer test, reaches 56.5%
+  (AUROC 0.60) on dev Supports vs Refutes and 67.7% (AUROC 0.73) with Neutral counted
+  unsupported: level with the MLP head within the intervals (-0.046 [-0.107, +0.021] and
+  -0.010 [-0.078, +0.063]), not above it. On Citation-Integrity every judge is near chance
+  (v2 51.7%, v1 55.2%, head 55.0%), although both cross-encoders saw its training pairs.
+  The likelihood gain measures how much the text is *about* the claim, so refuting
+  evidence raises it as much as supporting evidence (AUROC below 0.5 on HealthVer).
+- v2 is the default because it closes v1's off-topic hole and is better on PubMedQA swap
+  and HealthVer dev, at a cost inside the intervals on HaluEval and Citation-Integrity;
+  what it does on (b) is still not evidence of contradiction detection. The gate of
+  `gated` decides almost every pair itself (its rows barely move from v1 to v2), so the
+  grounded default behaves much as before. The SmolLM2 judges (likelihood, P(Yes)) were
+  not run on the two swap sets added last.
 - So the trained judge is the default where (a) is the decision (Factored Verification on
   answers against their sources, faithfulness to retrieved text, M-Eval support).
 
@@ -262,10 +274,10 @@ it meets the head on equal terms (both trained on HealthVer test).
     --sets healthver_dev_sr,healthver_dev_rest --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges gated \\
     --sets halueval,pubmedqa_swap,healthver_dev_sr,healthver_dev_rest,citation --max-items 300
-# v2 (ALL: the seven sets). The committed stage rows were measured from the training
-# runs' folders and renamed cross_encoder_v2_stage1/2/3 (stage 3: seed 1 from stage 2)
-bash scripts/train_support_judge_v2.sh   # -> runs/support_judge_v2/stage1, stage2
-for stage in stage1 stage2; do .venv/bin/python benchmarks/support_judges.py measure \\
+# v2 (ALL: the nine sets). The committed stage rows were measured from the training
+# runs' folders and renamed cross_encoder_v2_stage1/2/3 and _swap (= stage3 below)
+bash scripts/train_support_judge_v2.sh   # -> runs/support_judge_v2/stage1, 2, 3
+for stage in stage1 stage2 stage3; do .venv/bin/python benchmarks/support_judges.py measure \\
     --judges cross_encoder@runs/support_judge_v2/$stage --sets $ALL --max-items 300; done
 .venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder,gated \\
     --sets $ALL --max-items 300

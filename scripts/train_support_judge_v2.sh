@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduce the shipped claim-support judge (v2): the v1 adapter fine-tuned twice with
 # HealthVer test added to v1's three sources (HaluEval QA train items, Citation-Integrity
-# train, PubMedQA non-test items). About 40 minutes on 2 idle cores (17 + 23).
-#   bash scripts/train_support_judge_v2.sh            # -> runs/support_judge_v2/stage2
+# train, PubMedQA non-test items), then once with off-topic negatives (supported pairs
+# against another item's evidence). About 55 minutes on 2 idle cores (17 + 23 + 15).
+#   bash scripts/train_support_judge_v2.sh            # -> runs/support_judge_v2/stage3
 #   OUT=DIR DATA=../shared/data bash scripts/train_support_judge_v2.sh
 # v1 comes from git history (commit 8893f16, nodes/data/support_cross_encoder); in a copy
 # without that history (a shallow clone) it is retrained from scratch first (~17 minutes;
@@ -28,5 +29,7 @@ SOURCES=halueval,citation,pubmedqa,healthver
 "${TRAIN[@]}" --sources "$SOURCES" --per-class-per-source 400 --lr 3e-4 --seed 0 \
   --init-from "$OUT/v1" --out "$OUT/stage1"
 "${TRAIN[@]}" --sources "$SOURCES" --per-class-per-source 600 --lr 3e-4 --seed 0 \
-  --init-from "$OUT/stage1" --out "$OUT/stage2" --version 2
-echo "trained $OUT/stage2; to ship it: cp $OUT/stage2/* nodes/data/support_cross_encoder/"
+  --init-from "$OUT/stage1" --out "$OUT/stage2"
+"${TRAIN[@]}" --sources "$SOURCES,halueval_swap,healthver_swap" --per-class-per-source 400 \
+  --epochs 1 --lr 3e-4 --seed 0 --init-from "$OUT/stage2" --out "$OUT/stage3" --version 2
+echo "trained $OUT/stage3; to ship it: cp $OUT/stage3/* nodes/data/support_cross_encoder/"

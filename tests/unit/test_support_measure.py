@@ -155,3 +155,25 @@ def test_paired_difference_uses_only_shared_pairs_against_the_reference() -> Non
     assert row["difference"] == pytest.approx(0.5)
     low, high = row["ci"]
     assert 0.0 <= low <= row["difference"] <= high <= 1.0
+
+
+def test_swapped_pairs_take_another_items_evidence_as_the_negative() -> None:
+    from veriloop.evaluation.support_sets import swapped
+
+    pairs = [
+        LabelledPair(SupportQuery("aspirin thins blood", ["aspirin text"], "q1"), True, "1"),
+        LabelledPair(SupportQuery("aspirin cures colds", ["aspirin text"], "q1"), False, "1"),
+        LabelledPair(SupportQuery("statins lower LDL", ["statin text"], "q2"), True, "2"),
+        LabelledPair(SupportQuery("statins lower LDL", ["other statin text"], "q3"), True, "3"),
+    ]
+    out = swapped(pairs)
+    assert [p.supported for p in out] == [True, False] * 3  # only supported pairs, each doubled
+    by_claim = {(p.item, p.supported): p.query for p in out}
+    assert by_claim[("1", False)].evidence == ["statin text"] or by_claim[
+        ("1", False)
+    ].evidence == ["other statin text"]
+    assert by_claim[("1", False)].question == "q1"  # the claim keeps its own question
+    # an item is never paired with evidence of the same claim (items 2 and 3 share one)
+    assert by_claim[("2", False)].evidence == ["aspirin text"]
+    assert by_claim[("3", False)].evidence == ["aspirin text"]
+    assert swapped(pairs[:1]) == []  # no other item to swap in

@@ -15,6 +15,9 @@ Every set is split *by item*, so no held-out item is seen in training or calibra
   they cite, SUPPORT vs REFUTE.
 - `pubmedqa_swap`: PubMedQA long answers against their own abstract (supported) and against
   another item's abstract (not supported): the own-vs-swapped reference check.
+- `halueval_swap`, `healthver_dev_swap`: the same check on short evidence: each supported
+  pair against its own evidence and against another item's (`swapped`). A judge that
+  rewards any fluent medical-sounding sentence fails here, not on the long abstracts.
 """
 
 from __future__ import annotations
@@ -59,6 +62,33 @@ def halueval_pairs(data_dir: Path, part: str) -> list[LabelledPair]:
             query = SupportQuery(answer, [item.documents[0]], question=item.question)
             pairs.append(LabelledPair(query, supported, item.id))
     return pairs
+
+
+def swapped(pairs: list[LabelledPair], seed: int = SEED) -> list[LabelledPair]:
+    """Return each supported pair and a copy against another item's evidence (unsupported).
+
+    The other item is drawn by a seeded shuffle among items with a different claim, so the
+    copy's evidence is about something else: the off-topic negative.
+    """
+    supported = [p for p in pairs if p.supported]
+    order = list(range(len(supported)))
+    random.Random(seed).shuffle(order)
+    out: list[LabelledPair] = []
+    for index, pair in enumerate(supported):
+        for step in range(len(order)):
+            other = supported[order[(index + step) % len(order)]]
+            if other.item != pair.item and other.query.claim != pair.query.claim:
+                break
+        else:
+            continue  # no other item: nothing to swap in
+        query = pair.query
+        out.append(pair)
+        out.append(
+            LabelledPair(
+                SupportQuery(query.claim, other.query.evidence, query.question), False, pair.item
+            )
+        )
+    return out
 
 
 def healthver_pairs(
@@ -123,6 +153,10 @@ def held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
         ),
         "citation": citation_pairs(root / "citation_integrity", "test"),
         "pubmedqa_swap": pubmedqa_swap_pairs(root / "pubmedqa", "test"),
+        "halueval_swap": swapped(halueval_pairs(root / "halueval", "test")),
+        "healthver_dev_swap": swapped(
+            healthver_pairs(root / "healthver", "dev", neutral_as_unsupported=False)
+        ),
     }
 
 
@@ -132,7 +166,9 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
     Sources: `halueval` (the train part), `citation` (Citation-Integrity train),
     `pubmedqa` (own-vs-swapped pairs on PubMedQA's non-test items), `healthver` (HealthVer
     test, Supports vs Refutes + Neutral: the split the MLP head was trained on, so
-    `healthver_dev_*` stays held out for both; `healthver_*` rows are then in-sample).
+    `healthver_dev_*` stays held out for both; `healthver_*` rows are then in-sample),
+    `halueval_swap` / `healthver_swap` (those training items' supported pairs against their
+    own and another item's evidence: off-topic negatives on short evidence).
     """
     root = Path(data_root)
     pairs: list[LabelledPair] = []
@@ -144,4 +180,8 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
         pairs += pubmedqa_swap_pairs(root / "pubmedqa", "dev")
     if "healthver" in sources:
         pairs += healthver_pairs(root / "healthver", "test", neutral_as_unsupported=True)
+    if "halueval_swap" in sources:
+        pairs += swapped(halueval_pairs(root / "halueval", "train"))
+    if "healthver_swap" in sources:
+        pairs += swapped(healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False))
     return pairs
