@@ -35,6 +35,7 @@ from veriloop.evaluation.support_measure import (
 from veriloop.evaluation.support_sets import halueval_pairs, held_out_sets
 from veriloop.models import get_models
 from veriloop.nodes.support import (
+    CoverageGatedJudge,
     CrossEncoderJudge,
     LikelihoodJudge,
     SupportJudge,
@@ -140,6 +141,19 @@ def calibrate(args: argparse.Namespace) -> None:
         )
 
 
+def judge_identity(judge: SupportJudge) -> str | None:
+    """Return a fingerprint of a trained judge's weights (the gate's threshold included).
+
+    None for the judges whose behaviour is code and shipped calibration (head, likelihood,
+    P(Yes)): their records are not fingerprinted.
+    """
+    if isinstance(judge, CrossEncoderJudge):
+        return judge.identity
+    if isinstance(judge, CoverageGatedJudge) and isinstance(judge.inner, CrossEncoderJudge):
+        return f"{judge.inner.identity}+coverage>={judge.min_coverage:g}"
+    return None
+
+
 def run_measure(args: argparse.Namespace) -> None:
     """Judge the held-out pairs, appending to the records file."""
     sets = held_out_sets(args.data_root)
@@ -149,7 +163,18 @@ def run_measure(args: argparse.Namespace) -> None:
         for set_name in args.sets.split(","):
             pairs = sample_by_item(sets[set_name], args.max_items)
             with tqdm(total=len(pairs), desc=f"{judge_name} on {set_name}") as bar:
-                measure(judge_name, judge, set_name, pairs, RECORDS, progress=bar.update)
+                try:
+                    measure(
+                        judge_name,
+                        judge,
+                        set_name,
+                        pairs,
+                        RECORDS,
+                        progress=bar.update,
+                        identity=judge_identity(judge),
+                    )
+                except InvalidInputError as error:
+                    raise SystemExit(str(error)) from error
 
 
 NOTES = """\

@@ -24,12 +24,13 @@ How well each judges is measured on held-out data by `benchmarks/support_judges.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -566,6 +567,19 @@ class CrossEncoderJudge:
         self.max_evidence_chars = max_evidence_chars
         self.window_chars = window_chars
         self.name = f"MiniLM cross-encoder ({adapter_label(Path(adapter_dir))})"
+        self.adapter_dir = Path(adapter_dir)
+
+    @cached_property
+    def identity(self) -> str:
+        """Return a fingerprint of the adapter's weights: sha256 of its safetensors, 16 hex.
+
+        Read on first use only (not at start-up); measurement records carry it so that a
+        retrained adapter in the same folder is never mixed with the old one's records.
+        """
+        digest = hashlib.sha256()
+        for name in ("adapter_model.safetensors", "head.safetensors"):
+            digest.update((self.adapter_dir / name).read_bytes())
+        return digest.hexdigest()[:16]
 
     def logits(self, evidence: Sequence[str], second: Sequence[str]) -> list[float]:
         """Return the model's support logit for each (evidence, claim text) pair."""

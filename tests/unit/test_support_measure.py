@@ -177,3 +177,39 @@ def test_swapped_pairs_take_another_items_evidence_as_the_negative() -> None:
     assert by_claim[("2", False)].evidence == ["aspirin text"]
     assert by_claim[("3", False)].evidence == ["aspirin text"]
     assert swapped(pairs[:1]) == []  # no other item to swap in
+
+
+def test_records_of_a_name_made_by_other_weights_stop_the_run(tmp_path: Path) -> None:
+    from veriloop.errors import InvalidInputError
+
+    pairs = [
+        LabelledPair(SupportQuery("a true claim", ["e"]), True, "1"),
+        LabelledPair(SupportQuery("a made-up claim", ["e"]), False, "1"),
+    ]
+    path = tmp_path / "records.jsonl"
+    judge = CountingJudge()
+    measure("counting", judge, "toy", pairs[:1], path, identity="aaaa")
+    measure("counting", judge, "toy", pairs, path, identity="aaaa")  # same weights: resumes
+    assert judge.seen == 2
+    assert {r["identity"] for r in read_records(path)} == {"aaaa"}
+    with pytest.raises(InvalidInputError, match="other weights"):
+        measure("counting", judge, "other set", pairs, path, identity="bbbb")
+    assert judge.seen == 2  # nothing judged, nothing reused
+    measure("counting_b", judge, "toy", pairs, path, identity="bbbb")  # another name is fine
+    assert judge.seen == 4
+
+
+def test_a_cross_encoders_identity_is_its_weights(tmp_path: Path) -> None:
+    from veriloop.nodes.support import CrossEncoderJudge
+
+    folder = tmp_path / "adapter"
+    folder.mkdir()
+    (folder / "adapter_model.safetensors").write_bytes(b"weights one")
+    (folder / "head.safetensors").write_bytes(b"head")
+    judge = CrossEncoderJudge.__new__(CrossEncoderJudge)  # no model load: identity only
+    judge.adapter_dir = folder
+    first = judge.identity
+    other = CrossEncoderJudge.__new__(CrossEncoderJudge)
+    other.adapter_dir = folder
+    (folder / "adapter_model.safetensors").write_bytes(b"weights two")
+    assert len(first) == 16 and other.identity != first

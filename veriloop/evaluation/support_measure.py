@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_sets import LabelledPair
 from veriloop.nodes.support import SupportJudge
 
@@ -52,11 +53,6 @@ def record_key(record: dict[str, Any]) -> PairKey:
     return pair_key(record["judge"], record["set"], record["item"], record["supported"])
 
 
-def done_keys(path: Path) -> set[PairKey]:
-    """Return the keys of the pairs already recorded in `path`."""
-    return {record_key(record) for record in read_records(path)}
-
-
 def measure(
     judge_name: str,
     judge: SupportJudge,
@@ -66,9 +62,28 @@ def measure(
     *,
     batch: int = 8,
     progress: Callable[[int], None] | None = None,
+    identity: str | None = None,
 ) -> None:
-    """Judge every pair not yet in `path`, appending one record per pair."""
-    done = done_keys(path)
+    """Judge every pair not yet in `path`, appending one record per pair.
+
+    Records are matched by judge *name*, so a name reused for other weights would resume
+    from the old judge's records. With `identity` (a fingerprint of the judge's weights),
+    each record carries it and records of the same name made by another identity stop
+    the run instead.
+
+    Raises:
+        InvalidInputError: `path` holds records of `judge_name` from another identity.
+    """
+    records = read_records(path)
+    if identity is not None:
+        other = {r.get("identity") for r in records if r["judge"] == judge_name} - {identity}
+        if other:
+            raise InvalidInputError(
+                f"{path} holds records of judge {judge_name!r} made by other weights "
+                f"({', '.join(sorted(str(o) for o in other))}, not {identity}); measure "
+                "under another name, or rename or delete those records"
+            )
+    done = {record_key(record) for record in records}
     todo = [
         (i, p)
         for i, p in enumerate(pairs)
@@ -92,6 +107,8 @@ def measure(
                     "error": verdict["error"],
                     "seconds": round(seconds, 4),
                 }
+                if identity is not None:
+                    record["identity"] = identity
                 out.write(json.dumps(record) + "\n")
             out.flush()
             if progress:

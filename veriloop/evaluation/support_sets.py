@@ -141,22 +141,20 @@ def pubmedqa_swap_pairs(data_dir: Path, split: str) -> list[LabelledPair]:
 def held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
     """Return every held-out measurement set by name (see the module docstring)."""
     root = Path(data_root)
+    halueval = halueval_pairs(root / "halueval", "test")
+    dev_sr = healthver_pairs(root / "healthver", "dev", neutral_as_unsupported=False)
     return {
-        "halueval": halueval_pairs(root / "halueval", "test"),
+        "halueval": halueval,
         "healthver_sr": healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False),
         "healthver_rest": healthver_pairs(root / "healthver", "test", neutral_as_unsupported=True),
-        "healthver_dev_sr": healthver_pairs(
-            root / "healthver", "dev", neutral_as_unsupported=False
-        ),
+        "healthver_dev_sr": dev_sr,
         "healthver_dev_rest": healthver_pairs(
             root / "healthver", "dev", neutral_as_unsupported=True
         ),
         "citation": citation_pairs(root / "citation_integrity", "test"),
         "pubmedqa_swap": pubmedqa_swap_pairs(root / "pubmedqa", "test"),
-        "halueval_swap": swapped(halueval_pairs(root / "halueval", "test")),
-        "healthver_dev_swap": swapped(
-            healthver_pairs(root / "healthver", "dev", neutral_as_unsupported=False)
-        ),
+        "halueval_swap": swapped(halueval),  # built from the same items, loaded once
+        "healthver_dev_swap": swapped(dev_sr),
     }
 
 
