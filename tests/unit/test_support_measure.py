@@ -213,3 +213,46 @@ def test_a_cross_encoders_identity_is_its_weights(tmp_path: Path) -> None:
     other.adapter_dir = folder
     (folder / "adapter_model.safetensors").write_bytes(b"weights two")
     assert len(first) == 16 and other.identity != first
+
+
+def test_perturbed_claims_flip_polarity_by_one_edit() -> None:
+    from veriloop.evaluation.support_sets import perturbed_claim
+
+    # an existing negation is removed, first
+    assert perturbed_claim("WHO does not recommend against ibuprofen") == (
+        "WHO does recommend against ibuprofen"
+    )
+    assert (
+        perturbed_claim("Vitamin D doesn't prevent COVID-19") == "Vitamin D does prevent COVID-19"
+    )
+    assert perturbed_claim("Masks can't stop droplets") == "Masks can stop droplets"
+    assert perturbed_claim("There is no evidence that 5G spreads it") == (
+        "There is evidence that 5G spreads it"
+    )
+    # else "not" goes after the first auxiliary that does not open the claim
+    assert perturbed_claim("Dogs can test positive for the virus.") == (
+        "Dogs can not test positive for the virus."
+    )
+    assert perturbed_claim("Does a mask help? Masks are useful") == (
+        "Does a mask help? Masks are not useful"
+    )
+    # else a direction word flips, keeping its case
+    assert perturbed_claim("Masks reduce transmission") == "Masks increase transmission"
+    assert perturbed_claim("Higher doses help") == "Lower doses help"
+    # else the first number changes; a year moves by one
+    assert perturbed_claim("About 40 patients died") == "About 81 patients died"
+    assert perturbed_claim("Outbreak in December 2019") == "Outbreak in December 2020"
+    assert perturbed_claim("Paris") is None
+
+
+def test_negated_pairs_keep_the_evidence_and_drop_unperturbable_claims() -> None:
+    from veriloop.evaluation.support_sets import negated
+
+    pairs = [
+        LabelledPair(SupportQuery("Aspirin is an NSAID", ["aspirin text"], "q1"), True, "1"),
+        LabelledPair(SupportQuery("Aspirin cures colds", ["aspirin text"], "q1"), False, "1"),
+        LabelledPair(SupportQuery("Paris", ["France text"], "q2"), True, "2"),
+    ]
+    out = negated(pairs)
+    assert [(p.item, p.supported) for p in out] == [("1", True), ("1", False)]
+    assert out[1].query == SupportQuery("Aspirin is not an NSAID", ["aspirin text"], "q1")

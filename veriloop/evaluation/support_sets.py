@@ -18,6 +18,10 @@ Every set is split *by item*, so no held-out item is seen in training or calibra
 - `halueval_swap`, `healthver_dev_swap`: the same check on short evidence: each supported
   pair against its own evidence and against another item's (`swapped`). A judge that
   rewards any fluent medical-sounding sentence fails here, not on the long abstracts.
+- `healthver_dev_negated`: each supported HealthVer dev pair against a perturbed copy of
+  its claim (`perturbed_claim`: a negation added or removed, a direction word flipped, a
+  number changed) on the same evidence. Synthetic: it measures whether a judge reads the
+  claim's polarity at all, which HealthVer's real Refutes pairs need and do not isolate.
 """
 
 from __future__ import annotations
@@ -91,6 +95,103 @@ def swapped(pairs: list[LabelledPair], seed: int = SEED) -> list[LabelledPair]:
     return out
 
 
+_AUXILIARY = re.compile(
+    r"\b(is|are|was|were|can|could|will|would|should|may|might|must|has|have|had|does|do|did)"
+    r"\b(?! not\b)",
+    re.IGNORECASE,
+)
+_NEGATION = (
+    (re.compile(r"\b(can)not\b", re.IGNORECASE), r"\1"),
+    (re.compile(r"\bwon['’]t\b", re.IGNORECASE), "will"),
+    (re.compile(r"\bcan['’]t\b", re.IGNORECASE), "can"),
+    (re.compile(r"\b(\w+)n['’]t\b", re.IGNORECASE), r"\1"),
+    (re.compile(r"\b(there (?:is|are|was|were)) no\b", re.IGNORECASE), r"\1"),
+    (re.compile(r"\bno (evidence|proof|link|effect|benefit|cure|vaccine)\b", re.IGNORECASE), r"\1"),
+    (re.compile(r"\b(\w+) not\b", re.IGNORECASE), r"\1"),
+)
+_OPPOSITES = {
+    "increase": "decrease",
+    "increases": "decreases",
+    "increased": "decreased",
+    "increasing": "decreasing",
+    "higher": "lower",
+    "more": "less",
+    "better": "worse",
+    "reduce": "increase",
+    "reduces": "increases",
+    "reduced": "increased",
+    "reducing": "increasing",
+    "effective": "ineffective",
+    "safe": "unsafe",
+    "positive": "negative",
+    "high": "low",
+    "before": "after",
+    "always": "never",
+    "most": "least",
+    "major": "minor",
+    "benign": "malignant",
+}
+_OPPOSITES |= {v: k for k, v in list(_OPPOSITES.items()) if v not in _OPPOSITES}
+_OPPOSITE_WORD = re.compile(
+    r"\b(" + "|".join(sorted(_OPPOSITES, key=len, reverse=True)) + r")\b", re.IGNORECASE
+)
+_NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
+
+
+def _same_case(word: str, like: str) -> str:
+    return word.capitalize() if like[:1].isupper() else word
+
+
+def perturbed_claim(claim: str) -> str | None:
+    """Return the claim with its meaning flipped by one edit, or None if no rule applies.
+
+    Tried in order, first hit wins: remove a negation ("does not" -> "does", "there is
+    no" -> "there is", "cannot" -> "can"); add "not" after the first auxiliary verb that
+    does not open the claim (so a question's "Does ..." is left alone); swap a direction
+    word for its opposite (increase/decrease, higher/lower, safe/unsafe, ...); change the
+    first number (n -> 2n + 1; a year -> the next). The edit is mechanical and may read
+    awkwardly; it is for training and measuring polarity, never shown to a user.
+    """
+    for pattern, replacement in _NEGATION:
+        edited = pattern.sub(replacement, claim, count=1)
+        if edited != claim:
+            return edited
+    for match in _AUXILIARY.finditer(claim):
+        if match.start() > 0:
+            return f"{claim[: match.end()]} not{claim[match.end() :]}"
+    word = _OPPOSITE_WORD.search(claim)
+    if word is not None:
+        opposite = _same_case(_OPPOSITES[word.group(1).lower()], word.group(1))
+        return f"{claim[: word.start()]}{opposite}{claim[word.end() :]}"
+    number = _NUMBER.search(claim)
+    if number is not None:
+        value = float(number.group())
+        text = f"{value + 1 if 1900 <= value <= 2100 else value * 2 + 1:g}"  # a year moves by one
+        return f"{claim[: number.start()]}{text}{claim[number.end() :]}"
+    return None
+
+
+def negated(pairs: list[LabelledPair]) -> list[LabelledPair]:
+    """Return each supported pair and a copy whose claim is perturbed (unsupported).
+
+    The copy keeps the evidence and the question; only the claim's polarity changes
+    (`perturbed_claim`). Supported pairs no rule applies to are left out, with their copy.
+    """
+    out: list[LabelledPair] = []
+    for pair in pairs:
+        if not pair.supported:
+            continue
+        claim = perturbed_claim(pair.query.claim)
+        if claim is None:
+            continue
+        query = pair.query
+        out.append(pair)
+        out.append(
+            LabelledPair(SupportQuery(claim, query.evidence, query.question), False, pair.item)
+        )
+    return out
+
+
 def healthver_pairs(
     data_dir: Path, split: str, *, neutral_as_unsupported: bool
 ) -> list[LabelledPair]:
@@ -155,6 +256,7 @@ def held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
         "pubmedqa_swap": pubmedqa_swap_pairs(root / "pubmedqa", "test"),
         "halueval_swap": swapped(halueval),  # built from the same items, loaded once
         "healthver_dev_swap": swapped(dev_sr),
+        "healthver_dev_negated": negated(dev_sr),
     }
 
 
@@ -166,7 +268,9 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
     test, Supports vs Refutes + Neutral: the split the MLP head was trained on, so
     `healthver_dev_*` stays held out for both; `healthver_*` rows are then in-sample),
     `halueval_swap` / `healthver_swap` (those training items' supported pairs against their
-    own and another item's evidence: off-topic negatives on short evidence).
+    own and another item's evidence: off-topic negatives on short evidence),
+    `healthver_negated` / `halueval_negated` / `pubmedqa_negated` (those items' supported
+    pairs against a perturbed copy of the claim on the same evidence: `negated`).
     """
     root = Path(data_root)
     pairs: list[LabelledPair] = []
@@ -182,4 +286,10 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
         pairs += swapped(halueval_pairs(root / "halueval", "train"))
     if "healthver_swap" in sources:
         pairs += swapped(healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False))
+    if "healthver_negated" in sources:
+        pairs += negated(healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False))
+    if "halueval_negated" in sources:
+        pairs += negated(halueval_pairs(root / "halueval", "train"))
+    if "pubmedqa_negated" in sources:
+        pairs += negated(pubmedqa_swap_pairs(root / "pubmedqa", "dev"))
     return pairs
