@@ -305,7 +305,11 @@ it meets the head on equal terms (both trained on HealthVer test).
   flipped or a number changed, on the same evidence, get the same probability: balanced
   accuracy v2 0.510, head 0.517 (AUROC 0.52 each), and 0.507 for an adapter trained on
   such pairs (`cross_encoder_v3_negated`). A mean-pooled MiniLM reading ~100 tokens hardly
-  moves for one token.
+  moves for one token. SmolLM2's likelihood gain does not either (0.493 mean, 0.502 least
+  raised token); only P(Yes) ranks the original above its perturbed copy a little more
+  often than not (AUROC 0.570 [0.550, 0.590]), never crossing 0.5.
+- On `halueval_swap` the likelihood judge rejects another item's evidence 79.8% of the time
+  (AUROC 0.87; least raised token 72.7%), P(Yes) ranks it below chance (AUROC 0.44).
   The likelihood gain measures how much the text is *about* the claim, so refuting
   evidence raises it as much as supporting evidence (AUROC below 0.5 on HealthVer).
 - v2 is the default because it closes v1's off-topic hole and is better on PubMedQA swap
@@ -313,7 +317,8 @@ it meets the head on equal terms (both trained on HealthVer test).
   what it does on (b) is still not evidence of contradiction detection. The gate of
   `gated` decides almost every pair itself (its rows barely move from v1 to v2), so the
   grounded default behaves much as before. The SmolLM2 judges (likelihood, P(Yes)) were
-  not run on the two swap sets added last.
+  run on `halueval_swap` and `healthver_dev_negated`, not on `healthver_dev_swap`; `gated`
+  and `gated_v1` not on `healthver_dev_negated`.
 - So the trained judge is the default where (a) is the decision (Factored Verification on
   answers against their sources, faithfulness to retrieved text, M-Eval support).
 
@@ -350,6 +355,9 @@ SETS=halueval,healthver_sr,healthver_dev_sr,citation,healthver_dev_rest,healthve
 .venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets $SETS --max-items 300
 .venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets pubmedqa_swap \\
     --max-items 100
+for judges in likelihood,likelihood_min_gain yesno; do .venv/bin/python \\
+    benchmarks/support_judges.py measure --judges $judges \\
+    --sets healthver_dev_negated,halueval_swap --max-items 300; done
 .venv/bin/python benchmarks/support_judges.py report
 ```
 """
