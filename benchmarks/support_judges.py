@@ -46,18 +46,6 @@ from veriloop.nodes.support import (
 
 OUT = Path("docs/benchmarks")
 RECORDS = OUT / "support_judges.jsonl"
-SETS = (
-    "halueval",
-    "healthver_sr",
-    "healthver_rest",
-    "healthver_dev_sr",
-    "healthver_dev_rest",
-    "citation",
-    "pubmedqa_swap",
-    "halueval_swap",
-    "healthver_dev_swap",
-    "healthver_dev_negated",
-)
 
 
 FEATURES = ("mean_gain", "min_gain", "conditional")
@@ -162,6 +150,9 @@ def judge_identity(judge: SupportJudge) -> str | None:
 def run_measure(args: argparse.Namespace) -> None:
     """Judge the held-out pairs, appending to the records file."""
     sets = held_out_sets(args.data_root)
+    unknown = sorted(set(args.sets.split(",")) - set(sets))
+    if unknown:  # before any judge loads
+        raise SystemExit(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(sets)}")
     OUT.mkdir(parents=True, exist_ok=True)
     for requested in args.judges.split(","):
         judge_name, judge = make_judge(requested, args.cache_dir)

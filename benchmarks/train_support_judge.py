@@ -37,7 +37,7 @@ from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
-from veriloop.evaluation.support_sets import LabelledPair, training_pairs
+from veriloop.evaluation.support_sets import TRAINING_SOURCES, LabelledPair, training_pairs
 from veriloop.models.locate import bundled_embedding_model_path
 from veriloop.nodes.support import ADAPTER_DIR, cross_encoder_input, mean_pooled
 
@@ -92,6 +92,11 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
     sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    unknown = sorted(set(sources) - set(TRAINING_SOURCES))
+    if unknown:  # before any data loads
+        raise SystemExit(
+            f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(TRAINING_SOURCES)}"
+        )
     pairs: list[LabelledPair] = []
     counts: dict[str, int] = {}
     for source in sources:

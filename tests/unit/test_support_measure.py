@@ -133,6 +133,13 @@ def test_healthver_training_pairs_come_from_test_never_dev() -> None:
     assert not {p.query.claim for p in training} & {p.query.claim for p in dev}
 
 
+def test_an_unknown_training_source_is_refused_not_trained_on_as_zero_pairs() -> None:
+    from veriloop.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="healthver_negate;.*healthver_negated"):
+        training_pairs(SHARED, ("halueval", "healthver_negate"))
+
+
 def test_paired_difference_uses_only_shared_pairs_against_the_reference() -> None:
     def record(judge: str, item: str, supported: bool, p: float | None) -> dict[str, object]:
         return {"judge": judge, "set": "s", "item": item, "supported": supported, "probability": p}

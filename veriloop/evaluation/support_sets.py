@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from veriloop.errors import InvalidInputError
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.loaders.claims import load_claims
 from veriloop.evaluation.loaders.halueval import load_halueval
@@ -68,6 +70,22 @@ def halueval_pairs(data_dir: Path, part: str) -> list[LabelledPair]:
     return pairs
 
 
+def _with_negatives(
+    pairs: list[LabelledPair], negative: Callable[[int, LabelledPair], SupportQuery | None]
+) -> list[LabelledPair]:
+    """Return each supported pair followed by its unsupported copy (`negative` of it).
+
+    `negative` gets the pair's index among the supported pairs; a supported pair it returns
+    None for is left out, with its copy.
+    """
+    out: list[LabelledPair] = []
+    for index, pair in enumerate(p for p in pairs if p.supported):
+        query = negative(index, pair)
+        if query is not None:
+            out += [pair, LabelledPair(query, False, pair.item)]
+    return out
+
+
 def swapped(pairs: list[LabelledPair], seed: int = SEED) -> list[LabelledPair]:
     """Return each supported pair and a copy against another item's evidence (unsupported).
 
@@ -77,22 +95,16 @@ def swapped(pairs: list[LabelledPair], seed: int = SEED) -> list[LabelledPair]:
     supported = [p for p in pairs if p.supported]
     order = list(range(len(supported)))
     random.Random(seed).shuffle(order)
-    out: list[LabelledPair] = []
-    for index, pair in enumerate(supported):
+
+    def other_evidence(index: int, pair: LabelledPair) -> SupportQuery | None:
         for step in range(len(order)):
             other = supported[order[(index + step) % len(order)]]
             if other.item != pair.item and other.query.claim != pair.query.claim:
-                break
-        else:
-            continue  # no other item: nothing to swap in
-        query = pair.query
-        out.append(pair)
-        out.append(
-            LabelledPair(
-                SupportQuery(query.claim, other.query.evidence, query.question), False, pair.item
-            )
-        )
-    return out
+                query = pair.query
+                return SupportQuery(query.claim, other.query.evidence, query.question)
+        return None  # no other item: nothing to swap in
+
+    return _with_negatives(pairs, other_evidence)
 
 
 _AUXILIARY = re.compile(
@@ -177,19 +189,13 @@ def negated(pairs: list[LabelledPair]) -> list[LabelledPair]:
     The copy keeps the evidence and the question; only the claim's polarity changes
     (`perturbed_claim`). Supported pairs no rule applies to are left out, with their copy.
     """
-    out: list[LabelledPair] = []
-    for pair in pairs:
-        if not pair.supported:
-            continue
+
+    def perturbed(_index: int, pair: LabelledPair) -> SupportQuery | None:
         claim = perturbed_claim(pair.query.claim)
-        if claim is None:
-            continue
         query = pair.query
-        out.append(pair)
-        out.append(
-            LabelledPair(SupportQuery(claim, query.evidence, query.question), False, pair.item)
-        )
-    return out
+        return None if claim is None else SupportQuery(claim, query.evidence, query.question)
+
+    return _with_negatives(pairs, perturbed)
 
 
 def healthver_pairs(
@@ -260,6 +266,25 @@ def held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
     }
 
 
+def _healthver_test_sr(root: Path) -> list[LabelledPair]:
+    return healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False)
+
+
+TRAINING_SOURCES: dict[str, Callable[[Path], list[LabelledPair]]] = {
+    "halueval": lambda root: halueval_pairs(root / "halueval", "train"),
+    "citation": lambda root: citation_pairs(root / "citation_integrity", "train"),
+    "pubmedqa": lambda root: pubmedqa_swap_pairs(root / "pubmedqa", "dev"),
+    "healthver": lambda root: healthver_pairs(
+        root / "healthver", "test", neutral_as_unsupported=True
+    ),
+    "halueval_swap": lambda root: swapped(halueval_pairs(root / "halueval", "train")),
+    "healthver_swap": lambda root: swapped(_healthver_test_sr(root)),
+    "healthver_negated": lambda root: negated(_healthver_test_sr(root)),
+    "halueval_negated": lambda root: negated(halueval_pairs(root / "halueval", "train")),
+    "pubmedqa_negated": lambda root: negated(pubmedqa_swap_pairs(root / "pubmedqa", "dev")),
+}
+
+
 def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPair]:
     """Return training pairs from the named sources, none from a held-out item.
 
@@ -271,25 +296,18 @@ def training_pairs(data_root: Path, sources: tuple[str, ...]) -> list[LabelledPa
     own and another item's evidence: off-topic negatives on short evidence),
     `healthver_negated` / `halueval_negated` / `pubmedqa_negated` (those items' supported
     pairs against a perturbed copy of the claim on the same evidence: `negated`).
+    Pairs come in the order of `TRAINING_SOURCES`, whatever the order of `sources`.
+
+    Raises:
+        InvalidInputError: a source name is not in `TRAINING_SOURCES`.
     """
+    unknown = sorted(set(sources) - set(TRAINING_SOURCES))
+    if unknown:
+        raise InvalidInputError(
+            f"unknown training source(s) {', '.join(unknown)}; choose from "
+            f"{', '.join(TRAINING_SOURCES)}"
+        )
     root = Path(data_root)
-    pairs: list[LabelledPair] = []
-    if "halueval" in sources:
-        pairs += halueval_pairs(root / "halueval", "train")
-    if "citation" in sources:
-        pairs += citation_pairs(root / "citation_integrity", "train")
-    if "pubmedqa" in sources:
-        pairs += pubmedqa_swap_pairs(root / "pubmedqa", "dev")
-    if "healthver" in sources:
-        pairs += healthver_pairs(root / "healthver", "test", neutral_as_unsupported=True)
-    if "halueval_swap" in sources:
-        pairs += swapped(halueval_pairs(root / "halueval", "train"))
-    if "healthver_swap" in sources:
-        pairs += swapped(healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False))
-    if "healthver_negated" in sources:
-        pairs += negated(healthver_pairs(root / "healthver", "test", neutral_as_unsupported=False))
-    if "halueval_negated" in sources:
-        pairs += negated(halueval_pairs(root / "halueval", "train"))
-    if "pubmedqa_negated" in sources:
-        pairs += negated(pubmedqa_swap_pairs(root / "pubmedqa", "dev"))
-    return pairs
+    return [
+        pair for name, build in TRAINING_SOURCES.items() if name in sources for pair in build(root)
+    ]
