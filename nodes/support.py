@@ -489,6 +489,49 @@ def mean_pooled(hidden: Any, attention_mask: Any) -> Any:
     return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
 
 
+Pooling = Literal["mean", "mean+claim"]
+POOLINGS: tuple[Pooling, ...] = ("mean", "mean+claim")
+"""How the cross-encoder's token states become the head's input.
+
+`mean`: the mean over every token (v1, v2). `mean+claim`: that mean beside the mean over
+the second segment's tokens only (question + claim, which have attended to the evidence),
+so one changed claim word weighs about 1/20 of half the input instead of about 1/150 of
+all of it: a read-out meant to let polarity through (an experiment, see
+docs/benchmarks/support_judges.md).
+"""
+
+
+def pooled(hidden: Any, batch: Any, pooling: Pooling) -> Any:
+    """Return the head's input for a tokenized (evidence, claim) batch under `pooling`."""
+    everything = mean_pooled(hidden, batch["attention_mask"])
+    if pooling == "mean":
+        return everything
+    import torch
+
+    claim_mask = batch["attention_mask"] * batch["token_type_ids"]
+    return torch.cat([everything, mean_pooled(hidden, claim_mask)], dim=-1)
+
+
+def adapter_pooling(adapter_dir: Path) -> Pooling:
+    """Return the pooling an adapter was trained with (training.json; `mean` when unsaid).
+
+    Raises:
+        InvalidInputError: training.json names a pooling this code does not know.
+    """
+    try:
+        pooling = json.loads((Path(adapter_dir) / "training.json").read_text()).get("pooling")
+    except (OSError, ValueError):
+        pooling = None
+    if pooling is None:
+        return "mean"
+    if pooling not in POOLINGS:
+        raise InvalidInputError(
+            f"{adapter_dir}/training.json names pooling {pooling!r}; this veriloop knows "
+            f"{', '.join(POOLINGS)}: update veriloop or retrain the adapter"
+        )
+    return pooling  # type: ignore[no-any-return]
+
+
 def adapter_label(adapter_dir: Path) -> str:
     """Return the adapter's folder name and, when its training.json records one, its version.
 
@@ -531,7 +574,8 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any]:
         warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
         encoder = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     encoder.eval()
-    head = torch.nn.Linear(encoder.config.hidden_size, 1)
+    width = 2 if adapter_pooling(Path(adapter_dir)) == "mean+claim" else 1
+    head = torch.nn.Linear(width * encoder.config.hidden_size, 1)
     head.load_state_dict(load_file(str(Path(adapter_dir) / "head.safetensors")))
     head.eval()
     return tokenizer, encoder, head
@@ -562,6 +606,7 @@ class CrossEncoderJudge:
                 so a long reference is read whole, not cut at `max_length`.
         """
         self.tokenizer, self.encoder, self.head = load_cross_encoder(Path(adapter_dir))
+        self.pooling = adapter_pooling(Path(adapter_dir))
         self.max_length = max_length
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars
@@ -597,7 +642,7 @@ class CrossEncoderJudge:
             )
             with torch.no_grad():
                 hidden = self.encoder(**batch).last_hidden_state
-                logits = self.head(mean_pooled(hidden, batch["attention_mask"]))[:, 0]
+                logits = self.head(pooled(hidden, batch, self.pooling))[:, 0]
             out.extend(float(v) for v in logits)
         return out
 

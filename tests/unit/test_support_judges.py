@@ -223,3 +223,31 @@ def test_the_adapter_label_names_a_recorded_version_only(tmp_path) -> None:
     assert adapter_label(folder) == "support_cross_encoder v2"
     (folder / "training.json").write_text("{cut off")
     assert adapter_label(folder) == "support_cross_encoder"
+
+
+def test_claim_pooling_appends_the_mean_over_the_second_segment_only() -> None:
+    import torch
+
+    from veriloop.nodes.support import pooled
+
+    # one pair: two evidence tokens, two claim tokens, one padding token
+    hidden = torch.tensor([[[1.0, 0.0], [3.0, 0.0], [0.0, 2.0], [0.0, 4.0], [9.0, 9.0]]])
+    batch = {
+        "attention_mask": torch.tensor([[1, 1, 1, 1, 0]]),
+        "token_type_ids": torch.tensor([[0, 0, 1, 1, 1]]),  # padding's type is ignored
+    }
+    assert pooled(hidden, batch, "mean").tolist() == [[1.0, 1.5]]
+    assert pooled(hidden, batch, "mean+claim").tolist() == [[1.0, 1.5, 0.0, 3.0]]
+
+
+def test_an_adapter_pooling_is_read_from_its_training_record(tmp_path) -> None:
+    from veriloop.nodes.support import adapter_pooling
+
+    assert adapter_pooling(tmp_path) == "mean"  # no training.json: v1 and v2 predate it
+    (tmp_path / "training.json").write_text('{"version": 2}')
+    assert adapter_pooling(tmp_path) == "mean"
+    (tmp_path / "training.json").write_text('{"pooling": "mean+claim"}')
+    assert adapter_pooling(tmp_path) == "mean+claim"
+    (tmp_path / "training.json").write_text('{"pooling": "max"}')
+    with pytest.raises(InvalidInputError, match="pooling 'max'.*mean, mean\\+claim"):
+        adapter_pooling(tmp_path)
