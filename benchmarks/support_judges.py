@@ -71,7 +71,8 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
 
     Records call the trained judge `cross_encoder`; `cross_encoder@DIR` is an adapter
     trained elsewhere (`train_support_judge.py --out DIR`), recorded as
-    `cross_encoder_<DIR's name>`. `likelihood_<feature>` is the
+    `cross_encoder_<DIR's name>` (`gated@DIR`: that adapter inside the coverage gate,
+    `gated_<DIR's name>`). `likelihood_<feature>` is the
     likelihood judge deciding on that feature with its own calibration (see `calibrate
     --feature`); plain `likelihood` is the shipped default, recorded under the feature it
     decides on.
@@ -79,6 +80,10 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     if name.startswith("cross_encoder@"):  # needs no chat or scoring model
         adapter_dir = Path(name.removeprefix("cross_encoder@"))
         return f"cross_encoder_{adapter_dir.name}", CrossEncoderJudge(adapter_dir=adapter_dir)
+    if name.startswith("gated@"):
+        adapter_dir = Path(name.removeprefix("gated@"))
+        inner = CrossEncoderJudge(adapter_dir=adapter_dir)
+        return f"gated_{adapter_dir.name}", CoverageGatedJudge(inner)
     models = get_models(ModelSettings(cache_dir=cache_dir))
     if name.startswith("likelihood_"):
         feature = name.removeprefix("likelihood_")
