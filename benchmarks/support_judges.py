@@ -216,6 +216,27 @@ NOTES = """\
   Citation 0.549 up; HealthVer dev S-vs-R 0.544, rest 0.652 down, the first now below the
   head with its interval excluding zero), which is not a reason to ship weights that learnt
   nothing they were trained for. Its command is under Commands below.
+- `cross_encoder_v4_claim_pool` (an experiment, not shipped): v3's recipe and data with
+  another read-out (`--pooling mean+claim`: the mean over all tokens beside the mean over
+  the claim's own tokens, so a "not" in a 20-token claim is no longer 1/150 of the
+  pool; the new half of the head starts at zero, 16.3 minutes). The read-out was not the
+  obstacle: `healthver_dev_negated` 0.505 (AUROC 0.524), loss again near 0.5 (0.51 at the
+  end), and on 400 of its own `healthver_negated` training pairs it is at chance too
+  (0.499; v3 0.481, v2 0.481), so it did not even fit them. Elsewhere it is level with v2
+  (HaluEval 0.945, HaluEval swap 0.952, PubMedQA swap 0.943, HealthVer dev swap 0.743,
+  Citation 0.522; HealthVer dev S-vs-R 0.545, now below the head with the interval
+  excluding zero: -0.065 [-0.127, -0.004]).
+- `cross_encoder_polarity_only` (a diagnostic, not a judge): from v2 with the same
+  read-out, trained on the perturbed pairs alone (`healthver_negated`, `pubmedqa_negated`,
+  1,200 pairs, 2 epochs, lr 1e-3, 7.7 minutes), to see whether the adapter can learn
+  polarity at all when nothing else competes. Its loss sat at 0.69 (chance) for all 150
+  steps; it squeezed every probability towards 0.5 and reached 0.545 [0.527, 0.563] on
+  `healthver_dev_negated` (AUROC 0.557), the only judge whose interval there excludes
+  chance by more than a hair, while losing what v2 knew (HaluEval swap 0.553, PubMedQA
+  swap 0.655, HealthVer dev S-vs-R 0.494). So a rank-16 LoRA on MiniLM-L6 learns almost
+  nothing of a one-word flip from ~1,000 synthetic pairs; the data it would need (NLI
+  pairs in the thousands: SNLI, MNLI, ANLI, FEVER) is not among the datasets we may use
+  offline.
 - `cross_encoder_v1`: the first adapter (commit 8893f16): 800 pairs each of HaluEval QA
   (its 400 training items), Citation-Integrity train and PubMedQA non-test items (own vs
   another item's abstract), 16.7 minutes (`benchmarks/train_support_judge.py
@@ -269,7 +290,10 @@ dev pairs against a perturbed copy of the claim on the same evidence (synthetic:
 judge read the claim's polarity at all?). `--max-items N` samples N items per set (seeded), so rows
 with the same N hold the same items (and a larger sample holds a smaller one's; records are
 matched by pair, so a run resumes whatever sample size wrote the file). Every judge is
-measured on every set, on 300 items, except P(Yes) on PubMedQA swap (100 items, 200 pairs).
+measured on every set, on 300 items, except the v2 training stages (`_stage1`, `_stage3`:
+not on the two swap sets; no stage on `healthver_dev_negated`): those sets came after the
+stages' folders were deleted, and re-training them (55 minutes) to fill experiment rows
+was not worth it; v2 itself (`cross_encoder`, `_swap`) is measured everywhere.
 The SmolLM2 judges take about 0.2-7 s per pair on 2 cores (long abstracts cost most; times
 include other jobs sharing the cores for the earlier rows, and cache reads for the second
 likelihood row of each set, see above). A row missing from the table was not measured.
@@ -300,21 +324,26 @@ it meets the head on equal terms (both trained on HealthVer test).
   supported claim and the same claim with a "not" added or removed, a direction word
   flipped or a number changed, on the same evidence, get the same probability: balanced
   accuracy v2 0.510, head 0.517 (AUROC 0.52 each), and 0.507 for an adapter trained on
-  such pairs (`cross_encoder_v3_negated`). A mean-pooled MiniLM reading ~100 tokens hardly
-  moves for one token. SmolLM2's likelihood gain does not either (0.493 mean, 0.502 least
+  such pairs (`cross_encoder_v3_negated`), 0.505 with a read-out over the claim's own
+  tokens (`_v4_claim_pool`), 0.545 when trained on nothing else (`_polarity_only`, which
+  forgets the rest). SmolLM2's likelihood gain does not read it either (0.493 mean, 0.502 least
   raised token); only P(Yes) ranks the original above its perturbed copy a little more
   often than not (AUROC 0.570 [0.550, 0.590]), never crossing 0.5.
 - On `halueval_swap` the likelihood judge rejects another item's evidence 79.8% of the time
-  (AUROC 0.87; least raised token 72.7%), P(Yes) ranks it below chance (AUROC 0.44).
+  (AUROC 0.87; least raised token 72.7%), P(Yes) ranks it below chance (AUROC 0.44). On
+  `healthver_dev_swap`, where the other evidence is about COVID too, the likelihood gain
+  still ranks (AUROC 0.71) but its HaluEval-fitted threshold calls most pairs unsupported
+  (0.543); least raised token 0.510, P(Yes) 0.500 (AUROC 0.55).
   The likelihood gain measures how much the text is *about* the claim, so refuting
   evidence raises it as much as supporting evidence (AUROC below 0.5 on HealthVer).
 - v2 is the default because it closes v1's off-topic hole and is better on PubMedQA swap
   and HealthVer dev, at a cost inside the intervals on HaluEval and Citation-Integrity;
   what it does on (b) is still not evidence of contradiction detection. The gate of
   `gated` decides almost every pair itself (its rows barely move from v1 to v2), so the
-  grounded default behaves much as before. The SmolLM2 judges (likelihood, P(Yes)) were
-  run on `halueval_swap` and `healthver_dev_negated`, not on `healthver_dev_swap`; `gated`
-  and `gated_v1` not on `healthver_dev_negated`.
+  grounded default behaves much as before. On `healthver_dev_swap` the gate zeroes nearly
+  every pair (0.502: HealthVer claims paraphrase their evidence, so their content words
+  are rarely 75% covered), while on `halueval_swap` it is the gate that rejects the other
+  item's evidence (gated_v1 0.947 where v1 alone is 0.500).
 - So the trained judge is the default where (a) is the decision (Factored Verification on
   answers against their sources, faithfulness to retrieved text, M-Eval support).
 
@@ -343,6 +372,17 @@ for stage in stage1 stage2 stage3; do .venv/bin/python benchmarks/support_judges
     --init-from nodes/data/support_cross_encoder --out runs/v3_negated --version 3
 .venv/bin/python benchmarks/support_judges.py measure \\
     --judges cross_encoder@runs/v3_negated,cross_encoder,head --sets $ALL --max-items 300
+# the read-out experiment (v4) and the polarity-only diagnostic (neither shipped)
+.venv/bin/python benchmarks/train_support_judge.py --data-root ../shared/data \\
+    --sources $V2_SOURCES,healthver_negated,pubmedqa_negated,halueval_negated \\
+    --per-class-per-source 300 --epochs 1 --lr 3e-4 --seed 0 --pooling mean+claim \\
+    --init-from nodes/data/support_cross_encoder --out runs/v4_claim_pool --version 4
+.venv/bin/python benchmarks/train_support_judge.py --data-root ../shared/data \\
+    --sources healthver_negated,pubmedqa_negated --per-class-per-source 300 --epochs 2 \\
+    --lr 1e-3 --seed 0 --pooling mean+claim --init-from nodes/data/support_cross_encoder \\
+    --out runs/polarity_only --version 5
+.venv/bin/python benchmarks/support_judges.py measure --max-items 300 --sets $ALL \\
+    --judges cross_encoder@runs/v4_claim_pool,cross_encoder@runs/polarity_only
 .venv/bin/python benchmarks/support_judges.py calibrate --items 60 --feature min_gain
 .venv/bin/python benchmarks/support_judges.py calibrate --items 60 --feature mean_gain --default
 SETS=halueval,healthver_sr,healthver_dev_sr,citation,healthver_dev_rest,healthver_rest
@@ -353,7 +393,18 @@ SETS=halueval,healthver_sr,healthver_dev_sr,citation,healthver_dev_rest,healthve
     --max-items 100
 for judges in likelihood,likelihood_min_gain yesno; do .venv/bin/python \\
     benchmarks/support_judges.py measure --judges $judges \\
-    --sets healthver_dev_negated,halueval_swap --max-items 300; done
+    --sets healthver_dev_negated,halueval_swap,healthver_dev_swap --max-items 300; done
+.venv/bin/python benchmarks/support_judges.py measure --judges yesno --sets pubmedqa_swap \\
+    --max-items 300   # resumes the 100 items above
+.venv/bin/python benchmarks/support_judges.py measure --judges gated \\
+    --sets healthver_dev_negated --max-items 300
+# v1 from git, for the sets added after v2 shipped (same fingerprint as its older rows)
+mkdir -p runs/v1 && git archive 44fa5c6 nodes/data/support_cross_encoder | tar -x -C /tmp \\
+    && cp /tmp/nodes/data/support_cross_encoder/* runs/v1/
+.venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder@runs/v1 \\
+    --sets healthver_dev_negated --max-items 300
+.venv/bin/python benchmarks/support_judges.py measure --judges gated@runs/v1 \\
+    --sets halueval_swap,healthver_dev_swap,healthver_dev_negated --max-items 300
 .venv/bin/python benchmarks/support_judges.py report
 ```
 """
