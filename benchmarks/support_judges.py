@@ -221,8 +221,9 @@ NOTES = """\
   the claim's own tokens, so a "not" in a 20-token claim is no longer 1/150 of the
   pool; the new half of the head starts at zero, 16.3 minutes). The read-out was not the
   obstacle: `healthver_dev_negated` 0.505 (AUROC 0.524), loss again near 0.5 (0.51 at the
-  end), and on 400 of its own `healthver_negated` training pairs it is at chance too
-  (0.499; v3 0.481, v2 0.481), so it did not even fit them. Elsewhere it is level with v2
+  end), and on 400 pairs of its training source `healthver_negated` (about half of them
+  among the 600 it trained on) it is at chance too (0.499; v3 0.481, v2 0.481), so it did
+  not even fit its training data. Elsewhere it is level with v2
   (HaluEval 0.945, HaluEval swap 0.952, PubMedQA swap 0.943, HealthVer dev swap 0.743,
   Citation 0.522; HealthVer dev S-vs-R 0.545, now below the head with the interval
   excluding zero: -0.065 [-0.127, -0.004]).
