@@ -41,6 +41,7 @@ from veriloop.evaluation.support_sets import TRAINING_SOURCES, LabelledPair, tra
 from veriloop.models.locate import bundled_embedding_model_path
 from veriloop.nodes.support import (
     ADAPTER_DIR,
+    POOLING_WIDTH,
     POOLINGS,
     adapter_pooling,
     cross_encoder_input,
@@ -124,7 +125,7 @@ def main() -> None:
     tokenizer = AutoTokenizer.from_pretrained(base_path)
     encoder = AutoModel.from_pretrained(base_path)
     hidden_size = encoder.config.hidden_size
-    head = torch.nn.Linear((2 if args.pooling == "mean+claim" else 1) * hidden_size, 1)
+    head = torch.nn.Linear(POOLING_WIDTH[args.pooling] * hidden_size, 1)
     if args.init_from is not None:
         model = PeftModel.from_pretrained(encoder, str(args.init_from), is_trainable=True)
         init_head = load_file(str(args.init_from / "head.safetensors"))

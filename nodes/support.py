@@ -501,6 +501,10 @@ docs/benchmarks/support_judges.md).
 """
 
 
+POOLING_WIDTH: dict[Pooling, int] = {"mean": 1, "mean+claim": 2}
+"""The head's input width under each pooling, in multiples of the encoder's hidden size."""
+
+
 def pooled(hidden: Any, batch: Any, pooling: Pooling) -> Any:
     """Return the head's input for a tokenized (evidence, claim) batch under `pooling`."""
     everything = mean_pooled(hidden, batch["attention_mask"])
@@ -546,8 +550,8 @@ def adapter_label(adapter_dir: Path) -> str:
 
 
 @cache
-def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any]:
-    """Return (tokenizer, encoder, head): the bundled MiniLM, LoRA merged, and the head.
+def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any, Pooling]:
+    """Return (tokenizer, encoder, head, pooling): the bundled MiniLM, LoRA merged, the head.
 
     Raises:
         InvalidInputError: The adapter folder is missing (train it with
@@ -574,11 +578,11 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any]:
         warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
         encoder = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     encoder.eval()
-    width = 2 if adapter_pooling(Path(adapter_dir)) == "mean+claim" else 1
-    head = torch.nn.Linear(width * encoder.config.hidden_size, 1)
+    pooling = adapter_pooling(Path(adapter_dir))
+    head = torch.nn.Linear(POOLING_WIDTH[pooling] * encoder.config.hidden_size, 1)
     head.load_state_dict(load_file(str(Path(adapter_dir) / "head.safetensors")))
     head.eval()
-    return tokenizer, encoder, head
+    return tokenizer, encoder, head, pooling
 
 
 class CrossEncoderJudge:
@@ -605,8 +609,9 @@ class CrossEncoderJudge:
                 of about this size (one sentence of overlap) and the best window counts,
                 so a long reference is read whole, not cut at `max_length`.
         """
-        self.tokenizer, self.encoder, self.head = load_cross_encoder(Path(adapter_dir))
-        self.pooling = adapter_pooling(Path(adapter_dir))
+        self.tokenizer, self.encoder, self.head, self.pooling = load_cross_encoder(
+            Path(adapter_dir)
+        )
         self.max_length = max_length
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars
