@@ -555,7 +555,8 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any, 
 
     Raises:
         InvalidInputError: The adapter folder is missing (train it with
-            benchmarks/train_support_judge.py).
+            benchmarks/train_support_judge.py), or its head does not fit the pooling its
+            training.json names.
     """
     import torch
     from peft import PeftModel
@@ -579,8 +580,17 @@ def load_cross_encoder(adapter_dir: Path = ADAPTER_DIR) -> tuple[Any, Any, Any, 
         encoder = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
     encoder.eval()
     pooling = adapter_pooling(Path(adapter_dir))
-    head = torch.nn.Linear(POOLING_WIDTH[pooling] * encoder.config.hidden_size, 1)
-    head.load_state_dict(load_file(str(Path(adapter_dir) / "head.safetensors")))
+    width = POOLING_WIDTH[pooling] * encoder.config.hidden_size
+    weights = load_file(str(Path(adapter_dir) / "head.safetensors"))
+    if tuple(weights["weight"].shape) != (1, width):
+        raise InvalidInputError(
+            f"{adapter_dir}/head.safetensors holds a head of shape "
+            f"{tuple(weights['weight'].shape)}, but pooling {pooling!r} (training.json) needs "
+            f"(1, {width}): the head and training.json come from different runs; copy both "
+            "from one training run's folder"
+        )
+    head = torch.nn.Linear(width, 1)
+    head.load_state_dict(weights)
     head.eval()
     return tokenizer, encoder, head, pooling
 
