@@ -18,7 +18,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 
-def _build_adapter(folder: Path, *, pooling: str, head_width: int, claim_weights) -> None:  # type: ignore[no-untyped-def]
+def _build_adapter(
+    folder: Path, *, pooling: str, head_width: int, claim_weights: torch.Tensor
+) -> None:
     from peft import LoraConfig, get_peft_model
     from safetensors.torch import save_file
     from transformers import AutoModel
