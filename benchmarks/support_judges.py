@@ -17,10 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 from pathlib import Path
 
 from tqdm import tqdm
 
+if not __package__:  # run as a script (the documented way): let `benchmarks.` resolve
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.polarity_probes import FlipContrastJudge, OnnxPairClassifierJudge
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_measure import (
@@ -72,19 +77,27 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     Records call the trained judge `cross_encoder`; `cross_encoder@DIR` is an adapter
     trained elsewhere (`train_support_judge.py --out DIR`), recorded as
     `cross_encoder_<DIR's name>` (`gated@DIR`: that adapter inside the coverage gate,
-    `gated_<DIR's name>`). `likelihood_<feature>` is the
+    `gated_<DIR's name>`); `onnx_nli@DIR` and `flip_contrast` are the polarity probes of
+    `polarity_probes.py`. `likelihood_<feature>` is the
     likelihood judge deciding on that feature with its own calibration (see `calibrate
     --feature`); plain `likelihood` is the shipped default, recorded under the feature it
     decides on.
     """
-    if name.startswith("cross_encoder@"):  # needs no chat or scoring model
-        adapter_dir = Path(name.removeprefix("cross_encoder@"))
-        return f"cross_encoder_{adapter_dir.name}", CrossEncoderJudge(adapter_dir=adapter_dir)
-    if name.startswith("gated@"):
-        adapter_dir = Path(name.removeprefix("gated@"))
-        inner = CrossEncoderJudge(adapter_dir=adapter_dir)
-        return f"gated_{adapter_dir.name}", CoverageGatedJudge(inner)
+    kind, _, folder = name.partition("@")
+    if folder and kind in ("cross_encoder", "gated"):  # needs no chat or scoring model
+        inner = CrossEncoderJudge(adapter_dir=Path(folder))
+        judge = CoverageGatedJudge(inner) if kind == "gated" else inner
+        return f"{kind}_{Path(folder).name}", judge
+    if folder and kind == "onnx_nli":
+        try:
+            return f"onnx_nli_{Path(folder).name}", OnnxPairClassifierJudge(Path(folder))
+        except InvalidInputError as error:
+            raise SystemExit(str(error)) from error
+    if folder:
+        raise SystemExit(f"{name!r}: only cross_encoder@, gated@ and onnx_nli@ take a folder")
     models = get_models(ModelSettings(cache_dir=cache_dir))
+    if name == "flip_contrast":
+        return name, FlipContrastJudge(models)
     if name.startswith("likelihood_"):
         feature = name.removeprefix("likelihood_")
         if feature not in FEATURES:
