@@ -350,8 +350,8 @@ it meets the head on equal terms (both trained on HealthVer test).
   evidence) and Citation-Integrity ask this, and **no offline judge here answers it
   well**. v1 was at chance on HealthVer; v2, fine-tuned on HealthVer test, reaches 56.5%
   (AUROC 0.60) on dev Supports vs Refutes and 67.7% (AUROC 0.73) with Neutral counted
-  unsupported: level with the MLP head within the intervals (-0.046 [-0.107, +0.021] and
-  -0.010 [-0.078, +0.063]), not above it. On Citation-Integrity every judge is near chance
+  unsupported: level with the MLP head within the intervals (-0.046 [-0.113, +0.019] and
+  -0.010 [-0.081, +0.064]), not above it. On Citation-Integrity every judge is near chance
   (v2 51.7%, v1 55.2%, head 55.0%), although both cross-encoders saw its training pairs.
   `healthver_dev_negated` shows why: **no judge here reads a claim's polarity**. A
   supported claim and the same claim with a "not" added or removed, a direction word
