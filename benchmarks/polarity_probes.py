@@ -18,10 +18,11 @@ shipped ones (docs/benchmarks/support_judges.md says what they scored):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_sets import perturbed_claim
@@ -33,18 +34,16 @@ from veriloop.nodes.support import (
     best_per_query,
     check_queries,
     evidence_pairs,
-    evidence_windows,
+    likelihood_prompts,
+    sigmoid,
     unusable,
+    windowed_pairs,
 )
 from veriloop.prompts import render
 from veriloop.trace import ModelCall
 
 CONTRADICTION_INDEX = 1
 """The class an ONNX pair classifier's logits put "contradiction" / "violation" at."""
-
-
-def _sigmoid(value: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, value))))
 
 
 class FlipContrastJudge:
@@ -68,11 +67,7 @@ class FlipContrastJudge:
         if flipped is None:
             return unusable("no flip rule applies to the claim")
         question = query.question.strip()
-        given, prior_name = (
-            ("support_answer_given_evidence", "support_answer_prior")
-            if question
-            else ("support_claim_given_evidence", "support_claim_prior")
-        )
+        given, prior_name = likelihood_prompts(question)
         prior = render(prior_name, question=question).rstrip()
         prior_contrast = self._total(prior, query.claim, calls) - self._total(prior, flipped, calls)
         best: SupportVerdict | None = None
@@ -81,7 +76,7 @@ class FlipContrastJudge:
             contrast = (
                 self._total(prompt, query.claim, calls) - self._total(prompt, flipped, calls)
             ) - prior_contrast
-            probability = round(_sigmoid(contrast), 6)
+            probability = round(sigmoid(contrast), 6)
             if best is None or probability > (best["probability"] or 0.0):
                 best = SupportVerdict(
                     probability=probability,
@@ -115,13 +110,29 @@ class OnnxPairClassifierJudge:
     """An ONNX sequence-pair classifier read as 1 - P(contradiction)."""
 
     def __init__(
-        self, model_dir: Path, *, window_chars: int = 600, threads: int = 2, batch_size: int = 16
+        self,
+        model_dir: Path,
+        *,
+        max_evidence_chars: int = 20_000,
+        window_chars: int = 600,
+        threads: int = 2,
+        batch_size: int = 16,
     ) -> None:
         """Load the `*.onnx` model and `tokenizer.json` under `model_dir`.
 
+        Evidence is read as the cross-encoder reads it: clipped to `max_evidence_chars`, in
+        windows of about `window_chars` (`windowed_pairs`).
+
         Raises:
-            InvalidInputError: onnxruntime is missing, or the folder lacks a model or tokenizer.
+            InvalidInputError: The folder lacks a model or tokenizer, or onnxruntime is missing.
         """
+        models = sorted(Path(model_dir).rglob("*.onnx"))
+        tokenizers = sorted(Path(model_dir).rglob("tokenizer.json"))
+        if len(models) != 1 or not tokenizers:
+            raise InvalidInputError(
+                f"{model_dir} must hold one *.onnx model and a tokenizer.json "
+                f"(found {len(models)} models, {len(tokenizers)} tokenizers)"
+            )
         try:
             import onnxruntime
         except ImportError as error:
@@ -130,13 +141,6 @@ class OnnxPairClassifierJudge:
             ) from error
         from tokenizers import Tokenizer
 
-        models = sorted(Path(model_dir).rglob("*.onnx"))
-        tokenizers = sorted(Path(model_dir).rglob("tokenizer.json"))
-        if len(models) != 1 or not tokenizers:
-            raise InvalidInputError(
-                f"{model_dir} must hold one *.onnx model and a tokenizer.json "
-                f"(found {len(models)} models, {len(tokenizers)} tokenizers)"
-            )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         self.session = onnxruntime.InferenceSession(
@@ -149,13 +153,12 @@ class OnnxPairClassifierJudge:
         self.tokenizer: Any = Tokenizer.from_file(str(tokenizers[0]))
         self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self.tokenizer.enable_padding(length=self.max_length)
+        self.max_evidence_chars = max_evidence_chars
         self.window_chars = window_chars
         self.batch_size = batch_size
         self.name = f"ONNX pair classifier (probe) {models[0].name}"
 
     def _support(self, evidence: Sequence[str], claims: Sequence[str]) -> list[float]:
-        import numpy as np
-
         out: list[float] = []
         for start in range(0, len(evidence), self.batch_size):
             encoded = self.tokenizer.encode_batch(
@@ -181,11 +184,7 @@ class OnnxPairClassifierJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: its least contradicted evidence window."""
         check_queries(queries)
-        pairs = [
-            (q_index, e_index, window)
-            for q_index, e_index, text in evidence_pairs(queries, 20_000)
-            for window in evidence_windows(text, self.window_chars)
-        ]
+        pairs = windowed_pairs(queries, self.max_evidence_chars, self.window_chars)
         support = self._support([p[2] for p in pairs], [queries[p[0]].claim for p in pairs])
         scored = [(value, {"support": round(value, 6)}) for value in support]
         return best_per_query(len(queries), pairs, scored), []

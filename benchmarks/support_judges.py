@@ -84,17 +84,17 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     decides on.
     """
     kind, _, folder = name.partition("@")
-    if folder and kind in ("cross_encoder", "gated"):  # needs no chat or scoring model
-        inner = CrossEncoderJudge(adapter_dir=Path(folder))
+    if folder:  # a judge from a folder needs no chat or scoring model
+        if kind not in ("cross_encoder", "gated", "onnx_nli"):
+            raise SystemExit(f"{name!r}: only cross_encoder@, gated@ and onnx_nli@ take a folder")
+        try:
+            if kind == "onnx_nli":
+                return f"{kind}_{Path(folder).name}", OnnxPairClassifierJudge(Path(folder))
+            inner = CrossEncoderJudge(adapter_dir=Path(folder))
+        except InvalidInputError as error:  # no model there: say so, no traceback
+            raise SystemExit(str(error)) from error
         judge = CoverageGatedJudge(inner) if kind == "gated" else inner
         return f"{kind}_{Path(folder).name}", judge
-    if folder and kind == "onnx_nli":
-        try:
-            return f"onnx_nli_{Path(folder).name}", OnnxPairClassifierJudge(Path(folder))
-        except InvalidInputError as error:
-            raise SystemExit(str(error)) from error
-    if folder:
-        raise SystemExit(f"{name!r}: only cross_encoder@, gated@ and onnx_nli@ take a folder")
     models = get_models(ModelSettings(cache_dir=cache_dir))
     if name == "flip_contrast":
         return name, FlipContrastJudge(models)

@@ -114,6 +114,11 @@ def check_queries(queries: Sequence[SupportQuery]) -> None:
 # ----------------------------------------------------------------------- calibration
 
 
+def sigmoid(z: float) -> float:
+    """Return the logistic function of `z`, without overflow for any finite `z`."""
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
 @dataclass(frozen=True)
 class Calibration:
     """A logistic map from a judge's raw score to P(supported), and where it was fitted."""
@@ -128,8 +133,7 @@ class Calibration:
 
     def probability(self, value: float) -> float:
         """Return sigmoid(slope * value + intercept)."""
-        z = self.slope * value + self.intercept
-        return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+        return sigmoid(self.slope * value + self.intercept)
 
     def to_json(self) -> dict[str, Any]:
         """Return the calibration as a JSON object."""
@@ -258,6 +262,20 @@ def evidence_windows(text: str, window_chars: int) -> list[str]:
     return windows
 
 
+def windowed_pairs(
+    queries: Sequence[SupportQuery], max_chars: int, window_chars: int
+) -> list[tuple[int, int, str]]:
+    """Return (query index, evidence index, window) for every window of every evidence text.
+
+    Evidence is clipped to `max_chars` (`evidence_pairs`), then read in `evidence_windows`.
+    """
+    return [
+        (q_index, e_index, window)
+        for q_index, e_index, text in evidence_pairs(queries, max_chars)
+        for window in evidence_windows(text, window_chars)
+    ]
+
+
 def best_per_query(
     count: int,
     pairs: Sequence[tuple[int, int, str]],
@@ -276,6 +294,13 @@ def best_per_query(
                 error=None,
             )
     return verdicts
+
+
+def likelihood_prompts(question: str) -> tuple[str, str]:
+    """Return the (with evidence, prior) prompt names for a claim with or without a question."""
+    if question.strip():
+        return "support_answer_given_evidence", "support_answer_prior"
+    return "support_claim_given_evidence", "support_claim_prior"
 
 
 class LikelihoodJudge:
@@ -317,11 +342,6 @@ class LikelihoodJudge:
             f"evidence likelihood gain ({self.feature}, {unit}s, {state}) on {models.scorer.name}"
         )
 
-    def _prompts(self, question: str) -> tuple[str, str]:
-        if question.strip():
-            return "support_answer_given_evidence", "support_answer_prior"
-        return "support_claim_given_evidence", "support_claim_prior"
-
     def _units(self, evidence: Sequence[str]) -> list[tuple[int, str]]:
         units: list[tuple[int, str]] = []
         for index, text in enumerate(evidence):
@@ -342,7 +362,7 @@ class LikelihoodJudge:
         Raises:
             ScoreError: The claim cannot be scored.
         """
-        with_evidence, prior_name = self._prompts(query.question)
+        with_evidence, prior_name = likelihood_prompts(query.question)
         target = " " + " ".join(query.claim.split())
         prior = self.models.score(
             render(prior_name, question=query.question.strip()).rstrip(),
@@ -384,9 +404,7 @@ class LikelihoodJudge:
                 continue
             value = scores[self.feature]
             probability = (
-                self.calibration.probability(value)
-                if self.calibration
-                else 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, value))))
+                self.calibration.probability(value) if self.calibration else sigmoid(value)
             )
             verdicts.append(
                 SupportVerdict(
@@ -664,18 +682,11 @@ class CrossEncoderJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's probability."""
         check_queries(queries)
-        pairs = [
-            (q_index, e_index, window)
-            for q_index, e_index, text in evidence_pairs(queries, self.max_evidence_chars)
-            for window in evidence_windows(text, self.window_chars)
-        ]
+        pairs = windowed_pairs(queries, self.max_evidence_chars, self.window_chars)
         logits = self.logits(
             [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
         )
-        scored = [
-            (1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, v)))), {"logit": round(v, 6)})
-            for v in logits
-        ]
+        scored = [(sigmoid(v), {"logit": round(v, 6)}) for v in logits]
         return best_per_query(len(queries), pairs, scored), []
 
 
