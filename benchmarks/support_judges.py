@@ -309,6 +309,11 @@ NOTES = """\
   real HealthVer refutations (dev Supports vs Refutes 0.496, AUROC 0.576) nor off-topic
   or made-up content (HaluEval 0.525, both swap sets below 0.5). Without a licence it
   could not be a dependency even if it measured well.
+  Caveat, found after these rows were measured: the model is dynamically quantized, so a
+  pair's score depends on the other pairs in its batch, and these rows were measured in
+  batches of up to 16 windows (scores move by up to 0.06 against one pair at a time on 40
+  HaluEval pairs). The probe now runs one pair at a time; its rows have not been
+  re-measured that way.
 
 ## Sets (split by item; HealthVer test trained the head and v2, every other set is held out)
 
