@@ -11,6 +11,13 @@
 - decompose: the model lists the answer's claims (the paper's prompt, grammar-constrained
   JSON), or `sentences_as_claims` takes its sentences (a sentence's bracketed citations
   then pick the sources it is checked against, as the paper does for cited summaries).
+  Ours, because SmolLM2-135M decomposes badly: a listed claim whose content words the
+  answer and question mostly lack (`claims_drawn_from`: an echo of the instructions, or an
+  invention) is discarded, and recorded in `discarded_claims`; when no claim is left (the
+  model can return `{"claims": []}` for a plain two-sentence answer) or the reply is
+  unusable, the answer's statements - sentences of at least `FALLBACK_MIN_WORDS` words -
+  are checked instead. `claims_from` says where each round's claims came from. An answer
+  with no statement ("Hmm.") stays unchecked.
 - verify_claim (one `Send` per claim, run concurrently): P(supported) from the
   `verifier`. Default `trained`: a claim-support judge (`nodes.support`; the MiniLM
   cross-encoder, or `likelihood`: how much the source raises the scorer's likelihood of the
@@ -58,6 +65,7 @@ from veriloop.nodes.claims import (
     bare_claim,
     claim_document,
     claim_sources,
+    claims_drawn_from,
     require_sources,
     sentence_claims,
 )
@@ -70,6 +78,9 @@ from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_tra
 
 METHOD = method_id(__file__)
 Verdict = Literal["supported", "hallucinated", "undetermined"]
+ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
+FALLBACK_MIN_WORDS = 3
+"""A sentence needs this many words to be checked when decomposition lists no claims."""
 
 
 @dataclass(kw_only=True)
@@ -155,6 +166,15 @@ class ClaimCheck(TypedDict):
     """The judge's raw scores behind p_supported."""
 
 
+class DiscardedClaim(TypedDict):
+    """A decomposed claim that was not drawn from the answer, so was not checked."""
+
+    round: int
+    claim: str
+    coverage: float | None
+    """The share of its content words the answer and question hold (None: it has none)."""
+
+
 class CritiqueRecord(TypedDict):
     """A claim-wise critique of an unsupported claim."""
 
@@ -191,6 +211,12 @@ class FVOutput(OutputState):
     hallucinated: bool | None = None
     verdict: Verdict | None = None
     revisions: int = 0
+    discarded_claims: list[DiscardedClaim] = field(default_factory=list)
+    """Decomposed claims left unchecked: not drawn from the answer (`claims_drawn_from`)."""
+    claims_from: list[ClaimsFrom] = field(default_factory=list)
+    """Per round, where its claims came from: the decomposer, the answer's sentences
+    (`sentences_as_claims`), its sentences because the decomposer listed none
+    (`sentence_fallback`), or nowhere (`none`: the answer held no checkable statement)."""
 
 
 @dataclass
@@ -205,6 +231,8 @@ class State(FVOutput, TracedState):
     claim_checks: Annotated[list[ClaimCheck], operator.add] = field(default_factory=list)
     critique_records: Annotated[list[CritiqueRecord], operator.add] = field(default_factory=list)
     round_probabilities: Annotated[list[float | None], operator.add] = field(default_factory=list)
+    round_claims_from: Annotated[list[ClaimsFrom], operator.add] = field(default_factory=list)
+    discarded: Annotated[list[DiscardedClaim], operator.add] = field(default_factory=list)
 
 
 def _round_checks(state: State) -> list[ClaimCheck]:
@@ -246,12 +274,10 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     context = FVContext.of(runtime)
     answer = state.answer or ""
     if not answer.strip():
-        return {"current_claims": []}
+        return {"current_claims": [], "round_claims_from": ["none"]}
     if context.sentences_as_claims:
-        claims = sentence_claims(answer)[: context.max_claims]
-        if state.question:  # "Paris" alone is no claim; "Answer to ...: Paris" is
-            claims = [f'Answer to "{state.question}": {claim}' for claim in claims]
-        return {"current_claims": claims}
+        claims = answer_claims(answer, state.question, context.max_claims, min_words=1)
+        return {"current_claims": claims, "round_claims_from": ["sentences" if claims else "none"]}
     prompt = render(
         "fv_decompose",
         context.prompt_overrides,
@@ -262,8 +288,44 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     reply = ask_structured(
         get_models(context), [ChatTurn(role="user", content=prompt)], ClaimList, purpose="claims"
     )
-    claims = [] if reply.value is None else [c.strip() for c in reply.value.claims if c.strip()]
-    return {"current_claims": claims[: context.max_claims], "calls": list(reply.calls)}
+    listed = [] if reply.value is None else [c.strip() for c in reply.value.claims if c.strip()]
+    claims, dropped = claims_drawn_from(listed, answer, state.question)
+    claims_from: ClaimsFrom = "decomposer"
+    if not claims:  # a listing of nothing is not a verdict of nothing to check
+        claims = answer_claims(answer, state.question, context.max_claims, FALLBACK_MIN_WORDS)
+        claims_from = "sentence_fallback" if claims else "none"
+    return {
+        "current_claims": claims[: context.max_claims],
+        "round_claims_from": [claims_from],
+        "discarded": [
+            DiscardedClaim(round=state.round, claim=claim, coverage=coverage)
+            for claim, coverage in dropped
+        ],
+        "calls": list(reply.calls),
+    }
+
+
+def answer_claims(answer: str, question: str, max_claims: int, min_words: int) -> list[str]:
+    """Return the answer's sentences of at least `min_words` words as claims.
+
+    Args:
+        answer: The answer text.
+        question: The question it answers; when given, each claim reads
+            'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
+        max_claims: At most this many claims, in answer order.
+        min_words: Sentences with fewer words that contain a letter are left out.
+
+    Returns:
+        The claims, citation markers kept (they pick the sources a claim is checked against).
+    """
+    sentences = [
+        s
+        for s in sentence_claims(answer)
+        if sum(any(ch.isalpha() for ch in word) for word in s.split()) >= min_words
+    ][:max_claims]
+    if question:
+        return [f'Answer to "{question}": {sentence}' for sentence in sentences]
+    return sentences
 
 
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
@@ -482,6 +544,8 @@ def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
         "hallucinated": state.hallucinated,
         "revisions": state.revisions,
         "original_answer": state.original_answer,
+        "claims_from": list(state.round_claims_from),
+        "discarded_claims": list(state.discarded),
         "trace": trace,
     }
 

@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import bm25s
 import numpy as np
@@ -94,13 +94,19 @@ def check_index_target(directory: Path) -> None:
         )
 
 
-def lexical_tokens(texts: Sequence[str]) -> list[list[str]]:
-    """Tokenise for BM25: lower-case words, English stop words out, Snowball stems."""
+def lexical_tokens(
+    texts: Sequence[str], stopwords: Literal["en", "en_plus"] = "en"
+) -> list[list[str]]:
+    """Tokenise for BM25: lower-case words, English stop words out, Snowball stems.
+
+    `stopwords`: bm25s's list: "en" (33 words, the index's), "en_plus" (179, also "most",
+    "many", "these": for telling content words apart).
+    """
     global _STEMMER
     if _STEMMER is None:
         _STEMMER = Stemmer.Stemmer("english")
     tokens: list[list[str]] = bm25s.tokenize(
-        list(texts), stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False
+        list(texts), stopwords=stopwords, stemmer=_STEMMER, return_ids=False, show_progress=False
     )
     return tokens
 

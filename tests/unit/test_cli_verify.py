@@ -51,6 +51,23 @@ def test_verify_a_json_answer_prints_claims_and_verdict(fake_backend: Make, tmp_
     assert "rests on" in result.output and "thins" in result.output
 
 
+def test_verify_says_when_the_answer_sentences_stood_in_for_claims(
+    fake_backend: Make, tmp_path: Path
+) -> None:
+    def rule(prompt: str, target: str) -> float:
+        return {" Yes": math.log(0.2), " No": math.log(0.8)}.get(target, -50.0)
+
+    backend, _ = fake_backend([json.dumps({"claims": []})], score_rule=rule)
+    path = tmp_path / "answer.json"
+    answer = "Warfarin causes hair loss in most patients."
+    path.write_text(json.dumps({"answer": answer, "sources": ["Warfarin can cause bleeding."]}))
+    args = ["verify", str(path), "--backend", backend, "--no-cache"]
+    result = runner.invoke(app, [*args, "--set", "max_revisions=0", "--set", "verifier=yesno"])
+    assert result.exit_code == 0, result.output
+    assert "decomposer listed no claims" in result.output
+    assert "0.200" in result.output and "verdict: hallucinated" in result.output
+
+
 def test_verify_shows_the_source_a_likelihood_verdict_rests_on(
     fake_backend: Make, tmp_path: Path
 ) -> None:

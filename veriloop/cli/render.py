@@ -266,6 +266,19 @@ def render_verification(result: dict[str, Any]) -> None:
                 mark[check["supported"]] + error,
             )
         out.print(table)
+        for dropped in result.get("discarded_claims", []):
+            out.print(
+                f"[dim]round {dropped['round'] + 1}: not checked, not drawn from the answer: "
+                f"“{escape(dropped['claim'])}”[/dim]"
+            )
+        for round_index, source in enumerate(result.get("claims_from", [])):
+            if source == "sentence_fallback":
+                out.print(
+                    f"[dim]round {round_index + 1}: the decomposer listed no claims, so the "
+                    "answer's sentences were checked[/dim]"
+                )
+            elif source == "none":
+                out.print(f"[dim]round {round_index + 1}: no checkable statement[/dim]")
         for critique in result.get("critiques", []):
             out.print(f"[bold]critique[/bold] of “{critique['claim']}”: {critique['critique']}")
         probabilities = ", ".join(
