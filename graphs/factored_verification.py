@@ -15,7 +15,7 @@
   answer and question mostly lack (`claims_drawn_from`: an echo of the instructions, or an
   invention) is discarded, and recorded in `discarded_claims`; when no claim is left (the
   model can return `{"claims": []}` for a plain two-sentence answer) or the reply is
-  unusable, the answer's statements - sentences of at least `FALLBACK_MIN_WORDS` words -
+  unusable, the answer's statements - sentences of at least `MIN_STATEMENT_WORDS` words -
   are checked instead. `claims_from` says where each round's claims came from. An answer
   with no statement ("Hmm.") stays unchecked.
 - verify_claim (one `Send` per claim, run concurrently): P(supported) from the
@@ -67,7 +67,7 @@ from veriloop.nodes.claims import (
     claim_sources,
     claims_drawn_from,
     require_sources,
-    sentence_claims,
+    statement_claims,
 )
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.scorers import require_token_scores, yes_no_probability
@@ -79,8 +79,6 @@ from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_tra
 METHOD = method_id(__file__)
 Verdict = Literal["supported", "hallucinated", "undetermined"]
 ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
-FALLBACK_MIN_WORDS = 3
-"""A sentence needs this many words to be checked when decomposition lists no claims."""
 
 
 @dataclass(kw_only=True)
@@ -276,7 +274,7 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     if not answer.strip():
         return {"current_claims": [], "round_claims_from": ["none"]}
     if context.sentences_as_claims:
-        claims = answer_claims(answer, state.question, context.max_claims, min_words=1)
+        claims = statement_claims(answer, state.question, context.max_claims, min_words=1)
         return {"current_claims": claims, "round_claims_from": ["sentences" if claims else "none"]}
     prompt = render(
         "fv_decompose",
@@ -292,7 +290,7 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     claims, dropped = claims_drawn_from(listed, answer, state.question)
     claims_from: ClaimsFrom = "decomposer"
     if not claims:  # a listing of nothing is not a verdict of nothing to check
-        claims = answer_claims(answer, state.question, context.max_claims, FALLBACK_MIN_WORDS)
+        claims = statement_claims(answer, state.question, context.max_claims)
         claims_from = "sentence_fallback" if claims else "none"
     return {
         "current_claims": claims[: context.max_claims],
@@ -303,29 +301,6 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
         ],
         "calls": list(reply.calls),
     }
-
-
-def answer_claims(answer: str, question: str, max_claims: int, min_words: int) -> list[str]:
-    """Return the answer's sentences of at least `min_words` words as claims.
-
-    Args:
-        answer: The answer text.
-        question: The question it answers; when given, each claim reads
-            'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
-        max_claims: At most this many claims, in answer order.
-        min_words: Sentences with fewer words that contain a letter are left out.
-
-    Returns:
-        The claims, citation markers kept (they pick the sources a claim is checked against).
-    """
-    sentences = [
-        s
-        for s in sentence_claims(answer)
-        if sum(any(ch.isalpha() for ch in word) for word in s.split()) >= min_words
-    ][:max_claims]
-    if question:
-        return [f'Answer to "{question}": {sentence}' for sentence in sentences]
-    return sentences
 
 
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:

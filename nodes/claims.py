@@ -23,6 +23,8 @@ from veriloop.text import split_sentences
 YES_TARGETS = (" Yes", " yes")
 NO_TARGETS = (" No", " no")
 MAX_CLAIM_CHARS = 300
+MIN_STATEMENT_WORDS = 3
+"""A sentence needs this many words to stand in for claims the decomposer did not list."""
 MIN_CLAIM_COVERAGE = 0.5
 """A decomposed claim is kept only if the answer and question hold at least this share of
 its content words: SmolLM2-135M 'decomposes' by copying its instructions ("This answer is
@@ -109,6 +111,31 @@ def json_preview(value: Any, limit: int = 80) -> str:
 def sentence_claims(answer: str) -> list[str]:
     """Return the answer's sentences as claims (citation markers kept for source lookup)."""
     return [s for s in split_sentences(answer) if any(ch.isalpha() for ch in s)]
+
+
+def statement_claims(
+    answer: str, question: str, max_claims: int, min_words: int = MIN_STATEMENT_WORDS
+) -> list[str]:
+    """Return the answer's sentences of at least `min_words` words as claims.
+
+    Args:
+        answer: The answer text.
+        question: The question it answers; when given, each claim reads
+            'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
+        max_claims: At most this many claims, in answer order.
+        min_words: Sentences with fewer words that contain a letter are left out.
+
+    Returns:
+        The claims, citation markers kept (they pick the sources a claim is checked against).
+    """
+    sentences = [
+        s
+        for s in sentence_claims(answer)
+        if sum(any(ch.isalpha() for ch in word) for word in s.split()) >= min_words
+    ][:max_claims]
+    if question:
+        return [f'Answer to "{question}": {sentence}' for sentence in sentences]
+    return sentences
 
 
 def claims_drawn_from(

@@ -25,6 +25,7 @@ from veriloop.nodes.claims import (
     fit_threshold,
     probability_from_logprobs,
     sources_from,
+    statement_claims,
 )
 
 Make = Callable[..., tuple[str, Models]]
@@ -228,6 +229,14 @@ def test_claims_drawn_from_the_answer_by_hand() -> None:
     assert claims_drawn_from(["Aspirin thins the blood."], answer, "")[1] == []
     strict = claims_drawn_from(["Aspirin thins the blood."], answer, "", 0.7)
     assert strict == ([], [("Aspirin thins the blood.", 0.667)])
+
+
+def test_statement_claims_by_hand() -> None:
+    answer = "Hmm. Aspirin thins the blood [S1]. Yes it does. 42 mg."
+    assert statement_claims(answer, "", 8) == ["Aspirin thins the blood [S1].", "Yes it does."]
+    assert statement_claims(answer, "", 1) == ["Aspirin thins the blood [S1]."]
+    assert statement_claims(answer, "Q?", 8, min_words=1)[0] == 'Answer to "Q?": Hmm.'
+    assert statement_claims("Hmm.", "", 8) == [] and statement_claims("", "Q?", 8) == []
 
 
 def test_fallback_claims_carry_the_question(fake_backend: Make) -> None:
