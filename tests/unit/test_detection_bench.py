@@ -96,8 +96,10 @@ def test_detection_bench_fits_theta_on_train_and_scores_test(
         assert summary["revision"][run]["hallucinations_before"] == pytest.approx(1.0)
         assert summary["revision"][run]["hallucinations_after"] == pytest.approx(0.0)
         assert summary["revision"][run]["judged_hallucinated_after"] == 0
+    assert summary["claims_from"] == {"decomposer": 8} and summary["discarded_claims"] == 0
     report = (out / "report.md").read_text()
     assert "| 0.5 | 4 (100.0%) | 4 | 0 | 100.0% | 100.0% | 100.0% | 100.0%" in report
+    assert "claims came from (answers): decomposer 8; decomposed claims discarded" in report
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(records) == 8 + 2 + 2
     again = CliRunner().invoke(app, args)  # resumes: nothing left to run

@@ -19,6 +19,7 @@ effect.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -154,6 +155,8 @@ def run_case(run: str, case: Case, settings: dict[str, Any]) -> dict[str, Any]:
             verdict=result.get("verdict"),
             final_answer=result.get("answer"),
             claims=result.get("claims"),
+            claims_from=result.get("claims_from"),
+            discarded_claims=result.get("discarded_claims"),
             unsupported_first=unsupported(result.get("claims") or [], 0),
             unsupported_last=unsupported(result.get("claims") or []),
             usage=(result.get("trace") or {}).get("usage"),
@@ -244,6 +247,11 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         "errors": sum(bool(r.get("error")) for r in records),
         "revision": revision,
     }
+    if any(r.get("claims_from") for r in detect):  # runs before 2026-11-24 did not record it
+        summary["claims_from"] = dict(
+            Counter((r.get("claims_from") or ["unrecorded"])[0] for r in detect)
+        )
+        summary["discarded_claims"] = sum(len(r.get("discarded_claims") or []) for r in detect)
     write_summary(run_dir, summary)
     return summary
 
@@ -287,6 +295,13 @@ def write_detection_report(run_dir: Path) -> Path:
                 f"| {run} | {row['answers']} | {row['hallucinations_before'] or 0:.2f} | "
                 f"{row['hallucinations_after'] or 0:.2f} | {row['judged_hallucinated_after']} |"
             )
+    if "claims_from" in summary:
+        sources = ", ".join(f"{k} {v}" for k, v in sorted(summary["claims_from"].items()))
+        lines += [
+            "",
+            f"Where the detection runs' claims came from (answers): {sources}; decomposed "
+            f"claims discarded as not drawn from the answer: {summary['discarded_claims']}.",
+        ]
     lines += ["", f"Failed records: {summary['errors']}."]
     path = run_dir / "report.md"
     path.write_text("\n".join(lines) + "\n")
