@@ -15,9 +15,10 @@
   answer and question mostly lack (`claims_drawn_from`: an echo of the instructions, or an
   invention) is discarded, and recorded in `discarded_claims`; when no claim is left (the
   model can return `{"claims": []}` for a plain two-sentence answer) or the reply is
-  unusable, the answer's statements - sentences of at least `MIN_STATEMENT_WORDS` words -
-  are checked instead. `claims_from` says where each round's claims came from. An answer
-  with no statement ("Hmm.") stays unchecked.
+  unusable, the answer's sentences are checked instead (without a question only those of at
+  least `MIN_STATEMENT_WORDS` words, so "Hmm." stays unchecked). With a question, a claim
+  shorter than that (a bare name) is read as the answer to it, as in `sentences_as_claims`.
+  `claims_from` says where each round's claims came from.
 - verify_claim (one `Send` per claim, run concurrently): P(supported) from the
   `verifier`. Default `trained`: a claim-support judge (`nodes.support`; the MiniLM
   cross-encoder, or `likelihood`: how much the source raises the scorer's likelihood of the
@@ -66,6 +67,7 @@ from veriloop.nodes.claims import (
     claim_document,
     claim_sources,
     claims_drawn_from,
+    read_as_answers,
     require_sources,
     statement_claims,
 )
@@ -287,7 +289,8 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
         get_models(context), [ChatTurn(role="user", content=prompt)], ClaimList, purpose="claims"
     )
     listed = [] if reply.value is None else [c.strip() for c in reply.value.claims if c.strip()]
-    claims, dropped = claims_drawn_from(listed, answer, state.question)
+    drawn, dropped = claims_drawn_from(listed, answer, state.question)
+    claims = read_as_answers(drawn, state.question)
     claims_from: ClaimsFrom = "decomposer"
     if not claims:  # a listing of nothing is not a verdict of nothing to check
         claims = statement_claims(answer, state.question, context.max_claims)

@@ -113,29 +113,46 @@ def sentence_claims(answer: str) -> list[str]:
     return [s for s in split_sentences(answer) if any(ch.isalpha() for ch in s)]
 
 
+def word_count(text: str) -> int:
+    """Count the words of `text` that contain a letter."""
+    return sum(any(ch.isalpha() for ch in word) for word in text.split())
+
+
 def statement_claims(
     answer: str, question: str, max_claims: int, min_words: int = MIN_STATEMENT_WORDS
 ) -> list[str]:
-    """Return the answer's sentences of at least `min_words` words as claims.
+    """Return the answer's sentences as claims.
 
     Args:
         answer: The answer text.
-        question: The question it answers; when given, each claim reads
-            'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable.
+        question: The question it answers. When given, every sentence is a claim and reads
+            'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable;
+            `min_words` does not apply.
         max_claims: At most this many claims, in answer order.
-        min_words: Sentences with fewer words that contain a letter are left out.
+        min_words: Without a question, sentences with fewer words that contain a letter
+            are no statements and are left out ("Hmm.").
 
     Returns:
         The claims, citation markers kept (they pick the sources a claim is checked against).
     """
-    sentences = [
-        s
-        for s in sentence_claims(answer)
-        if sum(any(ch.isalpha() for ch in word) for word in s.split()) >= min_words
-    ][:max_claims]
     if question:
-        return [f'Answer to "{question}": {sentence}' for sentence in sentences]
-    return sentences
+        return [f'Answer to "{question}": {s}' for s in sentence_claims(answer)[:max_claims]]
+    return [s for s in sentence_claims(answer) if word_count(s) >= min_words][:max_claims]
+
+
+def read_as_answers(claims: Sequence[str], question: str) -> list[str]:
+    """Read claims too short to be statements as answers to the question.
+
+    A decomposer can list a bare name ("Franco Zeffirelli") as a claim; against a source that
+    mentions it, it would pass whatever the question. With a question, each claim of fewer
+    than `MIN_STATEMENT_WORDS` words reads 'Answer to "<question>": <claim>'.
+    """
+    if not question:
+        return list(claims)
+    return [
+        c if word_count(c) >= MIN_STATEMENT_WORDS else f'Answer to "{question}": {c}'
+        for c in claims
+    ]
 
 
 def claims_drawn_from(

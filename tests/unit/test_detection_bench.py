@@ -59,6 +59,7 @@ def rule(prompt: str, target: str) -> float:
         return -50.0
     document = prompt.rsplit("Document: ", 1)[1].split("\nClaim:", 1)[0]
     claim = prompt.rsplit("Claim: ", 1)[1].split("\n", 1)[0]
+    claim = claim.split('": ', 1)[1] if claim.startswith('Answer to "') else claim  # bare answer
     p = 0.9 if claim in document else 0.1
     return math.log(p if target == " Yes" else 1 - p)
 

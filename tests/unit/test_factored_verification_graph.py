@@ -24,6 +24,7 @@ from veriloop.nodes.claims import (
     claims_drawn_from,
     fit_threshold,
     probability_from_logprobs,
+    read_as_answers,
     sources_from,
     statement_claims,
 )
@@ -235,8 +236,31 @@ def test_statement_claims_by_hand() -> None:
     answer = "Hmm. Aspirin thins the blood [S1]. Yes it does. 42 mg."
     assert statement_claims(answer, "", 8) == ["Aspirin thins the blood [S1].", "Yes it does."]
     assert statement_claims(answer, "", 1) == ["Aspirin thins the blood [S1]."]
-    assert statement_claims(answer, "Q?", 8, min_words=1)[0] == 'Answer to "Q?": Hmm.'
+    assert statement_claims(answer, "", 8, min_words=1)[0] == "Hmm."
+    # with a question every sentence with a letter is an answer to it, however short
+    asked = statement_claims(answer, "Q?", 8)
+    assert asked[0] == 'Answer to "Q?": Hmm.' and len(asked) == 4
     assert statement_claims("Hmm.", "", 8) == [] and statement_claims("", "Q?", 8) == []
+
+
+def test_short_decomposed_claims_read_as_answers_to_the_question() -> None:
+    claims = ["Franco Zeffirelli", "Zeffirelli directed the film."]
+    assert read_as_answers(claims, "Who directed it?") == [
+        'Answer to "Who directed it?": Franco Zeffirelli',
+        "Zeffirelli directed the film.",
+    ]
+    assert read_as_answers(claims, "") == claims
+
+
+def test_a_bare_decomposed_answer_is_checked_as_the_answer_to_the_question(
+    fake_backend: Make,
+) -> None:
+    claim = 'Answer to "What thins the blood?": Aspirin'
+    backend, _ = fake_backend([claims("Aspirin")], score_rule=by_claim({claim: 0.7}))
+    payload = {"question": "What thins the blood?", "answer": "Aspirin", "sources": SOURCES}
+    result = run(backend, payload, max_revisions=0)
+    assert [c["claim"] for c in result["claims"]] == [claim]
+    assert result["claims_from"] == ["decomposer"] and result["verdict"] == "supported"
 
 
 def test_fallback_claims_carry_the_question(fake_backend: Make) -> None:
