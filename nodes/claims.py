@@ -125,9 +125,9 @@ def statement_claims(
 
     Args:
         answer: The answer text.
-        question: The question it answers. When given, every sentence is a claim and reads
-            'Answer to "<question>": <sentence>', so a bare answer ("Paris") is checkable;
-            `min_words` does not apply.
+        question: The question it answers. When given, every sentence with a letter or
+            digit is a claim and reads 'Answer to "<question>": <sentence>', so a bare
+            answer ("Paris", "1969") is checkable; `min_words` does not apply.
         max_claims: At most this many claims, in answer order.
         min_words: Without a question, sentences with fewer words that contain a letter
             are no statements and are left out ("Hmm.").
@@ -135,8 +135,9 @@ def statement_claims(
     Returns:
         The claims, citation markers kept (they pick the sources a claim is checked against).
     """
-    if question:
-        return [f'Answer to "{question}": {s}' for s in sentence_claims(answer)[:max_claims]]
+    if question:  # "1969" answers "When ...?"
+        sentences = [s for s in split_sentences(answer) if any(ch.isalnum() for ch in s)]
+        return [f'Answer to "{question}": {s}' for s in sentences[:max_claims]]
     return [s for s in sentence_claims(answer) if word_count(s) >= min_words][:max_claims]
 
 

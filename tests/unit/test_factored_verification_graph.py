@@ -240,6 +240,8 @@ def test_statement_claims_by_hand() -> None:
     # with a question every sentence with a letter is an answer to it, however short
     asked = statement_claims(answer, "Q?", 8)
     assert asked[0] == 'Answer to "Q?": Hmm.' and len(asked) == 4
+    assert statement_claims("1969.", "When?", 8) == ['Answer to "When?": 1969.']
+    assert statement_claims("1969.", "", 8, min_words=1) == []  # no statement without one
     assert statement_claims("Hmm.", "", 8) == [] and statement_claims("", "Q?", 8) == []
 
 
