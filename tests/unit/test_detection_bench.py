@@ -99,7 +99,8 @@ def test_detection_bench_fits_theta_on_train_and_scores_test(
         assert summary["revision"][run]["judged_hallucinated_after"] == 0
     assert summary["claims_from"] == {"decomposer": 8} and summary["discarded_claims"] == 0
     report = (out / "report.md").read_text()
-    assert "| 0.5 | 4 (100.0%) | 4 | 0 | 100.0% | 100.0% | 100.0% | 100.0%" in report
+    assert summary["test_accuracy_all_ci"] == [1.0, 1.0]  # every item right in every resample
+    assert "| 0.5 | 4 (100.0%) | 4 | 0 | 100.0% | 100.0% [100.0, 100.0] | 100.0% | 100.0%" in report
     assert "claims came from (answers): decomposer 8; decomposed claims discarded" in report
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(records) == 8 + 2 + 2

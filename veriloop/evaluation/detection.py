@@ -30,7 +30,12 @@ from veriloop.evaluation.bench import ResultsFile, read_manifest, select_items
 from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import detection_report, mean
-from veriloop.evaluation.tables import format_percent, run_header, write_summary
+from veriloop.evaluation.tables import (
+    bootstrap_interval,
+    format_percent,
+    run_header,
+    write_summary,
+)
 
 pct = functools.partial(format_percent, sign=True)
 
@@ -218,6 +223,12 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         if test
         else None
     )
+    by_item: dict[str, list[float]] = {}
+    for r in test:
+        right = r["p_answer"] is not None and (r["p_answer"] < theta) == r["hallucinated"]
+        by_item.setdefault(r["dataset_item"], []).append(float(right))
+    item_accuracy = [sum(v) / len(v) for v in by_item.values()]
+    all_interval = bootstrap_interval(item_accuracy) if item_accuracy else None
     revision: dict[str, Any] = {}
     for run in (FV_REVISE, SELF_CORRECT):
         rows = [r for r in records if r["run"] == run and not r.get("error")]
@@ -240,6 +251,7 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         "test_undetermined": len(test) - len(determined),
         "test_accuracy_determined": report.get("accuracy"),
         "test_accuracy_all": all_accuracy,
+        "test_accuracy_all_ci": None if all_interval is None else list(all_interval),
         "recall": report.get("recall"),
         "specificity": report.get("specificity"),
         "p_answer_mean_right": mean(r["p_answer"] for r in determined if not r["hallucinated"]),
@@ -254,6 +266,11 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         summary["discarded_claims"] = sum(len(r.get("discarded_claims") or []) for r in detect)
     write_summary(run_dir, summary)
     return summary
+
+
+def interval(bounds: list[float] | None) -> str:
+    """Format a [low, high] share interval as ' [88.0, 95.5]' ('' when there is none)."""
+    return "" if not bounds else f" [{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"
 
 
 def write_detection_report(run_dir: Path) -> Path:
@@ -274,12 +291,14 @@ def write_detection_report(run_dir: Path) -> Path:
         "|---|---|---|---|---|---|---|---|---|",
         f"| {summary['theta']:.4g} | {summary['train_cases']} ({pct(summary['train_accuracy'])}) "
         f"| {summary['test_cases']} | {summary['test_undetermined']} "
-        f"| {pct(summary['test_accuracy_determined'])} | {pct(summary['test_accuracy_all'])} "
+        f"| {pct(summary['test_accuracy_determined'])} | {pct(summary['test_accuracy_all'])}"
+        f"{interval(summary.get('test_accuracy_all_ci'))} "
         f"| {pct(summary['recall'])} | {pct(summary['specificity'])} "
         f"| {summary['p_answer_mean_right'] or 0:.3f} / "
         f"{summary['p_answer_mean_hallucinated'] or 0:.3f} |",
         "",
-        "Each test item contributes its right and its hallucinated answer, so chance is 50%.",
+        "Each test item contributes its right and its hallucinated answer, so chance is 50%; "
+        "the interval is a seeded bootstrap 95% interval over test items (2000 resamples).",
     ]
     if summary["revision"]:
         lines += [
