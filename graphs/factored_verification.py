@@ -89,7 +89,11 @@ class FVContext(MethodSettings):
 
     sentences_as_claims: bool = field(
         default=False,
-        metadata={"description": "Use the answer's sentences as claims (no decomposition call)."},
+        metadata={
+            "description": "Use the answer's sentences as claims (no decomposition call). "
+            "Better on the embedded SmolLM2-135M: HaluEval QA detection 96.0% vs 87.0% with "
+            "its own decomposition (docs/results/README.md)."
+        },
     )
     verifier: Literal["trained", "likelihood", "yesno", "cot", "auto"] = field(
         default="trained",
