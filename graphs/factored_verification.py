@@ -63,6 +63,7 @@ from veriloop.nodes.claims import (
     Critique,
     Source,
     answer_probability,
+    answer_to,
     bare_claim,
     claim_document,
     claim_sources,
@@ -314,7 +315,7 @@ def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     """P(claim supported) from a claim-support judge, with the source it rests on."""
     judge = support_judge(context.verifier, get_models(context))
     claim = bare_claim(task["claim"])
-    prefix = f'Answer to "{task["question"]}": '
+    prefix = answer_to(task["question"])
     if task["question"] and claim.startswith(prefix):  # the judge reads the question itself
         claim = claim[len(prefix) :]
     query = SupportQuery(claim, task["evidence"], task["question"])

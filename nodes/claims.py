@@ -113,6 +113,16 @@ def sentence_claims(answer: str) -> list[str]:
     return [s for s in split_sentences(answer) if any(ch.isalpha() for ch in s)]
 
 
+def answer_to(question: str) -> str:
+    """Return the prefix that makes a bare answer a checkable claim about the question."""
+    return f'Answer to "{question}": '
+
+
+def word_coverage(claim_words: set[str], evidence_words: set[str]) -> float | None:
+    """Return the share of the claim's words the evidence holds (None: the claim has none)."""
+    return len(claim_words & evidence_words) / len(claim_words) if claim_words else None
+
+
 def word_count(text: str) -> int:
     """Count the words of `text` that contain a letter."""
     return sum(any(ch.isalpha() for ch in word) for word in text.split())
@@ -137,7 +147,7 @@ def statement_claims(
     """
     if question:  # "1969" answers "When ...?"
         sentences = [s for s in split_sentences(answer) if any(ch.isalnum() for ch in s)]
-        return [f'Answer to "{question}": {s}' for s in sentences[:max_claims]]
+        return [answer_to(question) + s for s in sentences[:max_claims]]
     return [s for s in sentence_claims(answer) if word_count(s) >= min_words][:max_claims]
 
 
@@ -150,10 +160,7 @@ def read_as_answers(claims: Sequence[str], question: str) -> list[str]:
     """
     if not question:
         return list(claims)
-    return [
-        c if word_count(c) >= MIN_STATEMENT_WORDS else f'Answer to "{question}": {c}'
-        for c in claims
-    ]
+    return [c if word_count(c) >= MIN_STATEMENT_WORDS else answer_to(question) + c for c in claims]
 
 
 def claims_drawn_from(
@@ -181,8 +188,7 @@ def claims_drawn_from(
     kept: list[str] = []
     dropped: list[tuple[str, float | None]] = []
     for claim, tokens in zip(claims, claim_tokens, strict=True):
-        words = set(tokens)
-        coverage = len(words & found) / len(words) if words else None
+        coverage = word_coverage(set(tokens), found)
         if coverage is not None and coverage >= min_coverage:
             kept.append(claim)
         else:

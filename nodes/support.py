@@ -40,6 +40,7 @@ from typing_extensions import TypedDict
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.models import Models, ScoreError
+from veriloop.nodes.claims import word_coverage
 from veriloop.nodes.nli import EmbeddingNLI, pair_features
 from veriloop.nodes.scorers import yes_no_probability
 from veriloop.prompts import load_prompt, render
@@ -697,11 +698,7 @@ def content_coverage(claim: str, evidence: str) -> float | None:
     None when the claim has no content word.
     """
     claim_words, evidence_words = lexical_tokens([claim, evidence])
-    return _coverage(set(claim_words), set(evidence_words))
-
-
-def _coverage(claim_words: set[str], evidence_words: set[str]) -> float | None:
-    return len(claim_words & evidence_words) / len(claim_words) if claim_words else None
+    return word_coverage(set(claim_words), set(evidence_words))
 
 
 class CoverageGatedJudge:
@@ -741,7 +738,7 @@ class CoverageGatedJudge:
             for e_index, text in enumerate(query.evidence):
                 if not text.strip():
                     continue
-                coverage = _coverage(words[query.claim], words[text])
+                coverage = word_coverage(words[query.claim], words[text])
                 value = -1.0 if coverage is None else coverage
                 if coverage is not None and coverage >= self.min_coverage:
                     asked.append(

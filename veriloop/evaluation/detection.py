@@ -214,19 +214,11 @@ def summarise(run_dir: Path) -> dict[str, Any]:
         if determined
         else {}
     )
-    all_accuracy = (
-        sum(
-            (r["p_answer"] is not None and (r["p_answer"] < theta) == r["hallucinated"])
-            for r in test
-        )
-        / len(test)
-        if test
-        else None
-    )
-    by_item: dict[str, list[float]] = {}
+    by_item: dict[str, list[float]] = {}  # answers judged right (undetermined: wrong)
     for r in test:
         right = r["p_answer"] is not None and (r["p_answer"] < theta) == r["hallucinated"]
         by_item.setdefault(r["dataset_item"], []).append(float(right))
+    all_accuracy = sum(map(sum, by_item.values())) / len(test) if test else None
     item_accuracy = [sum(v) / len(v) for v in by_item.values()]
     all_interval = bootstrap_interval(item_accuracy) if item_accuracy else None
     revision: dict[str, Any] = {}
