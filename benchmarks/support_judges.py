@@ -19,6 +19,7 @@ import json
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -28,6 +29,7 @@ if not __package__:  # run as a script (the documented way): let `benchmarks.` r
 from benchmarks.polarity_probes import FlipContrastJudge, OnnxPairClassifierJudge
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
+from veriloop.evaluation.nli_sets import all_held_out_sets
 from veriloop.evaluation.support_measure import (
     auroc,
     markdown_table,
@@ -37,7 +39,7 @@ from veriloop.evaluation.support_measure import (
     sample_by_item,
     summarise,
 )
-from veriloop.evaluation.support_sets import halueval_pairs, held_out_sets
+from veriloop.evaluation.support_sets import halueval_pairs
 from veriloop.models import get_models
 from veriloop.nodes.support import (
     CoverageGatedJudge,
@@ -48,6 +50,7 @@ from veriloop.nodes.support import (
     fit_calibration,
     support_judge,
 )
+from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
 
 OUT = Path("docs/benchmarks")
 RECORDS = OUT / "support_judges.jsonl"
@@ -66,7 +69,7 @@ def trained_on(judge: str, set_name: str) -> bool:
     from every judge.
     """
     trained = judge == "head" or (
-        judge.startswith(("cross_encoder", "gated")) and judge not in V1_JUDGES
+        judge.startswith(("cross_encoder", "gated", "three_way")) and judge not in V1_JUDGES
     )
     return set_name in HEALTHVER_TEST and trained
 
@@ -84,6 +87,13 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     decides on.
     """
     kind, _, folder = name.partition("@")
+    if kind in ("three_way", "three_way_rules"):  # the three-way judge, alone or with rules
+        try:
+            three_way = ThreeWayJudge(judge_dir=Path(folder)) if folder else ThreeWayJudge()
+        except InvalidInputError as error:
+            raise SystemExit(str(error)) from error
+        recorded = f"{kind}_{Path(folder).name}" if folder else kind
+        return recorded, MismatchCheckedJudge(three_way) if kind == "three_way_rules" else three_way
     if folder:  # a judge from a folder needs no chat or scoring model
         if kind not in ("cross_encoder", "gated", "onnx_nli"):
             raise SystemExit(f"{name!r}: only cross_encoder@, gated@ and onnx_nli@ take a folder")
@@ -158,8 +168,10 @@ def judge_identity(judge: SupportJudge) -> str | None:
     None for the judges whose behaviour is code and shipped calibration (head, likelihood,
     P(Yes)): their records are not fingerprinted.
     """
-    if isinstance(judge, CrossEncoderJudge):
+    if isinstance(judge, CrossEncoderJudge | ThreeWayJudge):
         return judge.identity
+    if isinstance(judge, MismatchCheckedJudge):
+        return judge.identity and f"{judge.identity}+mismatch_rules"
     if isinstance(judge, CoverageGatedJudge) and isinstance(judge.inner, CrossEncoderJudge):
         return f"{judge.inner.identity}+coverage>={judge.min_coverage:g}"
     return None
@@ -167,7 +179,7 @@ def judge_identity(judge: SupportJudge) -> str | None:
 
 def run_measure(args: argparse.Namespace) -> None:
     """Judge the held-out pairs, appending to the records file."""
-    sets = held_out_sets(args.data_root)
+    sets = all_held_out_sets(args.data_root)
     unknown = sorted(set(args.sets.split(",")) - set(sets))
     if unknown:  # before any judge loads
         raise SystemExit(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(sets)}")
@@ -457,6 +469,32 @@ mkdir -p runs/v1 && git archive 44fa5c6 nodes/data/support_cross_encoder | tar -
 """
 
 
+def three_way_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Return the three-way rows of `summarise` as a markdown table."""
+
+    def share(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    lines = [
+        "| set | judge | pairs | 3-way accuracy [95% CI] | contradictions caught | "
+        "entailed called contradicted |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=lambda r: (r["set"], r["judge"])):
+        if "three_way_accuracy" not in row:
+            continue
+        ci = row["three_way_accuracy_ci"]
+        lines.append(
+            f"| {row['set']} | {row['judge']}"
+            + (" (in-sample)" if trained_on(row["judge"], row["set"]) else "")
+            + f" | {row['pairs']} | {share(row['three_way_accuracy'])}"
+            + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+            + f" | {share(row['contradictions_caught'])} | "
+            f"{share(row['supported_called_contradicted'])} |"
+        )
+    return lines
+
+
 def report(_args: argparse.Namespace) -> None:
     """Write docs/benchmarks/support_judges.{md,json} from the records."""
     records = read_records(RECORDS)
@@ -490,6 +528,15 @@ def report(_args: argparse.Namespace) -> None:
         "is wall time per pair on 2 cores (the likelihood and P(Yes) judges run SmolLM2).",
         "",
         *markdown_table(rows, trained_on),
+        "",
+        "## Three ways: entailed / neither / contradicted",
+        "",
+        "Judges that say contradicted, on sets with three-way gold labels: accuracy of the "
+        "verdict (supported = entailed, unsupported = neither), with a 95% bootstrap interval "
+        "over items; the share of gold contradictions called contradicted; the share of gold "
+        "entailed pairs called contradicted (false alarms).",
+        "",
+        *three_way_table(rows),
         "",
         "## Against the MLP head, on the same pairs",
         "",

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NotRequired, Protocol
 
 import numpy as np
 from typing_extensions import TypedDict
@@ -50,6 +50,13 @@ from veriloop.trace import ModelCall
 Feature = Literal["mean_gain", "min_gain", "conditional"]
 Unit = Literal["text", "sentence"]
 CALIBRATION_DIR = Path(__file__).resolve().with_name("data")
+
+ENTAILED, NEITHER, CONTRADICTED = 0, 1, 2
+THREE_WAY: tuple[str, str, str] = ("entailed", "neither", "contradicted")
+"""The three-way judge's classes, in the order of its logits."""
+
+ClaimVerdict = Literal["supported", "contradicted", "unsupported"]
+"""What a claim is, read against its evidence: backed, denied, or not in it."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,18 @@ class SupportVerdict(TypedDict):
     scores: dict[str, float]
     """The raw scores behind the probability (e.g. conditional, prior, mean_gain)."""
     error: str | None
+    verdict: NotRequired[ClaimVerdict]
+    """supported / contradicted / unsupported, from a judge that tells the last two apart
+    (the three-way judge); absent from a support-only judge (read it with `claim_verdict`)."""
+    p_contradicted: NotRequired[float | None]
+    """P(the evidence denies the claim), from a three-way judge."""
+    p_neither: NotRequired[float | None]
+    """P(the evidence neither backs nor denies it), from a three-way judge."""
+    evidence_sentence: NotRequired[str]
+    """The sentence of `evidence_span` closest to the claim (what a person should read)."""
+    mismatches: NotRequired[list[dict[str, Any]]]
+    """Deterministic conflicts found (`nodes.mismatch.Mismatch.to_json`), each naming both
+    spans; any makes the verdict contradicted."""
 
 
 Judged = tuple[list[SupportVerdict], list[ModelCall]]
@@ -88,6 +107,20 @@ class SupportJudge(Protocol):
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query (in order) and the model calls made."""
         ...
+
+
+def claim_verdict(verdict: SupportVerdict, supported_at: float = 0.5) -> ClaimVerdict | None:
+    """Return what the verdict says of the claim: its own three-way verdict when it has one.
+
+    A support-only judge's verdict is `supported` at P >= `supported_at`, else
+    `unsupported` (it cannot say contradicted); None for an unusable verdict.
+    """
+    if verdict.get("verdict") is not None:
+        return verdict["verdict"]
+    probability = verdict["probability"]
+    if probability is None:
+        return None
+    return "supported" if probability >= supported_at else "unsupported"
 
 
 def unusable(error: str) -> SupportVerdict:
@@ -486,6 +519,7 @@ class HeadJudge:
 
 
 ADAPTER_DIR = CALIBRATION_DIR / "support_cross_encoder"
+THREE_WAY_DIR = CALIBRATION_DIR / "three_way_judge"
 
 
 QUESTION_CHARS = 200

@@ -109,6 +109,13 @@ def measure(
                 }
                 if identity is not None:
                     record["identity"] = identity
+                if pair.label is not None:
+                    record["label"] = pair.label
+                if "verdict" in verdict:  # a three-way judge: what it called the claim
+                    record["verdict"] = verdict["verdict"]
+                    record["p_contradicted"] = verdict.get("p_contradicted")
+                if verdict.get("mismatches"):
+                    record["mismatches"] = [m["kind"] for m in verdict["mismatches"]]
                 out.write(json.dumps(record) + "\n")
             out.flush()
             if progress:
@@ -170,6 +177,59 @@ def _by_item_bootstrap(
     return float(low), float(high)
 
 
+VERDICT_CLASS = {"supported": 0, "unsupported": 1, "contradicted": 2}
+"""A claim verdict as a three-way class (`nodes.support.THREE_WAY` order)."""
+
+
+def three_way_accuracy(records: Sequence[dict[str, Any]]) -> float | None:
+    """Return the share of records whose verdict is their gold class (None: none to score).
+
+    Scored: records with a three-way gold `label`; a record without a verdict (an
+    unusable one, or a support-only judge's) is wrong.
+    """
+    scored = [r for r in records if r.get("label") is not None]
+    if not scored:
+        return None
+    return float(
+        np.mean([VERDICT_CLASS.get(r.get("verdict") or "", -1) == r["label"] for r in scored])
+    )
+
+
+def verdict_rate(records: Sequence[dict[str, Any]], gold: int, verdict: str) -> float | None:
+    """Return the share of records of gold class `gold` that the judge called `verdict`."""
+    chosen = [r for r in records if r.get("label") == gold]
+    if not chosen:
+        return None
+    return float(np.mean([r.get("verdict") == verdict for r in chosen]))
+
+
+def _records_bootstrap(
+    records: list[dict[str, Any]],
+    statistic: Callable[[list[dict[str, Any]]], float | None],
+    resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        groups[record["item"]].append(record)
+    keys = list(groups)
+    rng = np.random.default_rng(seed)
+    values = [
+        value
+        for _ in range(resamples)
+        if (
+            value := statistic(
+                [r for k in rng.choice(len(keys), size=len(keys)) for r in groups[keys[k]]]
+            )
+        )
+        is not None
+    ]
+    if not values:
+        return None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
 def summarise(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return one row per (judge, set): counts, metrics with intervals, seconds per claim.
 
@@ -203,6 +263,13 @@ def summarise(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 "seconds_per_claim": float(np.mean([r["seconds"] for r in group])),
             }
         )
+        if any("verdict" in r for r in group) and any(r.get("label") is not None for r in group):
+            rows[-1] |= {
+                "three_way_accuracy": three_way_accuracy(group),
+                "three_way_accuracy_ci": _records_bootstrap(group, three_way_accuracy),
+                "contradictions_caught": verdict_rate(group, 2, "contradicted"),
+                "supported_called_contradicted": verdict_rate(group, 0, "contradicted"),
+            }
     return rows
 
 

@@ -52,6 +52,8 @@ class LabelledPair:
     query: SupportQuery
     supported: bool
     item: str
+    label: int | None = None
+    """The three-way gold class (`nodes.support.THREE_WAY` order), where the set has one."""
 
 
 def halueval_pairs(data_dir: Path, part: str) -> list[LabelledPair]:

@@ -1,0 +1,304 @@
+"""Deterministic contradiction checks: what a claim states that its evidence states otherwise.
+
+A learned judge can miss an inverted dose or a flipped "rare"; a rule cannot, within what
+it covers. `find_mismatches(claim, evidence)` compares a claim with the evidence sentence
+that shares most of its content words and names every conflict it finds, each with both
+spans:
+
+- `number`: a number with a unit (dose, percentage, age, duration, count of times) whose
+  unit the evidence also uses, but never with the claim's value ("10 mg" vs "100 mg").
+- `date`: a year the claim gives where the evidence sentence gives years, none of them it.
+- `negation`: the claim and the sentence say nearly the same words (80% of the claim's
+  content words) but one negates and the other does not ("does not reduce" vs "reduces").
+- `quantifier`: a frequency the evidence puts in another band (never / rare / common /
+  always: "in most patients" vs "an uncommon side effect"), about shared words.
+- `direction`: a change the evidence states the other way (increased vs decreased, higher
+  vs lower), the claim's own direction absent from the sentence.
+
+What the evidence does not mention is never a mismatch: that is "unsupported", the
+judge's call. The rules are measured on held-out pairs by
+`benchmarks/mismatch_rules.py` (docs/benchmarks/support_judges.md): how many
+contradictions they catch and how many supported claims they falsely flag.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.text import split_sentences
+
+MismatchKind = Literal["number", "date", "negation", "quantifier", "direction"]
+
+MIN_SHARED_WORDS = 2
+"""Content words a claim and an evidence sentence must share before a quantifier or a
+direction in one is compared with the other (else they may be about different things)."""
+
+NEGATION_OVERLAP = 0.8
+"""Share of the claim's content words the sentence must hold for a negation to count."""
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A conflict between a claim and its evidence, with the two spans that conflict."""
+
+    kind: MismatchKind
+    claim_span: str
+    evidence_span: str
+    evidence_sentence: str
+
+    @property
+    def reason(self) -> str:
+        """Return one line a person can check: what each side says."""
+        return (
+            f"{self.kind}: the claim says {self.claim_span!r}, "
+            f"the evidence says {self.evidence_span!r}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the mismatch as a JSON object (with its reason)."""
+        return {**asdict(self), "reason": self.reason}
+
+
+# ----------------------------------------------------------------------- numbers
+
+# fmt: off
+_UNITS: dict[str, str] = {
+    "mg": "mg", "milligram": "mg", "milligrams": "mg",
+    "g": "g", "gram": "g", "grams": "g",
+    "kg": "kg", "kilogram": "kg", "kilograms": "kg",
+    "mcg": "mcg", "µg": "mcg", "ug": "mcg", "microgram": "mcg", "micrograms": "mcg",
+    "ml": "ml", "milliliter": "ml", "milliliters": "ml", "millilitre": "ml", "millilitres": "ml",
+    "l": "l", "liter": "l", "liters": "l", "litre": "l", "litres": "l",
+    "iu": "iu", "units": "units", "unit": "units",
+    "%": "%", "percent": "%", "per cent": "%",
+    "mmhg": "mmhg", "mmol": "mmol", "mmol/l": "mmol/l", "mg/dl": "mg/dl",
+    "cm": "cm", "mm": "mm", "m": "m", "km": "km", "inches": "inches", "inch": "inches",
+    "year": "years", "years": "years", "yr": "years", "yrs": "years", "year-old": "years",
+    "years-old": "years", "month": "months", "months": "months",
+    "week": "weeks", "weeks": "weeks", "day": "days", "days": "days",
+    "hour": "hours", "hours": "hours", "hr": "hours", "hrs": "hours", "h": "hours",
+    "minute": "minutes", "minutes": "minutes", "min": "minutes",
+    "second": "seconds", "seconds": "seconds",
+    "time": "times", "times": "times", "fold": "times", "-fold": "times",
+    "dose": "doses", "doses": "doses", "tablet": "tablets", "tablets": "tablets",
+    "patient": "patients", "patients": "patients", "people": "people", "cases": "cases",
+}
+_COUNT_NOUNS = {"doses", "tablets", "patients", "people", "cases", "times"}
+_MEASURE_WORDS = {word for word, unit in _UNITS.items() if unit not in _COUNT_NOUNS}
+"""Unit words that say nothing of a subject ("mg", "years"); "dose" or "patients" do."""
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "half": 0.5,
+}
+# fmt: on
+_UNIT_PATTERN = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_QUANTITY = re.compile(
+    r"(?<![\w.])(?P<value>\d+(?:[.,]\d+)*|" + "|".join(_NUMBER_WORDS) + r")"
+    r"(?:\s*(?:-|to|–)\s*(?P<upper>\d+(?:[.,]\d+)*))?"
+    r"\s*-?\s*(?P<unit>" + _UNIT_PATTERN + r")(?![\w])",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?<![\d.,])(1[89]\d\d|20\d\d)(?![\d%])")
+
+
+def _value(text: str) -> float:
+    word = _NUMBER_WORDS.get(text.lower())
+    return float(word) if word is not None else float(text.replace(",", ""))
+
+
+def quantities(text: str) -> list[tuple[str, str, float, float]]:
+    """Return (span, unit, low, high) for each number with a unit in `text`.
+
+    Units are normalised ("milligrams" -> "mg", "yrs" -> "years"); a range "5-10 mg" is one
+    quantity from 5 to 10.
+    """
+    out = []
+    for match in _QUANTITY.finditer(text):
+        try:
+            low = _value(match.group("value"))
+            high = _value(match.group("upper")) if match.group("upper") else low
+        except ValueError:
+            continue
+        out.append((match.group(0).strip(), _UNITS[match.group("unit").lower()], low, high))
+    return out
+
+
+def _number_mismatches(claim: str, sentence: str) -> list[Mismatch]:
+    found = []
+    evidence = quantities(sentence)
+    for span, unit, low, high in quantities(claim):
+        same_unit = [q for q in evidence if q[1] == unit]
+        if not same_unit or unit in {"patients", "people", "cases"} and len(same_unit) > 1:
+            continue
+        if any(
+            e_low <= low and high <= e_high or (e_low, e_high) == (low, high)
+            for _, _, e_low, e_high in same_unit
+        ):
+            continue
+        found.append(Mismatch("number", span, "; ".join(q[0] for q in same_unit), sentence))
+    return found
+
+
+def _date_mismatches(claim: str, sentence: str) -> list[Mismatch]:
+    evidence_years = set(_YEAR.findall(sentence))
+    if not evidence_years:
+        return []
+    return [
+        Mismatch("date", year, ", ".join(sorted(evidence_years)), sentence)
+        for year in dict.fromkeys(_YEAR.findall(claim))
+        if year not in evidence_years
+    ]
+
+
+# ----------------------------------------------------------------------- words
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|cannot|without|n't)\b|n't\b", re.IGNORECASE
+)
+_NOT_A_NEGATION = re.compile(
+    r"\bno (?:longer|more than|less than|fewer than|matter)\b|\bnot only\b", re.IGNORECASE
+)
+
+# fmt: off
+_BANDS: dict[str, int] = {
+    # 0: never/none, 1: rare, 2: some/sometimes, 3: common/most, 4: always/all
+    "never": 0, "none": 0,
+    "rare": 1, "rarely": 1, "uncommon": 1, "uncommonly": 1, "infrequent": 1, "infrequently": 1,
+    "seldom": 1, "few": 1, "unusual": 1, "unlikely": 1,
+    "common": 3, "commonly": 3, "frequent": 3, "frequently": 3, "often": 3, "usually": 3,
+    "most": 3, "majority": 3, "typically": 3, "likely": 3, "many": 3, "mostly": 3,
+    "always": 4, "all": 4, "every": 4, "invariably": 4,
+}
+# fmt: on
+_BAND_WORD = re.compile(r"\b(" + "|".join(_BANDS) + r")\b", re.IGNORECASE)
+_MOST_OF = re.compile(
+    r"\bmost\s+(?:common|commonly|frequent|frequently|often|likely|serious|important|\w+est)\b",
+    re.IGNORECASE,
+)
+
+# fmt: off
+_DIRECTIONS: dict[str, int] = {
+    "increase": 1, "increases": 1, "increased": 1, "increasing": 1, "higher": 1, "raise": 1,
+    "raises": 1, "raised": 1, "elevated": 1, "elevates": 1, "more": 1, "greater": 1,
+    "improve": 1, "improves": 1, "improved": 1, "rise": 1, "rises": 1, "rose": 1,
+    "decrease": -1, "decreases": -1, "decreased": -1, "decreasing": -1, "lower": -1,
+    "lowers": -1, "lowered": -1, "reduce": -1, "reduces": -1, "reduced": -1, "reducing": -1,
+    "less": -1, "fewer": -1, "smaller": -1, "worsen": -1, "worsens": -1, "worsened": -1,
+    "decline": -1, "declines": -1, "declined": -1, "fall": -1, "falls": -1, "fell": -1,
+}
+# fmt: on
+_DIRECTION_WORD = re.compile(r"\b(" + "|".join(_DIRECTIONS) + r")\b", re.IGNORECASE)
+
+
+def _negated(text: str) -> tuple[bool, str]:
+    cleaned = _NOT_A_NEGATION.sub(" ", text)
+    cues = [m.group(0) for m in _NEGATION.finditer(cleaned)]
+    return len(cues) % 2 == 1, " ".join(cues)
+
+
+def _bands(text: str) -> dict[int, str]:
+    cleaned = _MOST_OF.sub(" ", text)  # "most common" is a superlative, not a share
+    out: dict[int, str] = {}
+    for match in _BAND_WORD.finditer(cleaned):
+        word = match.group(1).lower()
+        out.setdefault(_BANDS[word], match.group(1))
+    return out
+
+
+def _directions(text: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for match in _DIRECTION_WORD.finditer(text):
+        out.setdefault(_DIRECTIONS[match.group(1).lower()], match.group(1))
+    return out
+
+
+def _word_mismatches(claim: str, sentence: str, shared: int, coverage: float) -> list[Mismatch]:
+    found = []
+    claim_negated, claim_cues = _negated(claim)
+    sentence_negated, sentence_cues = _negated(sentence)
+    if claim_negated != sentence_negated and coverage >= NEGATION_OVERLAP:
+        found.append(
+            Mismatch(
+                "negation",
+                claim_cues or "(no negation)",
+                sentence_cues or "(no negation)",
+                sentence,
+            )
+        )
+    if shared < MIN_SHARED_WORDS:
+        return found
+    claim_bands, sentence_bands = _bands(claim), _bands(sentence)
+    if claim_bands and sentence_bands and not set(claim_bands) & set(sentence_bands):
+        gap = min(abs(a - b) for a in claim_bands for b in sentence_bands)
+        if gap >= 2:  # "rare" vs "common", not "common" vs "always"
+            found.append(
+                Mismatch(
+                    "quantifier",
+                    ", ".join(claim_bands.values()),
+                    ", ".join(sentence_bands.values()),
+                    sentence,
+                )
+            )
+    claim_dirs, sentence_dirs = _directions(claim), _directions(sentence)
+    if (
+        len(claim_dirs) == 1
+        and len(sentence_dirs) == 1
+        and set(claim_dirs) != set(sentence_dirs)
+        and not (claim_negated or sentence_negated)  # "not increased" is no decrease
+    ):
+        found.append(
+            Mismatch(
+                "direction",
+                next(iter(claim_dirs.values())),
+                next(iter(sentence_dirs.values())),
+                sentence,
+            )
+        )
+    return found
+
+
+# ----------------------------------------------------------------------- the check
+
+
+def closest_sentence(claim: str, evidence: str) -> tuple[str, int, float]:
+    """Return the evidence sentence sharing most content words with the claim.
+
+    Numbers and units are not content words here: a shared "mg" is no shared subject.
+    Returns (sentence, shared content words, share of the claim's content words held);
+    ("", 0, 0.0) for evidence with no sentence.
+    """
+    sentences = split_sentences(evidence)
+    if not sentences:
+        return "", 0, 0.0
+    tokens = [
+        {t for t in words if not t.isdigit() and t not in _MEASURE_WORDS}
+        for words in lexical_tokens([claim, *sentences], stopwords="en_plus")
+    ]
+    claim_words = tokens[0]
+    best = ("", 0, 0.0)
+    for sentence, words in zip(sentences, tokens[1:], strict=True):
+        shared = len(claim_words & words)
+        if shared > best[1] or not best[0]:
+            best = (sentence, shared, shared / len(claim_words) if claim_words else 0.0)
+    return best
+
+
+def find_mismatches(claim: str, evidence: str) -> list[Mismatch]:
+    """Return every conflict between `claim` and the evidence sentence closest to it.
+
+    Numbers and years are compared with that sentence whatever the overlap (a unit or a
+    year in common is the link); negation needs 80% of the claim's content words in it,
+    quantifiers and directions two shared content words. Empty when nothing conflicts or
+    the evidence has no sentence.
+    """
+    sentence, shared, coverage = closest_sentence(claim, evidence)
+    if not sentence or shared == 0:
+        return []
+    return [
+        *_number_mismatches(claim, sentence),
+        *_date_mismatches(claim, sentence),
+        *_word_mismatches(claim, sentence, shared, coverage),
+    ]

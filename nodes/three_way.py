@@ -1,0 +1,270 @@
+"""The three-way claim judge: does the evidence back the claim, deny it, or neither?
+
+`ThreeWayJudge` is the bundled all-MiniLM-L6-v2 fine-tuned on entailment / neutral /
+contradiction pairs (NLI data plus the support judge's sources;
+`benchmarks/train_three_way_judge.py`). It reads (evidence window, question + claim) as
+the support cross-encoder does and gives P(entailed), P(neither), P(contradicted) per
+window. Per claim, over all its evidence windows:
+
+- **supported** when the most entailing window has P(entailed) >= `supported_at`;
+- else **contradicted** when the most contradicting window has P(contradicted) >=
+  `contradicted_at`;
+- else **unsupported** (not in the evidence).
+
+The verdict's `probability` is P(entailed) of the most entailing window (so every caller
+that reads P(supported) keeps working), `p_contradicted` the highest P(contradicted), and
+the span is the window the verdict rests on, with its sentence closest to the claim.
+
+`MismatchCheckedJudge` puts the deterministic checks of `nodes.mismatch` beside any
+judge: a conflict between the claim and the evidence the inner verdict rests on (a dose,
+a year, a negation, "most" vs "uncommon") makes the verdict contradicted, names both
+spans, and sets P(supported) to 0 (the model's own value stays in `scores`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+from veriloop.errors import InvalidInputError
+from veriloop.nodes.mismatch import closest_sentence, find_mismatches
+from veriloop.nodes.support import (
+    CONTRADICTED,
+    ENTAILED,
+    NEITHER,
+    THREE_WAY,
+    THREE_WAY_DIR,
+    Judged,
+    SupportJudge,
+    SupportQuery,
+    SupportVerdict,
+    check_queries,
+    cross_encoder_input,
+    mean_pooled,
+    unusable,
+    windowed_pairs,
+)
+
+WEIGHT_FILES = ("encoder.safetensors", "adapter_model.safetensors", "head.safetensors")
+
+
+@cache
+def load_three_way(judge_dir: Path = THREE_WAY_DIR) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """Return (tokenizer, encoder, head, training.json) of a trained three-way judge.
+
+    The encoder is the bundled MiniLM with the judge's float16 layers loaded over it
+    (`mode: full`) or its LoRA adapter merged (`mode: lora`).
+
+    Raises:
+        InvalidInputError: The folder holds no trained three-way judge, or its head does not
+            have three outputs.
+    """
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModel, AutoTokenizer
+
+    from veriloop.models.locate import bundled_embedding_model_path
+
+    folder = Path(judge_dir)
+    try:
+        training = json.loads((folder / "training.json").read_text())
+    except (OSError, ValueError):
+        training = {}
+    if training.get("kind") != "three_way" or not (folder / "head.safetensors").is_file():
+        raise InvalidInputError(
+            f"no trained three-way judge in {folder}; train one with "
+            "benchmarks/train_three_way_judge.py or choose another judge"
+        )
+    base_path = bundled_embedding_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(base_path)
+    encoder = AutoModel.from_pretrained(base_path)
+    if training.get("mode") == "lora":
+        from peft import PeftModel
+
+        encoder = PeftModel.from_pretrained(encoder, str(folder)).merge_and_unload()
+    else:
+        layers = load_file(str(folder / "encoder.safetensors"))
+        missing = set(layers) - set(encoder.state_dict())
+        if missing:
+            raise InvalidInputError(
+                f"{folder}/encoder.safetensors holds weights this MiniLM lacks "
+                f"({sorted(missing)[:3]}...): it was trained on another base model"
+            )
+        encoder.load_state_dict({k: v.float() for k, v in layers.items()}, strict=False)
+    encoder.eval()
+    weights = load_file(str(folder / "head.safetensors"))
+    hidden = encoder.config.hidden_size
+    if tuple(weights["weight"].shape) != (len(THREE_WAY), hidden):
+        raise InvalidInputError(
+            f"{folder}/head.safetensors has shape {tuple(weights['weight'].shape)}, not "
+            f"({len(THREE_WAY)}, {hidden}): copy the head and the weights from one training run"
+        )
+    head = torch.nn.Linear(hidden, len(THREE_WAY))
+    head.load_state_dict(weights)
+    head.eval()
+    return tokenizer, encoder, head, training
+
+
+class ThreeWayJudge:
+    """The bundled MiniLM fine-tuned to tell entailed, contradicted and neither apart."""
+
+    def __init__(
+        self,
+        *,
+        judge_dir: Path = THREE_WAY_DIR,
+        supported_at: float = 0.5,
+        contradicted_at: float = 0.5,
+        max_length: int = 192,
+        batch_size: int = 16,
+        max_evidence_chars: int = 20_000,
+        window_chars: int = 600,
+    ) -> None:
+        """Load the judge from `judge_dir` (once per process).
+
+        Args:
+            judge_dir: The trained judge (`benchmarks/train_three_way_judge.py`).
+            supported_at: P(entailed) from which a claim is supported.
+            contradicted_at: P(contradicted) from which an unsupported claim is contradicted.
+            max_length: Tokens per (evidence window, question + claim) pair.
+            batch_size: Pairs per forward pass.
+            max_evidence_chars: Evidence text read per evidence item.
+            window_chars: Evidence is read in windows of whole sentences of about this size.
+
+        Raises:
+            InvalidInputError: No trained judge in `judge_dir`, or thresholds outside [0, 1].
+        """
+        if not (0.0 <= supported_at <= 1.0 and 0.0 <= contradicted_at <= 1.0):
+            raise InvalidInputError("the three-way judge's thresholds must lie in [0, 1]")
+        self.tokenizer, self.encoder, self.head, self.training = load_three_way(Path(judge_dir))
+        self.judge_dir = Path(judge_dir)
+        self.supported_at = supported_at
+        self.contradicted_at = contradicted_at
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.max_evidence_chars = max_evidence_chars
+        self.window_chars = window_chars
+        version = self.training.get("version")
+        self.name = (
+            f"MiniLM three-way judge ({self.judge_dir.name}{f' v{version}' if version else ''})"
+        )
+
+    @cached_property
+    def identity(self) -> str:
+        """Return a fingerprint of the judge's weights: sha256 of its safetensors, 16 hex."""
+        digest = hashlib.sha256()
+        for name in WEIGHT_FILES:
+            path = self.judge_dir / name
+            if path.is_file():
+                digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def probabilities(
+        self, evidence: Sequence[str], second: Sequence[str]
+    ) -> list[tuple[float, float, float]]:
+        """Return (P(entailed), P(neither), P(contradicted)) per (evidence, claim text) pair."""
+        import torch
+
+        out: list[tuple[float, float, float]] = []
+        for start in range(0, len(evidence), self.batch_size):
+            batch = self.tokenizer(
+                list(evidence[start : start + self.batch_size]),
+                list(second[start : start + self.batch_size]),
+                truncation="longest_first",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            with torch.no_grad():
+                hidden = self.encoder(**batch).last_hidden_state
+                probs = torch.softmax(self.head(mean_pooled(hidden, batch["attention_mask"])), -1)
+            out.extend(
+                (float(r[ENTAILED]), float(r[NEITHER]), float(r[CONTRADICTED])) for r in probs
+            )
+        return out
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        """Return one verdict per query: supported, contradicted or unsupported, with its span."""
+        check_queries(queries)
+        pairs = windowed_pairs(queries, self.max_evidence_chars, self.window_chars)
+        probs = self.probabilities(
+            [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
+        )
+        entailing: dict[int, int] = {}
+        contradicting: dict[int, int] = {}
+        for row, ((q_index, _, _), p) in enumerate(zip(pairs, probs, strict=True)):
+            if q_index not in entailing or p[ENTAILED] > probs[entailing[q_index]][ENTAILED]:
+                entailing[q_index] = row
+            best = contradicting.get(q_index)
+            if best is None or p[CONTRADICTED] > probs[best][CONTRADICTED]:
+                contradicting[q_index] = row
+        verdicts: list[SupportVerdict] = []
+        for q_index, query in enumerate(queries):
+            if q_index not in entailing:
+                verdicts.append(unusable("no evidence"))
+                continue
+            e_row, c_row = entailing[q_index], contradicting[q_index]
+            p_entailed, p_contradicted = probs[e_row][ENTAILED], probs[c_row][CONTRADICTED]
+            if p_entailed >= self.supported_at:
+                verdict, row = "supported", e_row
+            elif p_contradicted >= self.contradicted_at:
+                verdict, row = "contradicted", c_row
+            else:
+                verdict, row = "unsupported", e_row
+            _, e_index, window = pairs[row]
+            verdicts.append(
+                SupportVerdict(
+                    probability=round(p_entailed, 6),
+                    evidence_index=e_index,
+                    evidence_span=window,
+                    scores={
+                        name: round(value, 6)
+                        for name, value in zip(THREE_WAY, probs[row], strict=True)
+                    },
+                    error=None,
+                    verdict=verdict,  # type: ignore[typeddict-item]
+                    p_contradicted=round(p_contradicted, 6),
+                    p_neither=round(probs[row][NEITHER], 6),
+                    evidence_sentence=closest_sentence(query.claim, window)[0] or window,
+                )
+            )
+        return verdicts, []
+
+
+class MismatchCheckedJudge:
+    """Any judge, with the deterministic checks of `nodes.mismatch` beside it."""
+
+    def __init__(self, inner: SupportJudge) -> None:
+        """Check the spans `inner`'s verdicts rest on."""
+        self.inner = inner
+        self.name = f"{getattr(inner, 'name', 'judge')} + mismatch rules"
+
+    @property
+    def identity(self) -> str | None:
+        """Return the inner judge's weight fingerprint, if it has one."""
+        return getattr(self.inner, "identity", None)
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        """Return the inner verdicts, made contradicted where a rule finds a conflict."""
+        verdicts, calls = self.inner.judge(queries)
+        out: list[SupportVerdict] = []
+        for query, verdict in zip(queries, verdicts, strict=True):
+            span = verdict["evidence_span"]
+            found = find_mismatches(query.claim, span) if verdict["error"] is None and span else []
+            if not found:
+                out.append(verdict)
+                continue
+            checked = SupportVerdict(**verdict)
+            checked["scores"] = {
+                **verdict["scores"],
+                "model_p_supported": verdict["probability"] or 0.0,
+            }
+            checked["probability"] = 0.0
+            checked["verdict"] = "contradicted"
+            checked["mismatches"] = [m.to_json() for m in found]
+            checked["evidence_sentence"] = found[0].evidence_sentence
+            out.append(checked)
+        return out, calls

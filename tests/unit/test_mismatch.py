@@ -1,0 +1,104 @@
+"""The deterministic contradiction checks, on hand-written claims and evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from veriloop.nodes.mismatch import closest_sentence, find_mismatches, quantities
+
+WARFARIN = (
+    "The most common serious side effect of warfarin is bleeding. "
+    "Hair loss is an uncommon side effect."
+)
+
+
+def kinds(claim: str, evidence: str) -> list[str]:
+    return [m.kind for m in find_mismatches(claim, evidence)]
+
+
+def test_quantities_normalise_units_and_ranges() -> None:
+    assert quantities("Take 5-10 milligrams twice, for 3 yrs; 20% improved") == [
+        ("5-10 milligrams", "mg", 5.0, 10.0),
+        ("3 yrs", "years", 3.0, 3.0),
+        ("20%", "%", 20.0, 20.0),
+    ]
+
+
+def test_the_warfarin_claim_conflicts_on_its_quantifier() -> None:
+    found = find_mismatches("Warfarin also causes hair loss in most patients.", WARFARIN)
+    assert [m.kind for m in found] == ["quantifier"]
+    assert found[0].claim_span == "most"
+    assert found[0].evidence_span == "uncommon"
+    assert found[0].evidence_sentence == "Hair loss is an uncommon side effect."
+    assert "'most'" in found[0].reason and "'uncommon'" in found[0].reason
+
+
+def test_a_superlative_most_is_not_a_share() -> None:
+    # "most common" in the evidence must not read as "most patients"
+    assert kinds("Bleeding is the most common serious side effect of warfarin.", WARFARIN) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        ("The usual dose is 10 mg a day.", "The usual dose is 100 mg a day.", ["number"]),
+        ("The usual dose is 10 mg a day.", "The usual dose is 10 mg a day.", []),
+        ("The usual dose is 10 mg a day.", "Doses range from 5-20 mg a day.", []),
+        (
+            "About 30% of patients relapse.",
+            "About 13% of patients relapse within a year.",
+            ["number"],
+        ),
+        ("Symptoms last 2 weeks.", "Symptoms usually last about two weeks.", []),
+        # a unit the evidence never uses is unsupported, not contradicted
+        ("The usual dose is 10 mg a day.", "The drug is taken once a day.", []),
+        ("The vaccine was approved in 1995.", "The vaccine was approved in 2005.", ["date"]),
+        ("The vaccine was approved in 1995.", "It was licensed in 1995 after trials.", []),
+        ("Aspirin does not reduce fever.", "Aspirin does reduce fever.", ["negation"]),
+        ("Aspirin reduces fever.", "Aspirin does not reduce fever.", ["negation"]),
+        ("Aspirin reduces fever.", "Aspirin reduces fever in adults.", []),
+        # double negation, and "no longer" is no negation
+        ("It is not uncommon.", "It is not uncommon in children.", []),
+        ("Statins lower LDL cholesterol.", "Statins no longer lower LDL cholesterol.", []),
+        (
+            "Exercise increases insulin sensitivity.",
+            "Exercise decreases insulin sensitivity.",
+            ["direction"],
+        ),
+        ("Exercise increases insulin sensitivity.", "Exercise increases insulin sensitivity.", []),
+        # both directions stated: nothing to compare
+        (
+            "The drug increases heart rate.",
+            "The drug increases heart rate and decreases blood pressure.",
+            [],
+        ),
+        (
+            "Seizures are rare after the vaccine.",
+            "Seizures are common after the vaccine.",
+            ["quantifier"],
+        ),
+        # neighbouring bands are not a conflict
+        ("Headaches are common with this drug.", "Headaches always occur with this drug.", []),
+        # different subjects: no shared content, no comparison of quantifiers
+        ("Nausea is rare.", "Most patients recover fully.", []),
+    ],
+)
+def test_rules_on_hand_written_pairs(claim: str, evidence: str, expected: list[str]) -> None:
+    assert kinds(claim, evidence) == expected
+
+
+def test_the_closest_sentence_is_compared() -> None:
+    evidence = (
+        "Warfarin is an anticoagulant. The usual dose is 5 mg a day. It was approved in 1954."
+    )
+    sentence, shared, coverage = closest_sentence("The usual warfarin dose is 50 mg.", evidence)
+    assert sentence == "The usual dose is 5 mg a day."
+    assert shared == 2  # usual, dose ("warfarin" is in another sentence)
+    assert coverage == pytest.approx(2 / 3)
+    assert kinds("The usual warfarin dose is 50 mg.", evidence) == ["number"]
+
+
+def test_no_evidence_or_nothing_shared_finds_nothing() -> None:
+    assert find_mismatches("The dose is 10 mg.", "") == []
+    # a unit and a number in common are no shared subject
+    assert find_mismatches("The dose is 10 mg.", "Completely unrelated words here 100 mg.") == []
