@@ -87,13 +87,13 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     decides on.
     """
     kind, _, folder = name.partition("@")
-    if kind in ("three_way", "three_way_rules"):  # the three-way judge, alone or with rules
+    if kind in ("three_way", "three_way_model"):  # the three-way judge with rules, or alone
         try:
             three_way = ThreeWayJudge(judge_dir=Path(folder)) if folder else ThreeWayJudge()
         except InvalidInputError as error:
             raise SystemExit(str(error)) from error
         recorded = f"{kind}_{Path(folder).name}" if folder else kind
-        return recorded, MismatchCheckedJudge(three_way) if kind == "three_way_rules" else three_way
+        return recorded, MismatchCheckedJudge(three_way) if kind == "three_way" else three_way
     if folder:  # a judge from a folder needs no chat or scoring model
         if kind not in ("cross_encoder", "gated", "onnx_nli"):
             raise SystemExit(f"{name!r}: only cross_encoder@, gated@ and onnx_nli@ take a folder")

@@ -14,8 +14,10 @@
   year), and −0.3 per quality aspect the model finds lacking (`quality_penalties`; an
   unusable reply costs nothing and is recorded). `random_reliability` (ablation) draws
   reliabilities uniformly from [1, 8] instead (seeded).
-- judge_stances: +1 / 0 / −1 per (claim, article): the trained claim-support judge
-  (default, `stance_judge="support"`: +1 at P(supported) >= `stance_supports_at`, −1 below
+- judge_stances: +1 / 0 / −1 per (claim, article): the three-way judge (default,
+  `stance_judge="three_way"`: +1 supported, −1 contradicted, 0 not in the abstract; each
+  stance keeps P(supported), P(contradicted) and the sentence it rests on), the support-only
+  judge (`stance_judge="support"`: +1 at P(supported) >= `stance_supports_at`, −1 below
   `stance_contradicts_below` on an on-topic article (claim-article cosine >=
   `stance_relevant_at`), 0 otherwise; each stance keeps its probability), the MiniLM NLI
   head (`"nli"`) or the chat model (`"llm"`); an unusable reply is recorded, excluded from
@@ -61,6 +63,7 @@ from veriloop.nodes.reliability import (
     recency_bonuses,
     reliability_parts,
 )
+from veriloop.nodes.support import SupportQuery, claim_verdict, support_judge
 from veriloop.prompts import render
 from veriloop.state import OutputState, TracedState
 from veriloop.text import split_sentences
@@ -89,11 +92,13 @@ class MEvalContext(MethodSettings):
     extra_evidence: int = field(
         default=9, metadata={"ge": 0, "description": "Most reliable retrieved articles kept."}
     )
-    stance_judge: Literal["support", "nli", "llm"] = field(
-        default="support",
+    stance_judge: Literal["three_way", "support", "nli", "llm"] = field(
+        default="three_way",
         metadata={
-            "description": "'support': the trained claim-support judge; 'nli': the MiniLM "
-            "NLI head; 'llm': the chat model."
+            "description": "'three_way': the three-way judge with the mismatch checks (+1 "
+            "supported, −1 contradicted, 0 not in the abstract); 'support': the support-only "
+            "judge (−1 from a low P on an on-topic abstract); 'nli': the MiniLM NLI head; "
+            "'llm': the chat model."
         },
     )
     stance_supports_at: float = field(
@@ -164,6 +169,10 @@ class Stance(TypedDict):
     error: str | None
     probability: NotRequired[float | None]
     """P(supported) when the support judge gave the stance."""
+    p_contradicted: NotRequired[float | None]
+    """P(contradicted) when the three-way judge gave the stance."""
+    evidence_sentence: NotRequired[str]
+    """The abstract's sentence the three-way stance rests on."""
     relevance: NotRequired[float | None]
     """Claim-article cosine (the support judge's gate for −1)."""
 
@@ -333,7 +342,9 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     pairs = [(c, r) for c in range(len(state.claim_texts)) for r in state.evidence]
     stances: list[Stance] = []
     calls: list[ModelCall] = []
-    if context.stance_judge == "support":
+    if context.stance_judge == "three_way":
+        stances = _three_way_stances(state, context, pairs)
+    elif context.stance_judge == "support":
         stances = _support_stances(state, context, pairs)
     elif context.stance_judge == "nli":
         from veriloop.nodes.nli import EmbeddingNLI
@@ -378,6 +389,44 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
         "unusable_stances": sum(s["stance"] is None for s in stances),
         "calls": calls,
     }
+
+
+THREE_WAY_STANCE = {"supported": 1, "contradicted": -1, "unsupported": 0}
+
+
+def _stance_queries(state: State, pairs: list[tuple[int, ArticleRecord]]) -> list[SupportQuery]:
+    # the main claim (0) already starts with the question; the others are read after it
+    return [
+        SupportQuery(
+            state.claim_texts[c],
+            [r["article"]["abstract"] or r["article"]["title"] or "-"],
+            "" if c == 0 else state.question,
+        )
+        for c, r in pairs
+    ]
+
+
+def _three_way_stances(
+    state: State, context: MEvalContext, pairs: list[tuple[int, ArticleRecord]]
+) -> list[Stance]:
+    if not pairs:
+        return []
+    judge = support_judge("three_way", get_models(context))
+    verdicts, _ = judge.judge(_stance_queries(state, pairs))
+    return [
+        Stance(
+            claim=c,
+            article=record["id"],
+            stance=None
+            if verdict["error"] is not None
+            else THREE_WAY_STANCE[claim_verdict(verdict) or "unsupported"],
+            error=verdict["error"],
+            probability=verdict["probability"],
+            p_contradicted=verdict.get("p_contradicted"),
+            evidence_sentence=verdict.get("evidence_sentence", ""),
+        )
+        for (c, record), verdict in zip(pairs, verdicts, strict=True)
+    ]
 
 
 def _support_stances(

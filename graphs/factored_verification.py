@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -74,7 +74,7 @@ from veriloop.nodes.claims import (
 )
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.scorers import require_token_scores, yes_no_probability
-from veriloop.nodes.support import SupportQuery, support_judge
+from veriloop.nodes.support import ClaimVerdict, SupportQuery, claim_verdict, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
@@ -96,11 +96,15 @@ class FVContext(MethodSettings):
             "its own decomposition (docs/results/README.md)."
         },
     )
-    verifier: Literal["trained", "likelihood", "yesno", "cot", "auto"] = field(
-        default="trained",
+    verifier: Literal["three_way", "trained", "likelihood", "yesno", "cot", "auto"] = field(
+        default="three_way",
         metadata={
-            "description": "How P(claim supported) is judged: 'trained' (the MiniLM "
-            "cross-encoder, measured best: docs/benchmarks/support_judges.md), 'likelihood' "
+            "description": "How each claim is judged: 'three_way' (the MiniLM three-way "
+            "judge: supported / contradicted / not in the sources, with the deterministic "
+            "number, date, negation and quantifier checks beside it; a contradicted claim "
+            "makes the answer hallucinated), 'trained' (the MiniLM support cross-encoder, "
+            "which cannot tell contradicted from unsupported; docs/benchmarks/"
+            "support_judges.md measures both), 'likelihood' "
             "(how much the source raises the scorer's likelihood of the claim, calibrated), "
             "'yesno' (the paper's P(Yes) from the scorer's log-probs), 'cot' (reasoning then "
             "Yes/No as 1/0), 'auto' (yesno when the backend has log-probs, else cot)."
@@ -162,13 +166,21 @@ class ClaimCheck(TypedDict):
     index: int
     claim: str
     p_supported: float | None
-    method: Literal["trained", "likelihood", "logprob", "cot"]
+    method: Literal["three_way", "trained", "likelihood", "logprob", "cot"]
     supported: bool | None
     error: str | None
     evidence: str
     """The source text (or span) the verdict rests on; '' when none was judged."""
     scores: dict[str, float]
     """The judge's raw scores behind p_supported."""
+    verdict: NotRequired[ClaimVerdict | None]
+    """supported / contradicted / unsupported (the three-way judge; else from P)."""
+    p_contradicted: NotRequired[float | None]
+    """P(the source denies the claim), from the three-way judge."""
+    evidence_sentence: NotRequired[str]
+    """The sentence of `evidence` closest to the claim: what the source says."""
+    mismatches: NotRequired[list[dict[str, Any]]]
+    """Deterministic conflicts (number, date, negation, quantifier, direction), both spans."""
 
 
 class DiscardedClaim(TypedDict):
@@ -311,6 +323,14 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     }
 
 
+JUDGE_METHOD: dict[str, Literal["three_way", "trained", "likelihood"]] = {
+    "three_way": "three_way",
+    "trained": "trained",
+    "likelihood": "likelihood",
+}
+"""The verifiers that are claim-support judges, as a ClaimCheck's method."""
+
+
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     """P(claim supported) from a claim-support judge, with the source it rests on."""
     judge = support_judge(context.verifier, get_models(context))
@@ -321,16 +341,30 @@ def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     query = SupportQuery(claim, task["evidence"], task["question"])
     [verdict], calls = judge.judge([query])
     p = verdict["probability"]
+    said: ClaimVerdict | None = None
+    if p is not None:  # the judge's "contradicted" stands; else the claim threshold decides
+        denied = claim_verdict(verdict) == "contradicted"
+        said = (
+            "contradicted"
+            if denied
+            else "supported"
+            if p >= context.claim_threshold
+            else "unsupported"
+        )
     check = ClaimCheck(
         round=task["round"],
         index=task["index"],
         claim=task["claim"],
         p_supported=p,
-        method="trained" if context.verifier == "trained" else "likelihood",
-        supported=None if p is None else p >= context.claim_threshold,
+        method=JUDGE_METHOD[context.verifier],
+        supported=None if said is None else said == "supported",
         error=verdict["error"],
         evidence=verdict["evidence_span"],
         scores=verdict["scores"],
+        verdict=said,
+        p_contradicted=verdict.get("p_contradicted"),
+        evidence_sentence=verdict.get("evidence_sentence", ""),
+        mismatches=verdict.get("mismatches", []),
     )
     return {"claim_checks": [check], "calls": calls}
 
@@ -341,7 +375,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
     models = get_models(context)
     claim = bare_claim(task["claim"])
     calls: list[ModelCall] = []
-    if context.verifier in ("trained", "likelihood"):
+    if context.verifier in JUDGE_METHOD:
         return judge_claim(task, context)
     if context.verifier in ("auto", "yesno"):
         prompt = render(
@@ -412,14 +446,16 @@ def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     checks = _round_checks(state)
     usable = [c["p_supported"] for c in checks if c["p_supported"] is not None]
     p_answer = answer_probability(usable)
-    hallucinated = None if p_answer is None else p_answer < context.threshold
+    contradicted = sum(c.get("verdict") == "contradicted" for c in checks)
+    # a claim the sources deny makes the answer hallucinated, whatever the product says
+    hallucinated = None if p_answer is None else p_answer < context.threshold or contradicted > 0
     candidate = Candidate(
         stage="answer",
         round=state.round,
         iteration=state.revisions,
         text=state.answer or "",
-        scores={"p_answer": p_answer},
-        thresholds={"p_answer": context.threshold},
+        scores={"p_answer": p_answer, "contradicted_claims": contradicted},
+        thresholds={"p_answer": context.threshold, "contradicted_claims": 0},
         passed=hallucinated is False,
         error=None if usable else "no claim could be extracted or checked",
     )
@@ -438,6 +474,9 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     calls: list[ModelCall] = []
     for check in _round_checks(state):
         if check["supported"] is not False:
+            continue
+        if check.get("verdict") == "contradicted" and check.get("evidence_sentence"):
+            records.append(source_quote(state.round, check))  # the source's words, no model
             continue
         prompt = render(
             "fv_critique",
@@ -459,6 +498,23 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
             )
         )
     return {"critique_records": records, "calls": calls}
+
+
+def source_quote(round_number: int, check: ClaimCheck) -> CritiqueRecord:
+    """Return the critique of a contradicted claim: what the source says, quoted.
+
+    The revision copies the source's sentence instead of the claim (a small model copies
+    well and recalls badly); a mismatch found by the deterministic checks is named.
+    """
+    sentence = check.get("evidence_sentence", "")
+    named = "; ".join(m["reason"] for m in check.get("mismatches", []))
+    return CritiqueRecord(
+        round=round_number,
+        claim=check["claim"],
+        critique=f'The source says otherwise: "{sentence}"' + (f" ({named})." if named else ""),
+        revised_claim=sentence,
+        error=None,
+    )
 
 
 def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
@@ -507,7 +563,12 @@ def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     else:
         verdict = "hallucinated"
         reason = "cap_reached" if context.max_revisions else "single_pass"
-        detail = f"P(answer) < θ={context.threshold} after {state.revisions} revision(s)"
+        denied = sum(c.get("verdict") == "contradicted" for c in _round_checks(state))
+        detail = (
+            f"{denied} claim(s) contradicted by the sources"
+            if denied
+            else f"P(answer) < θ={context.threshold}"
+        ) + f" after {state.revisions} revision(s)"
     stop_reason: StopReason = reason  # type: ignore[assignment]
     stop = LoopStop(
         loop="revision", round=state.round, reason=stop_reason, chosen_iteration=None, detail=detail

@@ -110,9 +110,13 @@ class GroundedContext(MethodSettings):
         default=3,
         metadata={"ge": 1, "description": "Sentences quoted in extract mode."},
     )
-    judge: Literal["trained", "likelihood", "yesno", "head"] = field(
-        default="trained",
-        metadata={"description": "Claim-support judge for the sentence check (nodes.support)."},
+    judge: Literal["three_way", "trained", "likelihood", "yesno", "head"] = field(
+        default="three_way",
+        metadata={
+            "description": "Claim judge for the sentence check (nodes.support): 'three_way' "
+            "also finds sentences a passage contradicts (dropped, or marked [contradicted]); "
+            "the others judge support only."
+        },
     )
     supported_at: float = field(
         default=0.5,
@@ -128,7 +132,10 @@ class GroundedContext(MethodSettings):
     )
     unsupported: Literal["drop", "mark"] = field(
         default="drop",
-        metadata={"description": "drop unsupported sentences, or keep them marked [unsupported]."},
+        metadata={
+            "description": "drop unsupported and contradicted sentences, or keep them marked "
+            "[unsupported] / [contradicted]."
+        },
     )
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
@@ -32,7 +32,13 @@ from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.retrieval import open_knowledge_base, retrieve
-from veriloop.nodes.support import CoverageGatedJudge, SupportJudge, SupportQuery
+from veriloop.nodes.support import (
+    ClaimVerdict,
+    CoverageGatedJudge,
+    SupportJudge,
+    SupportQuery,
+    claim_verdict,
+)
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -66,6 +72,9 @@ class CheckedSentence(TypedDict):
     supported: bool
     reason: str
     """Why the sentence was kept or not, in words."""
+    verdict: NotRequired[ClaimVerdict]
+    """supported / contradicted / unsupported; contradicted when a passage denies it (the
+    three-way judge or the mismatch checks) and none backs it."""
 
 
 class PassageSource(Protocol):
@@ -264,11 +273,16 @@ def check_sentences(
             )
             continue
         coverage = verdict["scores"].get("coverage")
-        supported = probability >= supported_at
+        denied = claim_verdict(verdict) == "contradicted"
+        supported = probability >= supported_at and not denied
         if supported:
             reason = f"P(supported) {probability:.2f}" + (
                 "" if coverage is None else f", {coverage:.0%} of its content words"
             )
+        elif denied:
+            said = verdict.get("evidence_sentence") or verdict["evidence_span"]
+            named = "; ".join(m["reason"] for m in verdict.get("mismatches", []))
+            reason = f'contradicted: the passage says "{said}"' + (f" ({named})" if named else "")
         elif gate is not None and "inner_p" not in verdict["scores"]:  # the gate said no
             held = "no content words" if coverage is None else f"{coverage:.0%}"
             reason = f"no passage holds its content words (best: {held}, < {gate:.0%})"
@@ -284,6 +298,7 @@ def check_sentences(
                 coverage=coverage,
                 supported=supported,
                 reason=reason,
+                verdict="supported" if supported else "contradicted" if denied else "unsupported",
             )
         )
     return checked
@@ -295,7 +310,8 @@ def cited_answer(
     """Join the supported sentences, each with a numbered citation of its passage.
 
     Passages are numbered in order of first citation. With `mark_unsupported`, sentences
-    that failed the check stay in place, followed by `[unsupported]`.
+    that failed the check stay in place, followed by `[unsupported]`, or `[contradicted]`
+    where a passage denies them.
 
     Returns:
         The answer text and the cited passage ids (citation `[n]` is the n-th id).
@@ -308,7 +324,8 @@ def cited_answer(
                 order.append(sentence["passage_id"])
             parts.append(with_marker(sentence["text"], order.index(sentence["passage_id"]) + 1))
         elif mark_unsupported:
-            parts.append(f"{sentence['text'].rstrip()} [unsupported]")
+            mark = "contradicted" if sentence.get("verdict") == "contradicted" else "unsupported"
+            parts.append(f"{sentence['text'].rstrip()} [{mark}]")
     return " ".join(parts), order
 
 

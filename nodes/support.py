@@ -797,35 +797,59 @@ class CoverageGatedJudge:
         if not asked:
             return verdicts, []
         inner, calls = self.inner.judge([query for _, _, query, _ in asked])
+        denials: dict[int, SupportVerdict] = {}
         for (q_index, e_index, _, coverage), verdict in zip(asked, inner, strict=True):
             p = verdict["probability"]
             if p is None:
                 continue  # a failed pair leaves the gated-out verdict (or "no evidence")
-            current = verdicts[q_index]["probability"]
-            if current is None or p > current or (p == current == 0.0):
-                verdicts[q_index] = SupportVerdict(
-                    probability=round(p, 6),
-                    evidence_index=e_index,
-                    evidence_span=verdict["evidence_span"],
-                    scores={
+            gated = SupportVerdict(
+                **{
+                    **verdict,
+                    "probability": round(p, 6),
+                    "evidence_index": e_index,
+                    "scores": {
                         **verdict["scores"],
                         "inner_p": round(p, 6),
                         "coverage": round(coverage, 4),
                     },
-                    error=None,
-                )
+                    "error": None,
+                }
+            )
+            current = verdicts[q_index]["probability"]
+            if current is None or p > current or (p == current == 0.0):
+                verdicts[q_index] = gated
+            if verdict.get("verdict") == "contradicted" and (
+                q_index not in denials
+                or (verdict.get("p_contradicted") or 0.0)
+                > (denials[q_index].get("p_contradicted") or 0.0)
+            ):
+                denials[q_index] = gated
+        # one rule with the three-way judge's: backed by any text wins, else denied by any
+        for q_index, denial in denials.items():
+            if claim_verdict(verdicts[q_index]) != "supported":
+                verdicts[q_index] = denial
         return verdicts, calls
 
 
-JudgeKind = Literal["trained", "gated", "likelihood", "yesno", "head"]
+JudgeKind = Literal[
+    "three_way", "three_way_model", "trained", "gated", "likelihood", "yesno", "head"
+]
 
 
 def support_judge(kind: str, models: Models) -> SupportJudge:
     """Return the claim-support judge called `kind` (see the module docstring).
 
+    `three_way` is the three-way judge with the deterministic mismatch checks beside it
+    (`nodes.three_way`); `three_way_model` the model alone.
+
     Raises:
-        InvalidInputError: An unknown kind, or the trained judge's adapter is missing.
+        InvalidInputError: An unknown kind, or the trained judge's weights are missing.
     """
+    if kind in ("three_way", "three_way_model"):
+        from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
+
+        model = ThreeWayJudge()
+        return MismatchCheckedJudge(model) if kind == "three_way" else model
     if kind == "trained":
         return CrossEncoderJudge()
     if kind == "gated":
@@ -837,7 +861,8 @@ def support_judge(kind: str, models: Models) -> SupportJudge:
     if kind == "head":
         return HeadJudge(models)
     raise InvalidInputError(
-        f"unknown support judge {kind!r}; choose trained, gated, likelihood, yesno or head"
+        f"unknown support judge {kind!r}; choose three_way, three_way_model, trained, gated, "
+        "likelihood, yesno or head"
     )
 
 

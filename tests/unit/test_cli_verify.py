@@ -48,7 +48,7 @@ def test_verify_a_json_answer_prints_claims_and_verdict(fake_backend: Make, tmp_
     assert result.exit_code == 0, result.output
     assert "cancer" in result.output and "0.100" in result.output  # cells fold: words only
     assert "verdict: hallucinated" in result.output
-    assert "rests on" in result.output and "thins" in result.output
+    assert "source says" in result.output and "thins" in result.output
 
 
 def test_verify_says_when_the_answer_sentences_stood_in_for_claims(

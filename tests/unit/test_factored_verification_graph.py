@@ -437,3 +437,101 @@ def test_likelihood_verifier_names_the_source_each_claim_rests_on(fake_backend: 
     assert check["evidence"] == "Aspirin thins the blood."  # the supportive source, not the first
     assert check["scores"]["mean_gain"] == pytest.approx(2.5)
     assert check["p_supported"] is not None and check["p_supported"] > 0.5
+
+
+class ScriptedThreeWay:
+    """A three-way judge that backs one claim and finds the sources deny another."""
+
+    name = "scripted three-way"
+
+    def judge(self, queries: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+        verdicts = []
+        for query in queries:
+            denied = "hair loss" in query.claim
+            verdicts.append(
+                {
+                    "probability": 0.0 if denied else 0.9,
+                    "evidence_index": 0,
+                    "evidence_span": query.evidence[0],
+                    "scores": {"model_p_supported": 0.97} if denied else {},
+                    "error": None,
+                    "verdict": "contradicted" if denied else "supported",
+                    "p_contradicted": 0.8 if denied else 0.02,
+                    "evidence_sentence": "Hair loss is an uncommon side effect."
+                    if denied
+                    else "The most common serious side effect of warfarin is bleeding.",
+                    "mismatches": [
+                        {"kind": "quantifier", "reason": "quantifier: 'most' vs 'uncommon'"}
+                    ]
+                    if denied
+                    else [],
+                }
+            )
+        return verdicts, []
+
+
+def test_a_contradicted_claim_makes_the_answer_hallucinated_and_is_quoted(
+    fake_backend: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veriloop.graphs.factored_verification as fv
+
+    monkeypatch.setattr(fv, "support_judge", lambda kind, models: ScriptedThreeWay())
+    # no chat reply is scripted for a critique: the contradicted claim's must need none
+    backend, models = fake_backend([])
+    source = (
+        "The most common serious side effect of warfarin is bleeding. "
+        "Hair loss is an uncommon side effect."
+    )
+    answer = (
+        "The most common serious side effect of warfarin is bleeding. "
+        "Warfarin also causes hair loss in most patients."
+    )
+    result = (
+        build_graph()
+        .compile()
+        .invoke(
+            {"answer": answer, "sources": [{"id": "S1", "text": source}]},
+            context=FVContext(
+                backend=backend,
+                verifier="three_way",
+                sentences_as_claims=True,
+                threshold=0.0,  # the product alone would pass anything
+                max_revisions=0,
+            ),
+        )
+    )
+    verdicts = {c["claim"]: c["verdict"] for c in result["claims"]}
+    assert verdicts == {
+        "The most common serious side effect of warfarin is bleeding.": "supported",
+        "Warfarin also causes hair loss in most patients.": "contradicted",
+    }
+    assert result["hallucinated"] is True and result["verdict"] == "hallucinated"
+    hair = next(c for c in result["claims"] if c["verdict"] == "contradicted")
+    assert hair["method"] == "three_way" and hair["p_contradicted"] == 0.8
+    assert hair["supported"] is False
+    assert "contradicted by the sources" in result["trace"]["stops"][0]["detail"]
+
+
+def test_critique_of_a_contradicted_claim_quotes_the_source() -> None:
+    from veriloop.graphs.factored_verification import ClaimCheck, source_quote
+
+    check = ClaimCheck(
+        round=0,
+        index=1,
+        claim="Warfarin also causes hair loss in most patients.",
+        p_supported=0.0,
+        method="three_way",
+        supported=False,
+        error=None,
+        evidence="...",
+        scores={},
+        verdict="contradicted",
+        evidence_sentence="Hair loss is an uncommon side effect.",
+        mismatches=[{"reason": "quantifier: the claim says 'most', the evidence says 'uncommon'"}],
+    )
+    record = source_quote(0, check)
+    assert record["critique"] == (
+        'The source says otherwise: "Hair loss is an uncommon side effect." '
+        "(quantifier: the claim says 'most', the evidence says 'uncommon')."
+    )
+    assert record["revised_claim"] == "Hair loss is an uncommon side effect."

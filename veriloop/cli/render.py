@@ -244,28 +244,56 @@ def _evidence_preview(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
+VERDICT_STYLE = {
+    "supported": "[green]supported[/green]",
+    "contradicted": "[bold red]contradicted[/bold red]",
+    "unsupported": "[yellow]unsupported[/yellow]",
+}
+
+
+def verdict_cell(check: dict[str, Any]) -> str:
+    """Return a claim check's verdict, coloured; from `supported` for older records."""
+    verdict = check.get("verdict")
+    if verdict is None and check.get("supported") is not None:
+        verdict = "supported" if check["supported"] else "unsupported"
+    return VERDICT_STYLE.get(str(verdict), "?")
+
+
+def probability_cell(value: float | None) -> str:
+    """Return a probability to three places, or a dash when there is none."""
+    return "–" if value is None else f"{value:.3f}"
+
+
 def render_verification(result: dict[str, Any]) -> None:
     """Print claims with their probabilities, critiques, the verdict and any revision."""
     if "evidence_report" in result:
         render_evidence_validation(result)
         return
     if "claims" in result:
-        table = Table(title="Claims (P = probability the sources support it)")
-        for column in ("round", "claim", "P", "rests on", "method", "supported"):
+        checks = sorted(result["claims"], key=lambda c: (c["round"], c["index"]))
+        methods = ", ".join(dict.fromkeys(c["method"] for c in checks)) or "none"
+        table = Table(title=f"Claims (judged by {methods}; P = probability)")
+        for column in ("round", "claim", "verdict", "P supported", "P contradicted", "source says"):
             table.add_column(column, overflow="fold")
-        for check in sorted(result["claims"], key=lambda c: (c["round"], c["index"])):
-            p = check["p_supported"]
-            mark = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "?"}
+        for check in checks:
             error = f" ({escape(str(check['error']))})" if check["error"] else ""
             table.add_row(
                 str(check["round"] + 1),
                 escape(check["claim"]),
-                "–" if p is None else f"{p:.3f}",
-                escape(_evidence_preview(check.get("evidence") or "")),
-                check["method"],
-                mark[check["supported"]] + error,
+                verdict_cell(check) + error,
+                probability_cell(check["p_supported"]),
+                probability_cell(check.get("p_contradicted")),
+                escape(
+                    _evidence_preview(check.get("evidence_sentence") or check.get("evidence") or "")
+                ),
             )
         out.print(table)
+        for check in checks:
+            for mismatch in check.get("mismatches") or []:
+                out.print(
+                    f"[red]contradicted[/red] “{escape(check['claim'])}”: "
+                    f"{escape(mismatch['reason'])}"
+                )
         for dropped in result.get("discarded_claims", []):
             out.print(
                 f"[dim]round {dropped['round'] + 1}: not checked, not drawn from the answer: "
