@@ -181,8 +181,9 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
     assert cells[4] == "0.0"  # Refused %: the direct baseline never refuses
     assert cells[5] == "50.0"  # Ref-supported %: item 0's sentence is its reference
     assert cells[6] == "0.50"  # Unsupp. claims: item 1's one sentence, over 2 items
-    assert cells[7] == "0.50"  # Unsupp./item: the same, as no item was refused
-    assert cells[9] == "50.00"  # mean F1 x 100
+    assert cells[7] == "0.00"  # Contra. claims: a support-only judge never says contradicted
+    assert cells[8] == "0.50"  # Unsupp./item: the same, as no item was refused
+    assert cells[10] == "50.00"  # mean F1 x 100
     trust = text.split("How far to trust")[1]
     assert "- same-text on " in trust or "- same-text: no held-out data" in trust
     assert "HealthVer" in text

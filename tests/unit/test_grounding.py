@@ -66,6 +66,7 @@ def test_faithfulness_counts_supported_unsupported_and_undetermined() -> None:
         "claims": 4,
         "supported": 2,
         "unsupported": 1,
+        "contradicted": 0,  # a support-only judge never says contradicted
         "undetermined": 1,
         "faithfulness": 0.5,  # 2 of 4 claims; the undetermined one is not counted supported
     }
@@ -148,3 +149,33 @@ def test_grounding_section_by_hand(
         tmp_path, {"settings": {"corpus_dir": "unused"}}, records, WordJudge(), models, models
     )
     assert again == lines
+
+
+class DenyingJudge:
+    """Backs claims without "never"; says the context contradicts those with it."""
+
+    name = "denying"
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        out = []
+        for query in queries:
+            denied = "never" in query.claim
+            verdict = SupportVerdict(
+                probability=0.1 if denied else 0.9,
+                evidence_index=0,
+                evidence_span=query.evidence[0],
+                scores={},
+                error=None,
+            )
+            if denied:
+                verdict["verdict"] = "contradicted"
+            out.append(verdict)
+        return out, []
+
+
+def test_faithfulness_counts_contradicted_claims_among_the_unsupported() -> None:
+    result = faithfulness(
+        DenyingJudge(), ["Aspirin thins blood.", "Aspirin never thins blood."], ["aspirin"]
+    )
+    assert (result["supported"], result["unsupported"], result["contradicted"]) == (1, 1, 1)
+    assert result["faithfulness"] == 0.5

@@ -31,7 +31,7 @@ from veriloop.knowledge.hybrid import ContextUnit, format_units
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.citations import strip_citations
-from veriloop.nodes.support import SupportJudge, SupportQuery
+from veriloop.nodes.support import SupportJudge, SupportQuery, claim_verdict
 from veriloop.prompts import render
 from veriloop.text import split_sentences
 
@@ -61,14 +61,20 @@ def faithfulness(
     A claim is supported when the support judge's P(supported) against its most supportive
     context text is at least `threshold`; a claim the judge could not score is undetermined.
 
+    With a judge that tells contradiction apart (the three-way judge), `contradicted`
+    counts the unsupported claims the context denies: a subset of `unsupported`, so
+    `unsupported` keeps its meaning (not supported) beside older runs.
+
     Returns:
-        {"claims", "supported", "unsupported", "undetermined", "faithfulness"}, with
-        faithfulness None when there are no claims or no context (undetermined answer).
+        {"claims", "supported", "unsupported", "contradicted", "undetermined",
+        "faithfulness"}, with faithfulness None when there are no claims or no context
+        (undetermined answer).
     """
     counts: dict[str, Any] = {
         "claims": len(claims),
         "supported": 0,
         "unsupported": 0,
+        "contradicted": 0,
         "undetermined": 0,
     }
     texts = [text for text in context if text.strip()]
@@ -81,8 +87,11 @@ def faithfulness(
         probability = verdict["probability"]
         if probability is None:
             counts["undetermined"] += 1
+        elif probability >= threshold and claim_verdict(verdict) != "contradicted":
+            counts["supported"] += 1
         else:
-            counts["supported" if probability >= threshold else "unsupported"] += 1
+            counts["unsupported"] += 1
+            counts["contradicted"] += claim_verdict(verdict) == "contradicted"
     counts["faithfulness"] = counts["supported"] / len(claims)
     return counts
 

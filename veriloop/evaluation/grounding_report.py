@@ -125,6 +125,7 @@ def _summary(per_item: list[dict[str, Any]]) -> dict[str, Any]:
         "claims": sum(m["claims"] for m in answered),
         "supported": sum(m["supported"] for m in answered),
         "unsupported": sum(m["unsupported"] for m in answered),
+        "contradicted": sum(m.get("contradicted", 0) for m in answered),
         "undetermined_claims": sum(m["undetermined"] for m in answered),
         "undetermined_answers": len(answered) - len(determined),
         "grade": mean(m["grade"] for m in graded),
@@ -271,7 +272,8 @@ def grounding_section(
         "## Faithfulness, Auto-Grader and accuracy (shaped like Muneeswaran et al. Tables 1-2)",
         "",
         "| run | items (answered / refused) | faithful % | all claims supported % | claims: "
-        "supported / unsupported / undetermined | undetermined answers | grade (1-5) | "
+        "supported / unsupported (contradicted) / undetermined | undetermined answers | "
+        "grade (1-5) | "
         "grader accuracy % (ungraded) | decision accuracy % (no decision) | tokens in / item "
         "| context chars / answer |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -282,7 +284,8 @@ def grounding_section(
             f"{s['items']} ({s['answered']} / {s['refused']})",
             format_number(s["faithful"], 1),
             format_number(s["all_claims_supported"], 1),
-            f"{s['supported']} / {s['unsupported']} / {s['undetermined_claims']}",
+            f"{s['supported']} / {s['unsupported']} ({s['contradicted']}) / "
+            f"{s['undetermined_claims']}",
             str(s["undetermined_answers"]),
             format_number(s["grade"], 2),
             f"{format_number(s['grader_accuracy'], 1)} ({s['ungraded']})",

@@ -41,16 +41,18 @@ from veriloop.evaluation.tables import (
     read_keyed_metrics,
 )
 from veriloop.models import Models, get_models
-from veriloop.nodes.support import CoverageGatedJudge, CrossEncoderJudge, SupportJudge
+from veriloop.nodes.support import CoverageGatedJudge, SupportJudge, support_judge
 
-METRICS_VERSION = "4"  # 4: + refused, per-item unsupported, wall s; 3: gated judge; 2: judge
-OLDER_METRICS = ("3", "2", "1")
+METRICS_VERSION = "5"  # 5: three-way judge, + contradicted claims; 4: + refused, per-item
+# unsupported, wall s; 3: gated judge; 2: judge
+OLDER_METRICS = ("4", "3", "2", "1")
 COLUMNS = [
     ("nli_sample", "Med-NLI spl", 3),
     ("nli_sentence", "Med-NLI sent", 3),
     ("refused", "Refused %", 1),
     ("ref_supported", "Ref-supported %", 1),
     ("unsupported_claims", "Unsupp. claims", 2),
+    ("contradicted_claims", "Contra. claims", 2),
     ("unsupported_per_item", "Unsupp./item", 2),
     ("consistency", "Consistency", 2),
     ("f1", "F1", 2),
@@ -101,6 +103,7 @@ def score_record(
         nli_sentence=sentence,
         ref_supported=None if claims["faithfulness"] is None else 100 * claims["faithfulness"],
         unsupported_claims=claims["unsupported"],
+        contradicted_claims=claims["contradicted"],
         unsupported_per_item=claims["unsupported"],
         consistency=consistency(models, record["question"], answer).value,
         f1=100 * unigram_f1(answer, record["references"]),
@@ -413,7 +416,7 @@ def write_report(
     if models is None:
         models = get_models(ModelSettings(**{**settings, "cache_dir": cache}))
     judge = judge or EmbeddingNLI(models)
-    support = support or CoverageGatedJudge(CrossEncoderJudge())
+    support = support or CoverageGatedJudge(support_judge("three_way", models))
     per_record = _cached_metrics(run_dir, records, judge, models, support)
 
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -518,7 +521,9 @@ def write_report(
         "(P >= 0.5, read after the question; the gate asks that the reference hold 75% of "
         "the sentence's content words, so a paraphrase counts as unsupported), averaged "
         "over answered items; Unsupp. claims counts the sentences it does not, per answered "
-        "item (refusals are not answers: see Refused %); Unsupp./item counts a refusal as "
+        "item (refusals are not answers: see Refused %), and Contra. claims those of them "
+        "that the reference contradicts (the three-way judge or the mismatch checks), per "
+        "answered item; Unsupp./item counts a refusal as "
         "0 unsupported claims, over all items. The reference is an independent check, not "
         "text the method saw.",
         "",

@@ -17,13 +17,14 @@ PAIRED_METRICS = [
     ("nli_sentence", "Med-NLI sent"),
     ("ref_supported", "Ref-supported %"),
     ("unsupported_claims", "Unsupp. claims"),
+    ("contradicted_claims", "Contradicted claims"),
     ("unsupported_per_item", "Unsupp./item (refusal = 0)"),
     ("refused", "Refused %"),
     ("f1", "F1"),
     ("rouge_l", "R-L"),
 ]
 """Metrics `paired_comparison` compares by default (key, column label)."""
-LOWER_IS_BETTER = {"unsupported_claims", "unsupported_per_item"}
+LOWER_IS_BETTER = {"unsupported_claims", "contradicted_claims", "unsupported_per_item"}
 """Metrics where a negative difference is the improvement."""
 NO_DIRECTION = {"refused"}
 """Metrics where neither direction is better in itself (a refusal rate)."""
