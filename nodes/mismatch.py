@@ -5,11 +5,14 @@ it covers. `find_mismatches(claim, evidence)` compares a claim with the evidence
 that shares most of its content words and names every conflict it finds, each with both
 spans:
 
-- `number`: a number with a unit (dose, percentage, age, duration, count of times) whose
-  unit the evidence also uses, but never with the claim's value ("10 mg" vs "100 mg").
-- `date`: a year the claim gives where the evidence sentence gives years, none of them it.
-- `negation`: the claim and the sentence say nearly the same words (80% of the claim's
-  content words) but one negates and the other does not ("does not reduce" vs "reduces").
+- `number`: a number with a unit (dose, percentage, age, duration, count of times) where
+  the evidence sentence gives one quantity in that unit, another value ("10 mg" vs
+  "100 mg"); a sentence listing several is not compared.
+- `date`: a year the claim gives where the evidence sentence gives one other year
+  (decades, "the 1950s", are not years; a sentence with several years is not compared).
+- `negation`: the claim and the sentence say nearly the same words (Jaccard similarity of
+  content words >= 0.6) but one negates and the other does not ("does not reduce" vs
+  "reduces").
 - `quantifier`: a frequency the evidence puts in another band (never / rare / common /
   always: "in most patients" vs "an uncommon side effect"), about shared words.
 - `direction`: a change the evidence states the other way (increased vs decreased, higher
@@ -17,8 +20,9 @@ spans:
 
 What the evidence does not mention is never a mismatch: that is "unsupported", the
 judge's call. The rules are measured on held-out pairs by
-`benchmarks/mismatch_rules.py` (docs/benchmarks/support_judges.md): how many
-contradictions they catch and how many supported claims they falsely flag.
+`benchmarks/mismatch_rules.py` (docs/benchmarks/mismatch_rules.md): how many
+contradictions they catch and how many supported claims they falsely flag. Every claim and
+evidence sentence must share two content words before anything is compared.
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ from veriloop.text import split_sentences
 MismatchKind = Literal["number", "date", "negation", "quantifier", "direction"]
 
 MIN_SHARED_WORDS = 2
-"""Content words a claim and an evidence sentence must share before a quantifier or a
-direction in one is compared with the other (else they may be about different things)."""
+"""Content words a claim and an evidence sentence must share before anything in one is
+compared with the other (else they may be about different things)."""
 
-NEGATION_OVERLAP = 0.8
-"""Share of the claim's content words the sentence must hold for a negation to count."""
+NEGATION_SIMILARITY = 0.6
+"""Jaccard similarity of the claim's and the sentence's content words from which a negation
+in one and not the other counts: the two must say nearly the same thing, not merely share
+a short claim's words ("tennis" in a long sentence with "No." in it)."""
 
 
 @dataclass(frozen=True)
@@ -86,22 +92,27 @@ _UNITS: dict[str, str] = {
     "dose": "doses", "doses": "doses", "tablet": "tablets", "tablets": "tablets",
     "patient": "patients", "patients": "patients", "people": "people", "cases": "cases",
 }
+_UNIT_OF = {word.casefold(): unit for word, unit in _UNITS.items()}
+"""Units by case-folded word: casefold() maps the micro sign (µ) and Greek mu (μ, Μ) to one
+letter, as the regular expression's IGNORECASE matching does."""
 _COUNT_NOUNS = {"doses", "tablets", "patients", "people", "cases", "times"}
-_MEASURE_WORDS = {word for word, unit in _UNITS.items() if unit not in _COUNT_NOUNS}
+_MEASURE_WORDS = {word for word, unit in _UNIT_OF.items() if unit not in _COUNT_NOUNS}
 """Unit words that say nothing of a subject ("mg", "years"); "dose" or "patients" do."""
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twice": 2, "half": 0.5,
 }
 # fmt: on
-_UNIT_PATTERN = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_UNIT_PATTERN = "|".join(
+    sorted((re.escape(u) for u in {*_UNITS, *_UNIT_OF}), key=len, reverse=True)
+)
 _QUANTITY = re.compile(
     r"(?<![\w.])(?P<value>\d+(?:[.,]\d+)*|" + "|".join(_NUMBER_WORDS) + r")"
     r"(?:\s*(?:-|to|–)\s*(?P<upper>\d+(?:[.,]\d+)*))?"
     r"\s*-?\s*(?P<unit>" + _UNIT_PATTERN + r")(?![\w])",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?<![\d.,])(1[89]\d\d|20\d\d)(?![\d%])")
+_YEAR = re.compile(r"(?<![\d.,])(1[89]\d\d|20\d\d)(?![\d%]|'?s\b)")
 
 
 def _value(text: str) -> float:
@@ -122,7 +133,7 @@ def quantities(text: str) -> list[tuple[str, str, float, float]]:
             high = _value(match.group("upper")) if match.group("upper") else low
         except ValueError:
             continue
-        out.append((match.group(0).strip(), _UNITS[match.group("unit").lower()], low, high))
+        out.append((match.group(0).strip(), _UNIT_OF[match.group("unit").casefold()], low, high))
     return out
 
 
@@ -131,7 +142,7 @@ def _number_mismatches(claim: str, sentence: str) -> list[Mismatch]:
     evidence = quantities(sentence)
     for span, unit, low, high in quantities(claim):
         same_unit = [q for q in evidence if q[1] == unit]
-        if not same_unit or unit in {"patients", "people", "cases"} and len(same_unit) > 1:
+        if len(same_unit) != 1:  # none to compare, or several: which one the claim means is unsure
             continue
         if any(
             e_low <= low and high <= e_high or (e_low, e_high) == (low, high)
@@ -144,7 +155,7 @@ def _number_mismatches(claim: str, sentence: str) -> list[Mismatch]:
 
 def _date_mismatches(claim: str, sentence: str) -> list[Mismatch]:
     evidence_years = set(_YEAR.findall(sentence))
-    if not evidence_years:
+    if len(evidence_years) != 1:  # none, or several: which event the claim dates is unsure
         return []
     return [
         Mismatch("date", year, ", ".join(sorted(evidence_years)), sentence)
@@ -164,13 +175,14 @@ _NOT_A_NEGATION = re.compile(
 
 # fmt: off
 _BANDS: dict[str, int] = {
-    # 0: never/none, 1: rare, 2: some/sometimes, 3: common/most, 4: always/all
+    # 0: never/none, 1: rare, 3: common/most, 4: always (frequency words only: "all",
+    # "few", "likely" say other things too often)
     "never": 0, "none": 0,
     "rare": 1, "rarely": 1, "uncommon": 1, "uncommonly": 1, "infrequent": 1, "infrequently": 1,
-    "seldom": 1, "few": 1, "unusual": 1, "unlikely": 1,
+    "seldom": 1, "unusual": 1,
     "common": 3, "commonly": 3, "frequent": 3, "frequently": 3, "often": 3, "usually": 3,
-    "most": 3, "majority": 3, "typically": 3, "likely": 3, "many": 3, "mostly": 3,
-    "always": 4, "all": 4, "every": 4, "invariably": 4,
+    "most": 3, "majority": 3, "typically": 3, "mostly": 3,
+    "always": 4, "invariably": 4,
 }
 # fmt: on
 _BAND_WORD = re.compile(r"\b(" + "|".join(_BANDS) + r")\b", re.IGNORECASE)
@@ -199,8 +211,14 @@ def _negated(text: str) -> tuple[bool, str]:
     return len(cues) % 2 == 1, " ".join(cues)
 
 
+_NEGATED_BAND = re.compile(
+    r"\b(?:not|n't|never|no)\s+(?:\w+\s+)?(?:" + "|".join(_BANDS) + r")\b", re.IGNORECASE
+)
+
+
 def _bands(text: str) -> dict[int, str]:
     cleaned = _MOST_OF.sub(" ", text)  # "most common" is a superlative, not a share
+    cleaned = _NEGATED_BAND.sub(" ", cleaned)  # "not common", "isn't always": no clear band
     out: dict[int, str] = {}
     for match in _BAND_WORD.finditer(cleaned):
         word = match.group(1).lower()
@@ -215,11 +233,11 @@ def _directions(text: str) -> dict[int, str]:
     return out
 
 
-def _word_mismatches(claim: str, sentence: str, shared: int, coverage: float) -> list[Mismatch]:
+def _word_mismatches(claim: str, sentence: str, shared: int, similarity: float) -> list[Mismatch]:
     found = []
     claim_negated, claim_cues = _negated(claim)
     sentence_negated, sentence_cues = _negated(sentence)
-    if claim_negated != sentence_negated and coverage >= NEGATION_OVERLAP:
+    if claim_negated != sentence_negated and similarity >= NEGATION_SIMILARITY:
         found.append(
             Mismatch(
                 "negation",
@@ -228,8 +246,6 @@ def _word_mismatches(claim: str, sentence: str, shared: int, coverage: float) ->
                 sentence,
             )
         )
-    if shared < MIN_SHARED_WORDS:
-        return found
     claim_bands, sentence_bands = _bands(claim), _bands(sentence)
     if claim_bands and sentence_bands and not set(claim_bands) & set(sentence_bands):
         gap = min(abs(a - b) for a in claim_bands for b in sentence_bands)
@@ -267,8 +283,8 @@ def closest_sentence(claim: str, evidence: str) -> tuple[str, int, float]:
     """Return the evidence sentence sharing most content words with the claim.
 
     Numbers and units are not content words here: a shared "mg" is no shared subject.
-    Returns (sentence, shared content words, share of the claim's content words held);
-    ("", 0, 0.0) for evidence with no sentence.
+    Returns (sentence, shared content words, Jaccard similarity of the two sets of content
+    words); ("", 0, 0.0) for evidence with no sentence.
     """
     sentences = split_sentences(evidence)
     if not sentences:
@@ -282,23 +298,24 @@ def closest_sentence(claim: str, evidence: str) -> tuple[str, int, float]:
     for sentence, words in zip(sentences, tokens[1:], strict=True):
         shared = len(claim_words & words)
         if shared > best[1] or not best[0]:
-            best = (sentence, shared, shared / len(claim_words) if claim_words else 0.0)
+            union = len(claim_words | words)
+            best = (sentence, shared, shared / union if union else 0.0)
     return best
 
 
 def find_mismatches(claim: str, evidence: str) -> list[Mismatch]:
     """Return every conflict between `claim` and the evidence sentence closest to it.
 
-    Numbers and years are compared with that sentence whatever the overlap (a unit or a
-    year in common is the link); negation needs 80% of the claim's content words in it,
-    quantifiers and directions two shared content words. Empty when nothing conflicts or
-    the evidence has no sentence.
+    Nothing is compared unless the two share `MIN_SHARED_WORDS` content words (numbers and
+    units aside); a negation needs the two to be nearly the same sentence
+    (`NEGATION_SIMILARITY`); a number is compared only with a sentence that gives exactly
+    one quantity in its unit. Empty when nothing conflicts or the evidence has no sentence.
     """
-    sentence, shared, coverage = closest_sentence(claim, evidence)
-    if not sentence or shared == 0:
+    sentence, shared, similarity = closest_sentence(claim, evidence)
+    if not sentence or shared < MIN_SHARED_WORDS:
         return []
     return [
         *_number_mismatches(claim, sentence),
         *_date_mismatches(claim, sentence),
-        *_word_mismatches(claim, sentence, shared, coverage),
+        *_word_mismatches(claim, sentence, shared, similarity),
     ]

@@ -24,6 +24,16 @@ def test_quantities_normalise_units_and_ranges() -> None:
     ]
 
 
+def test_micro_signs_and_case_read_as_one_unit() -> None:
+    # the micro sign (U+00B5) and Greek mu (U+03BC, U+039C) are all micrograms
+    assert [q[1] for q in quantities("5 \u00b5g, 5 \u03bcg, 5 \u039cg, 2 mmol/L")] == [
+        "mcg",
+        "mcg",
+        "mcg",
+        "mmol/l",
+    ]
+
+
 def test_the_warfarin_claim_conflicts_on_its_quantifier() -> None:
     found = find_mismatches("Warfarin also causes hair loss in most patients.", WARFARIN)
     assert [m.kind for m in found] == ["quantifier"]
@@ -50,10 +60,26 @@ def test_a_superlative_most_is_not_a_share() -> None:
             ["number"],
         ),
         ("Symptoms last 2 weeks.", "Symptoms usually last about two weeks.", []),
+        # several percentages in the sentence: which one the claim means is unsure
+        ("About 30% of patients relapse.", "About 13% relapse and 20% of patients die.", []),
+        # decades are not years
+        ("The war dates to the early 1800s.", "The war dates to 1832.", []),
+        # a short answer inside a long sentence with a "no" in it is not a negation
+        (
+            "Jack Sock plays tennis.",
+            "Jack Sock is a tennis player, ranked world No. 8 in doubles and singles.",
+            [],
+        ),
         # a unit the evidence never uses is unsupported, not contradicted
         ("The usual dose is 10 mg a day.", "The drug is taken once a day.", []),
         ("The vaccine was approved in 1995.", "The vaccine was approved in 2005.", ["date"]),
         ("The vaccine was approved in 1995.", "It was licensed in 1995 after trials.", []),
+        # several years in the sentence: which event the claim dates is unsure
+        (
+            "The vaccine was approved in 1995.",
+            "The vaccine, tested in 1990, was approved in 2005.",
+            [],
+        ),
         ("Aspirin does not reduce fever.", "Aspirin does reduce fever.", ["negation"]),
         ("Aspirin reduces fever.", "Aspirin does not reduce fever.", ["negation"]),
         ("Aspirin reduces fever.", "Aspirin reduces fever in adults.", []),
@@ -79,6 +105,8 @@ def test_a_superlative_most_is_not_a_share() -> None:
         ),
         # neighbouring bands are not a conflict
         ("Headaches are common with this drug.", "Headaches always occur with this drug.", []),
+        # a negated frequency has no clear band
+        ("Headaches are not common with this drug.", "Headaches are rare with this drug.", []),
         # different subjects: no shared content, no comparison of quantifiers
         ("Nausea is rare.", "Most patients recover fully.", []),
     ],
@@ -91,10 +119,11 @@ def test_the_closest_sentence_is_compared() -> None:
     evidence = (
         "Warfarin is an anticoagulant. The usual dose is 5 mg a day. It was approved in 1954."
     )
-    sentence, shared, coverage = closest_sentence("The usual warfarin dose is 50 mg.", evidence)
+    sentence, shared, similarity = closest_sentence("The usual warfarin dose is 50 mg.", evidence)
     assert sentence == "The usual dose is 5 mg a day."
     assert shared == 2  # usual, dose ("warfarin" is in another sentence)
-    assert coverage == pytest.approx(2 / 3)
+    # Jaccard: {usual, dose} of {usual, warfarin, dose}; "day" and "mg" are unit words
+    assert similarity == pytest.approx(2 / 3)
     assert kinds("The usual warfarin dose is 50 mg.", evidence) == ["number"]
 
 
