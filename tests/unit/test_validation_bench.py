@@ -100,3 +100,37 @@ def test_validate_bench_scores_right_and_wrong_responses(
     assert CliRunner().invoke(app, args).exit_code == 0  # resumes without re-running
     assert len((out / "results.jsonl").read_text().splitlines()) == 16
     assert "| m-eval | 4 | 100.0% | 100.0% | 100.0% | 0 |" in (out / "report.md").read_text()
+
+
+def test_citation_claims_are_balanced_and_checked_against_their_cited_abstracts() -> None:
+    import pytest
+
+    from veriloop.errors import InvalidInputError
+    from veriloop.evaluation.items import Item
+    from veriloop.evaluation.validation_bench import (
+        CLAIM_QUESTION,
+        balanced_claims,
+        claim_cases,
+    )
+
+    items = [
+        Item(
+            id=f"s{n}", question=f"Drug {n} helps <|cit|>.", documents=[f"abs {n}"], gold="SUPPORT"
+        )
+        for n in range(4)
+    ] + [
+        Item(id="r1", question="Drug 9 harms.", documents=["abs 9", "abs 10"], gold="REFUTE"),
+        Item(id="r2", question="Drug 8 harms.", documents=["abs 8"], gold="CONTRADICT"),
+        Item(id="n1", question="Drug 7.", documents=["abs 7"], gold="NEUTRAL"),
+        Item(id="r3", question="No evidence.", documents=[], gold="REFUTE"),
+    ]
+    chosen = balanced_claims(items, 2, seed=0)
+    assert sorted(i.gold or "" for i in chosen) == ["CONTRADICT", "REFUTE", "SUPPORT", "SUPPORT"]
+    assert balanced_claims(items, 2, seed=0) == chosen  # seeded
+    with pytest.raises(InvalidInputError, match="only 2 CONTRADICT/REFUTE claims"):
+        balanced_claims(items, 3, seed=0)
+    cases = {c["case_id"]: c for c in claim_cases(items[:1] + items[4:5])}
+    assert cases["s0"]["answer"] == "Drug 0 helps ."  # the citation marker removed
+    assert cases["s0"]["question"] == CLAIM_QUESTION and cases["s0"]["incorrect"] is False
+    assert cases["r1"]["incorrect"] is True
+    assert [a["abstract"] for a in cases["r1"]["articles"]] == ["abs 9", "abs 10"]

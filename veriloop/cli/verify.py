@@ -249,7 +249,14 @@ def detect_bench_command(
 
 
 def validate_bench_command(
-    dataset: Annotated[str, typer.Option(help="A multiple-choice dataset (medqa).")] = "medqa",
+    dataset: Annotated[
+        str,
+        typer.Option(
+            help="medqa (a right and a wrong response per question, BM25-cited) or "
+            "citation_integrity (each claim against the abstract it cites; --limit claims "
+            "per class, SUPPORT and REFUTE)."
+        ),
+    ] = "medqa",
     data_dir: Annotated[Path, typer.Option(help="The dataset's folder.")] = Path(
         "../shared/data/medqa"
     ),
@@ -290,10 +297,14 @@ def validate_bench_command(
         context = build_context(MEvalContext, settings or [], **given)
         run_settings = {k: v for k, v in asdict(context).items() if k != "prompt_overrides"}
         run_dir = out_dir or Path("runs") / f"meval_{dataset}_{split}_n{limit}"
+        loaded = load_dataset(dataset, data_dir, split)
+        claims = dataset == "citation_integrity"
+        if claims:
+            loaded = validation_bench.balanced_claims(loaded, limit, seed)
         items = validation_bench.start(
             run_dir,
-            load_dataset(dataset, data_dir, split),
-            limit,
+            loaded,
+            len(loaded) if claims else limit,
             seed,
             {
                 "dataset": dataset,
@@ -302,7 +313,11 @@ def validate_bench_command(
                 "command": "veriloop " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
             },
         )
-        cases = validation_bench.response_cases(items, str(evidence_corpus), cited, seed)
+        cases = (
+            validation_bench.claim_cases(items)
+            if claims
+            else validation_bench.response_cases(items, str(evidence_corpus), cited, seed)
+        )
         bar = tqdm(total=len(cases) * len(validation_bench.RUNS), desc="m-eval", unit="response")
         try:
             validation_bench.run_validation(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,6 +67,55 @@ def response_cases(
                 }
             )
     return cases
+
+
+CLAIM_QUESTION = "What does the cited work report?"
+"""The question M-Eval needs for a bare citing claim (its main claim is question + answer)."""
+CITATION_MARKER = re.compile(r"<\|[a-z_]+\|>")
+
+
+def balanced_claims(items: list[Item], per_class: int, seed: int) -> list[Item]:
+    """Return `per_class` SUPPORT and `per_class` REFUTE/CONTRADICT claims, seeded, mixed.
+
+    Raises:
+        InvalidInputError: Either class has fewer than `per_class` items with evidence.
+    """
+    rng = random.Random(seed)
+    chosen: list[Item] = []
+    for wanted in ({"SUPPORT"}, {"REFUTE", "CONTRADICT"}):
+        pool = [i for i in items if i.gold in wanted and i.documents]
+        if len(pool) < per_class:
+            raise InvalidInputError(
+                f"only {len(pool)} {'/'.join(sorted(wanted))} claims with evidence; "
+                f"ask for at most {len(pool)}"
+            )
+        rng.shuffle(pool)
+        chosen += pool[:per_class]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def claim_cases(items: list[Item]) -> list[dict[str, Any]]:
+    """Build one response per citing claim: the claim, checked against the work it cites.
+
+    For Citation-Integrity: the response is the claim (citation markers removed), its
+    cited articles the abstracts the claim cites, and it is incorrect when the gold label
+    says the abstract refutes it: the evidence exists and, for half the cases, disagrees.
+    """
+    return [
+        {
+            "case_id": item.id,
+            "dataset_item": item.id,
+            "question": CLAIM_QUESTION,
+            "answer": " ".join(CITATION_MARKER.sub("", item.question).split()),
+            "articles": [
+                {"id": f"{item.id}:{n}", "abstract": text}
+                for n, text in enumerate(item.documents, start=1)
+            ],
+            "incorrect": item.gold != "SUPPORT",
+        }
+        for item in items
+    ]
 
 
 def run_case(run: str, case: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
