@@ -1,0 +1,71 @@
+"""The shipped three-way judge: it loads from the package and sees a contradiction."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from veriloop.cli import app
+from veriloop.nodes.support import SupportQuery
+from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
+
+pytestmark = pytest.mark.integration
+
+WARFARIN_SOURCE = (
+    "The most common serious side effect of warfarin is bleeding. "
+    "Hair loss is an uncommon side effect."
+)
+WARFARIN_ANSWER = (
+    "The most common serious side effect of warfarin is bleeding. "
+    "Warfarin also causes hair loss in most patients."
+)
+
+
+def test_the_model_alone_backs_denies_and_abstains() -> None:
+    judge = ThreeWayJudge()
+    verdicts, _ = judge.judge(
+        [
+            SupportQuery("Bleeding is a serious side effect of warfarin.", [WARFARIN_SOURCE]),
+            SupportQuery("Bleeding is not a side effect of warfarin.", [WARFARIN_SOURCE]),
+            SupportQuery("Warfarin is sold in blue tablets.", ["Paris is the capital of France."]),
+        ]
+    )
+    backed, denied, elsewhere = verdicts
+    assert backed.get("verdict") == "supported"
+    assert denied.get("verdict") == "contradicted"
+    assert (denied.get("p_contradicted") or 0.0) > (backed.get("p_contradicted") or 1.0)
+    assert elsewhere.get("verdict") == "unsupported"
+    for verdict in verdicts:
+        p = [verdict["scores"][name] for name in ("entailed", "neither", "contradicted")]
+        assert abs(sum(p) - 1.0) < 1e-4
+
+
+def test_the_judge_with_rules_marks_the_hair_loss_claim_contradicted() -> None:
+    judge = MismatchCheckedJudge(ThreeWayJudge())
+    [hair], _ = judge.judge(
+        [SupportQuery("Warfarin also causes hair loss in most patients.", [WARFARIN_SOURCE])]
+    )
+    assert hair.get("verdict") == "contradicted"
+    assert hair.get("evidence_sentence") == "Hair loss is an uncommon side effect."
+
+
+def test_verify_says_hallucinated_and_shows_what_the_source_says(tmp_path: Path) -> None:
+    path = tmp_path / "warfarin.json"
+    path.write_text(json.dumps({"answer": WARFARIN_ANSWER, "sources": [WARFARIN_SOURCE]}))
+    result = CliRunner().invoke(app, ["verify", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    output = json.loads(result.stdout[result.stdout.index("{") :])
+    assert output["verdict"] == "hallucinated"
+    first_round = [c for c in output["claims"] if c["round"] == 0]
+    hair = next(c for c in first_round if "hair loss" in c["claim"])
+    assert hair["verdict"] == "contradicted" and hair["method"] == "three_way"
+    assert hair["evidence_sentence"] == "Hair loss is an uncommon side effect."
+    bleeding = next(c for c in first_round if "bleeding" in c["claim"])
+    assert bleeding["verdict"] == "supported"
+    critique = next(c for c in output["critiques"] if "hair loss" in c["claim"])
+    assert critique["critique"].startswith(
+        'The source says otherwise: "Hair loss is an uncommon side effect."'
+    )
