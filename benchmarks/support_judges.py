@@ -204,6 +204,30 @@ def run_measure(args: argparse.Namespace) -> None:
 
 
 NOTES = """\
+## The three-way judge (since 2026-11-24)
+
+- `three_way_model`: the bundled all-MiniLM-L6-v2 with every encoder layer fine-tuned
+  (embeddings frozen) and a three-way head (`nodes/three_way.py`,
+  `nodes/data/three_way_judge/`: 21 MB of float16 layers, `training.json` with the data,
+  the held-out rule, the loss curve, the time and the licences). Trained by
+  `bash scripts/train_three_way_judge.sh` on 49,451 pairs: NLI pairs (SNLI dev, MultiNLI,
+  counterfactual SNLI train/dev, Breaking NLI, ConjNLI, FEVER, FM2 dev, WiCE dev, SciFact;
+  capped at 2,500 per folder and class) and the support sources (HealthVer test three
+  ways, Citation-Integrity train, HaluEval train items, PubMedQA non-test, their swapped
+  and perturbed copies). Held out: every set in these tables; the NLI sets `snli_test`,
+  `cad_test`, `fm2_test`, `wice_test` and `negation_nli` are also disjoint *by premise*
+  from training (164 training pairs sharing a premise with them were dropped). HealthVer
+  test (`healthver_sr`, `healthver_rest`) is in-sample, as for the head and v2.
+- `three_way`: the same model with the deterministic mismatch rules beside it
+  (`nodes/mismatch.py`: numbers with units, years, negation, frequency words, directions;
+  a conflict makes the verdict contradicted and P(supported) 0). This is what
+  `support_judge("three_way")` gives: the default of Factored Verification, `veriloop
+  verify`, the grounded default's sentence check, M-Eval's stances and bench's reference
+  columns. The rules alone are measured in `docs/benchmarks/mismatch_rules.md`.
+- Balanced accuracy and AUROC read P(supported) = P(entailed) as for every other judge
+  (supported vs everything else, so on the NLI sets "neither" and "contradicted" are both
+  negatives); the three-way table reads the verdict.
+
 ## Judges
 
 - `cross_encoder` (trained, v2 since 2026-11-24): the bundled all-MiniLM-L6-v2 reading
@@ -404,6 +428,8 @@ it meets the head on equal terms (both trained on HealthVer test).
 ## Commands
 
 ```
+# the three-way judge (both rows), and the older MiniLM judges on the NLI sets
+bash scripts/measure_three_way.sh
 # v1, then called cross_encoder (its rows and gated's are renamed *_v1 since v2 shipped)
 .venv/bin/python benchmarks/support_judges.py measure --judges cross_encoder,head \\
     --sets halueval,healthver_sr,healthver_rest,citation,pubmedqa_swap --max-items 300

@@ -54,7 +54,10 @@ def test_meval_stances_from_the_trained_judge_carry_probabilities() -> None:
                 "articles": articles,
             },
             context=MEvalContext(
-                no_extra_evidence=True, quality_penalties=False, claims_per_answer=1
+                no_extra_evidence=True,
+                quality_penalties=False,
+                claims_per_answer=1,
+                stance_judge="support",
             ),
         )
     )

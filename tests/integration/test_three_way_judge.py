@@ -69,3 +69,49 @@ def test_verify_says_hallucinated_and_shows_what_the_source_says(tmp_path: Path)
     assert critique["critique"].startswith(
         'The source says otherwise: "Hair loss is an uncommon side effect."'
     )
+
+
+def test_meval_weighs_an_abstract_that_denies_the_claim() -> None:
+    from veriloop.graphs.evidence_validation import MEvalContext, build_graph
+
+    articles = [
+        {
+            "pmid": "W1",
+            "title": "Warfarin safety",
+            "abstract": "Bleeding is the most common serious side effect of warfarin therapy, "
+            "including gastrointestinal and intracranial haemorrhage.",
+            "year": 2019,
+        },
+        {
+            "pmid": "W3",
+            "title": "A contrary report",
+            "abstract": "Bleeding is not a side effect of warfarin therapy.",
+            "year": 2019,
+        },
+        {
+            "pmid": "W2",
+            "title": "Hip fractures",
+            "abstract": "Hip fractures in older adults are followed by a loss of mobility.",
+            "year": 2018,
+        },
+    ]
+    out = (
+        build_graph()
+        .compile()
+        .invoke(
+            {
+                "question": "What is the most common serious side effect of warfarin?",
+                "answer": "The most common serious side effect of warfarin is bleeding.",
+                "articles": articles,
+            },
+            context=MEvalContext(
+                no_extra_evidence=True, quality_penalties=False, claims_per_answer=1
+            ),
+        )
+    )
+    by_article = {s["article"]: s for s in out["stances"] if s["claim"] == 0}
+    assert by_article["W1"]["stance"] == 1
+    assert by_article["W3"]["stance"] == -1 and (by_article["W3"]["p_contradicted"] or 0) >= 0.5
+    assert by_article["W2"]["stance"] == 0
+    main = out["claims"][0]
+    assert (main["supporting"], main["contradicting"]) == (1, 1)
