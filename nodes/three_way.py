@@ -8,7 +8,7 @@ window. Per claim, over all its evidence windows:
 
 - **supported** when the most entailing window has P(entailed) >= `supported_at`;
 - else **contradicted** when the most contradicting window has P(contradicted) >=
-  `contradicted_at`;
+  `contradicted_at` and shares a content word with the claim (`CONTRADICTION_SHARED`);
 - else **unsupported** (not in the evidence).
 
 The verdict's `probability` is P(entailed) of the most entailing window (so every caller
@@ -48,6 +48,12 @@ from veriloop.nodes.support import (
     unusable,
     windowed_pairs,
 )
+
+CONTRADICTION_SHARED = 1
+"""Content words (numbers and units aside) a window must share with the claim before its
+P(contradicted) can make the claim contradicted. The model learnt from SNLI that a text
+about something else contradicts (it gave "Warfarin is sold in blue tablets" against "Paris
+is the capital of France" 0.96); a text that is not about the claim cannot deny it."""
 
 WEIGHT_FILES = ("encoder.safetensors", "adapter_model.safetensors", "head.safetensors")
 
@@ -208,9 +214,10 @@ class ThreeWayJudge:
                 continue
             e_row, c_row = entailing[q_index], contradicting[q_index]
             p_entailed, p_contradicted = probs[e_row][ENTAILED], probs[c_row][CONTRADICTED]
+            about_it = closest_sentence(query.claim, pairs[c_row][2])[1] >= CONTRADICTION_SHARED
             if p_entailed >= self.supported_at:
                 verdict, row = "supported", e_row
-            elif p_contradicted >= self.contradicted_at:
+            elif p_contradicted >= self.contradicted_at and about_it:
                 verdict, row = "contradicted", c_row
             else:
                 verdict, row = "unsupported", e_row

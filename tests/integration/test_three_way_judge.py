@@ -85,7 +85,7 @@ def test_meval_weighs_an_abstract_that_denies_the_claim() -> None:
         {
             "pmid": "W3",
             "title": "A contrary report",
-            "abstract": "Bleeding is not a side effect of warfarin therapy.",
+            "abstract": "Bleeding is not the most common serious side effect of warfarin therapy.",
             "year": 2019,
         },
         {

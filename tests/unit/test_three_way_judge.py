@@ -164,11 +164,13 @@ def test_the_verdict_rule_over_evidence_texts() -> None:
     )
     verdicts, calls = judge.judge(
         [
-            SupportQuery("c", ["other", "backs", "denies"]),  # backed wins over denied
-            SupportQuery("c", ["other", "denies"]),
-            SupportQuery("c", ["other", "weak"]),  # nothing reaches a threshold
+            SupportQuery("denies backs", ["other", "backs", "denies"]),  # backed wins
+            SupportQuery("denies", ["other", "denies"]),
+            SupportQuery("weak", ["other", "weak"]),  # nothing reaches a threshold
+            SupportQuery("bird", ["other", "denies"]),  # shares no word with the denial
         ]
     )
+    assert verdicts.pop().get("verdict") == "unsupported"
     assert calls == []
     assert [v.get("verdict") for v in verdicts] == ["supported", "contradicted", "unsupported"]
     assert [v["evidence_index"] for v in verdicts] == [1, 1, 1]
