@@ -237,7 +237,7 @@ def test_verify_cli_shows_each_claims_probability_and_evidence(
     path.write_text(json.dumps(VERIFY_INPUT))
     done = cli("verify", str(path), "--set", "max_revisions=0", served=served, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "rests on" in done.stdout and "verdict:" in done.stdout
+    assert "source says" in done.stdout and "verdict:" in done.stdout
     again = cli(
         "verify", str(path), "--json", "--set", "max_revisions=0", served=served, cwd=tmp_path
     )
