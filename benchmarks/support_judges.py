@@ -53,6 +53,7 @@ from veriloop.nodes.support import (
 from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
 
 OUT = Path("docs/benchmarks")
+ROOT = Path(__file__).resolve().parents[1]
 RECORDS = OUT / "support_judges.jsonl"
 
 
@@ -521,6 +522,56 @@ def three_way_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+CARD_JUDGES = {
+    "three_way": "three_way",
+    "three_way_model": "three_way_model",
+    "cross_encoder": "trained",
+    "gated": "gated",
+    "likelihood_mean_gain": "likelihood",
+    "yesno": "yesno",
+}
+"""Judges whose held-out accuracy ships with the package (benchmark name -> judge kind)."""
+
+CARD_SETS = {
+    "halueval": "HaluEval QA held-out (right vs hallucinated answers)",
+    "healthver_dev_sr": "HealthVer dev, Supports vs Refutes",
+    "citation": "Citation-Integrity test",
+    "healthver_dev_negated": "HealthVer dev, claims vs their negations",
+    "snli_test": "SNLI test, entailed vs rest",
+}
+"""The held-out sets the card lists, in the order reports print them."""
+
+
+def write_judge_card(rows: list[dict[str, Any]]) -> None:
+    """Write the judges' held-out accuracy into the package (nodes/data/judge_accuracy.json).
+
+    Reports print it beside the numbers a judge produced.
+    """
+    card: dict[str, Any] = {
+        "source": "docs/benchmarks/support_judges.md (python benchmarks/support_judges.py report)",
+        "metric": "balanced accuracy [95% bootstrap CI]",
+        "judges": {},
+    }
+    for row in rows:
+        kind = CARD_JUDGES.get(row["judge"])
+        if kind is None or row["set"] not in CARD_SETS:
+            continue
+        card["judges"].setdefault(kind, []).append(
+            {
+                "set": row["set"],
+                "label": CARD_SETS[row["set"]],
+                "pairs": row["pairs"],
+                "balanced_accuracy": round(row["balanced_accuracy"], 3),
+                "ci": [round(v, 3) for v in row["balanced_accuracy_ci"]],
+            }
+        )
+    order = list(CARD_SETS)
+    for entries in card["judges"].values():
+        entries.sort(key=lambda e: order.index(e["set"]))
+    path = ROOT / "veriloop" / "nodes" / "data" / "judge_accuracy.json"
+    path.write_text(json.dumps(card, indent=1) + "\n")
+
+
 def report(_args: argparse.Namespace) -> None:
     """Write docs/benchmarks/support_judges.{md,json} from the records."""
     records = read_records(RECORDS)
@@ -529,6 +580,7 @@ def report(_args: argparse.Namespace) -> None:
     (OUT / "support_judges.json").write_text(
         json.dumps({"judges": rows, "against_head": against_head}, indent=2) + "\n"
     )
+    write_judge_card(rows)
     paired_lines = [
         "| set | judge | items (pairs) | balanced accuracy minus the head's [95% CI] |",
         "|---|---|---|---|",

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
@@ -181,6 +182,8 @@ class ClaimCheck(TypedDict):
     """The sentence of `evidence` closest to the claim: what the source says."""
     mismatches: NotRequired[list[dict[str, Any]]]
     """Deterministic conflicts (number, date, negation, quantifier, direction), both spans."""
+    source_id: NotRequired[str | None]
+    """The id of the source the verdict rests on (the claim-support judges)."""
 
 
 class DiscardedClaim(TypedDict):
@@ -212,6 +215,8 @@ class ClaimTask(TypedDict):
     evidence: list[str]
     """The texts of the claim's sources (cited, else all), for the support judges."""
     question: str
+    evidence_ids: NotRequired[list[str]]
+    """The ids of those sources, in the same order."""
 
 
 @dataclass
@@ -331,42 +336,65 @@ JUDGE_METHOD: dict[str, Literal["three_way", "trained", "likelihood"]] = {
 """The verifiers that are claim-support judges, as a ClaimCheck's method."""
 
 
+def judge_claims(
+    tasks: Sequence[ClaimTask], context: FVContext
+) -> tuple[list[ClaimCheck], list[ModelCall]]:
+    """Judge claims with a claim-support judge in one batch, each with the source it rests on.
+
+    One call per claim in the graph (`verify_claim`); the batch checker
+    (`veriloop.evaluation.batch_verify`) passes many rows' claims at once.
+    """
+    judge = support_judge(context.verifier, get_models(context))
+    queries = []
+    for task in tasks:
+        claim = bare_claim(task["claim"])
+        prefix = answer_to(task["question"])
+        if task["question"] and claim.startswith(prefix):  # the judge reads the question
+            claim = claim[len(prefix) :]
+        queries.append(SupportQuery(claim, task["evidence"], task["question"]))
+    if not queries:
+        return [], []
+    verdicts, calls = judge.judge(queries)
+    checks: list[ClaimCheck] = []
+    for task, verdict in zip(tasks, verdicts, strict=True):
+        p = verdict["probability"]
+        said: ClaimVerdict | None = None
+        if p is not None:  # the judge's "contradicted" stands; else the claim threshold
+            denied = claim_verdict(verdict) == "contradicted"
+            said = (
+                "contradicted"
+                if denied
+                else "supported"
+                if p >= context.claim_threshold
+                else "unsupported"
+            )
+        index = verdict["evidence_index"]
+        ids = task.get("evidence_ids") or []
+        checks.append(
+            ClaimCheck(
+                round=task["round"],
+                index=task["index"],
+                claim=task["claim"],
+                p_supported=p,
+                method=JUDGE_METHOD[context.verifier],
+                supported=None if said is None else said == "supported",
+                error=verdict["error"],
+                evidence=verdict["evidence_span"],
+                scores=verdict["scores"],
+                verdict=said,
+                p_contradicted=verdict.get("p_contradicted"),
+                evidence_sentence=verdict.get("evidence_sentence", ""),
+                mismatches=verdict.get("mismatches", []),
+                source_id=ids[index] if index is not None and index < len(ids) else None,
+            )
+        )
+    return checks, calls
+
+
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     """P(claim supported) from a claim-support judge, with the source it rests on."""
-    judge = support_judge(context.verifier, get_models(context))
-    claim = bare_claim(task["claim"])
-    prefix = answer_to(task["question"])
-    if task["question"] and claim.startswith(prefix):  # the judge reads the question itself
-        claim = claim[len(prefix) :]
-    query = SupportQuery(claim, task["evidence"], task["question"])
-    [verdict], calls = judge.judge([query])
-    p = verdict["probability"]
-    said: ClaimVerdict | None = None
-    if p is not None:  # the judge's "contradicted" stands; else the claim threshold decides
-        denied = claim_verdict(verdict) == "contradicted"
-        said = (
-            "contradicted"
-            if denied
-            else "supported"
-            if p >= context.claim_threshold
-            else "unsupported"
-        )
-    check = ClaimCheck(
-        round=task["round"],
-        index=task["index"],
-        claim=task["claim"],
-        p_supported=p,
-        method=JUDGE_METHOD[context.verifier],
-        supported=None if said is None else said == "supported",
-        error=verdict["error"],
-        evidence=verdict["evidence_span"],
-        scores=verdict["scores"],
-        verdict=said,
-        p_contradicted=verdict.get("p_contradicted"),
-        evidence_sentence=verdict.get("evidence_sentence", ""),
-        mismatches=verdict.get("mismatches", []),
-    )
-    return {"claim_checks": [check], "calls": calls}
+    checks, calls = judge_claims([task], context)
+    return {"claim_checks": checks, "calls": calls}
 
 
 def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
@@ -440,15 +468,28 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
     return {"claim_checks": [check], "calls": calls}
 
 
+def answer_finding(
+    checks: Sequence[ClaimCheck], threshold: float
+) -> tuple[float | None, int, bool | None]:
+    """Return (P(answer), contradicted claims, hallucinated) from one round's claim checks.
+
+    P(answer) is the product of the usable claim probabilities (a failed check is left
+    out); the answer is hallucinated iff P(answer) < `threshold` or a source denies a
+    claim; None when no claim could be checked.
+    """
+    usable = [c["p_supported"] for c in checks if c["p_supported"] is not None]
+    p_answer = answer_probability(usable)
+    contradicted = sum(c.get("verdict") == "contradicted" for c in checks)
+    hallucinated = None if p_answer is None else p_answer < threshold or contradicted > 0
+    return p_answer, contradicted, hallucinated
+
+
 def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """P(answer) = product of this round's claim probabilities; compare with θ."""
     context = FVContext.of(runtime)
     checks = _round_checks(state)
-    usable = [c["p_supported"] for c in checks if c["p_supported"] is not None]
-    p_answer = answer_probability(usable)
-    contradicted = sum(c.get("verdict") == "contradicted" for c in checks)
-    # a claim the sources deny makes the answer hallucinated, whatever the product says
-    hallucinated = None if p_answer is None else p_answer < context.threshold or contradicted > 0
+    p_answer, contradicted, hallucinated = answer_finding(checks, context.threshold)
+    usable = [c for c in checks if c["p_supported"] is not None]
     candidate = Candidate(
         stage="answer",
         round=state.round,
@@ -611,6 +652,7 @@ def route_claims(state: State) -> list[Send] | Literal["combine"]:
                 document=claim_document(claim, state.sources),
                 evidence=[source["text"] for source in claim_sources(claim, state.sources)],
                 question=state.question,
+                evidence_ids=[source["id"] for source in claim_sources(claim, state.sources)],
             ),
         )
         for index, claim in enumerate(state.current_claims)

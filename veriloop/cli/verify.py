@@ -1,6 +1,7 @@
 """`veriloop verify`: check an answer against its sources, alone or after another method.
 
 veriloop verify answer.json --method factored          # {"question", "answer", "sources"}
+veriloop verify rows.jsonl --out runs/check            # many rows: .jsonl .json .csv .parquet
 veriloop ask "..." --method fe --corpus pq/ --json > out.json && veriloop verify out.json
 veriloop ask "..." --method fe --corpus pq/ --verify factored          # chained in one go
 """
@@ -109,13 +110,125 @@ def run_verifier(
     return {key: value for key, value in result.items() if key in keys}
 
 
+BATCH_SUFFIXES = (".jsonl", ".csv", ".parquet")
+"""Inputs that always hold many rows (a .json file does when it holds a list)."""
+
+
+def is_batch(input_file: Path, out_dir: Path | None) -> bool:
+    """Tell whether the input is a file of rows (checked in bulk) rather than one answer."""
+    if out_dir is not None or input_file.suffix.lower() in BATCH_SUFFIXES:
+        return True
+    if input_file.suffix.lower() != ".json" or not input_file.is_file():
+        return False
+    with input_file.open("rb") as handle:
+        head = handle.read(4096).lstrip()
+    return head.startswith(b"[")
+
+
+def batch_verify(
+    input_file: Path,
+    out_dir: Path | None,
+    assignments: list[str],
+    *,
+    chunk_rows: int,
+    backend: str | None,
+    cache: str,
+) -> None:
+    """Check every row of `input_file`; write results.jsonl, report.md and report.html.
+
+    Raises:
+        InvalidInputError: The file cannot be read, or the settings are not a batch's.
+    """
+    import resource
+    import shlex
+    import sys
+
+    from tqdm import tqdm
+
+    from veriloop.evaluation.answer_rows import read_rows
+    from veriloop.evaluation.batch_verify import (
+        DEFAULT_MAX_CLAIMS,
+        BatchSettings,
+        check_rows,
+        check_settings,
+        start_run,
+    )
+    from veriloop.evaluation.verify_report import write_verify_reports
+    from veriloop.graphs.factored_verification import FVContext
+
+    context = build_context(
+        FVContext,
+        assignments,
+        backend=backend,
+        cache_dir=cache,
+        max_claims=DEFAULT_MAX_CLAIMS,
+        sentences_as_claims=True,
+        max_revisions=0,
+    )
+    settings = BatchSettings(context=context, chunk_rows=chunk_rows)  # type: ignore[arg-type]
+    check_settings(settings)
+    rows = list(read_rows(input_file))
+    run_dir = out_dir or Path("runs") / f"verify_{input_file.stem}"
+    command = "veriloop " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    results = start_run(run_dir, str(input_file), settings, command=command)
+    err.print(f"[bold]verifying[/bold] {len(rows)} rows of {input_file} into {run_dir}")
+    bar = tqdm(total=len(rows), desc="verify", unit="row")
+    claims = 0
+
+    def advance(record: dict[str, Any]) -> None:
+        nonlocal claims
+        claims += len(record.get("claims", []))
+        bar.set_postfix(claims=claims, refresh=False)
+        bar.update(1)
+
+    try:
+        summary = check_rows(rows, results, settings, on_row=advance)
+    except KeyboardInterrupt:
+        bar.close()
+        stop_interrupted(results)
+    bar.update(summary.skipped)
+    bar.close()
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    done = summary.checked + summary.failed
+    extra = {
+        "rows checked this run": summary.checked,
+        "failed": summary.failed,
+        "already done": summary.skipped,
+        "seconds": round(summary.seconds, 1),
+        "rows/s": round(done / summary.seconds, 2) if summary.seconds and done else None,
+        "claims/s": round(summary.claims / summary.seconds, 2) if summary.seconds else None,
+        "peak MB": round(peak_mb),
+    }
+    report_md, report_html = write_verify_reports(run_dir, extra)
+    err.print(
+        f"{summary.checked} rows checked, {summary.failed} failed, {summary.skipped} already "
+        f"done; results: {results.path}; report: {report_md}, {report_html}"
+    )
+
+
 def verify_command(
     input_file: Annotated[
-        Path, typer.Argument(help="JSON: {question, answer, sources} or `ask --json` output.")
+        Path,
+        typer.Argument(
+            help="One answer (JSON: {question, answer, sources} or `ask --json` output), or "
+            "many rows (.jsonl, .csv, .parquet, or a .json list; RAGAS and DeepEval "
+            "column names are read too): checked in bulk into --out."
+        ),
     ],
     method: Annotated[
         str, typer.Option("--method", "-m", help=f"One of: {', '.join(method_ids('verify'))}.")
     ] = "factored",
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Batch run folder (default runs/verify_<file name>): results.jsonl, "
+            "report.md, report.html. Re-run to resume.",
+        ),
+    ] = None,
+    chunk_rows: Annotated[
+        int, typer.Option(min=1, help="Rows whose claims are judged in one batch.")
+    ] = 32,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     cache_dir: Annotated[
@@ -128,13 +241,33 @@ def verify_command(
         typer.Option("--set", help="Override a Context field, e.g. threshold=0.3."),
     ] = None,
 ) -> None:
-    """Verify an answer against its sources (Factored Verification, self-correction, M-Eval)."""
+    """Verify answers against their sources: one (any verifier) or a file of rows (bulk)."""
     try:
         load_verifier(method)  # an unknown method fails before the file is read
         if input_file.is_dir():
             raise InvalidInputError(f"{input_file} is a folder; give a JSON file")
         if not input_file.is_file():
             raise InvalidInputError(f"{input_file} does not exist")
+        cache = cache_setting(no_cache, cache_dir)
+        if is_batch(input_file, out_dir):
+            if get_method(method, "verify").id != "factored":
+                raise InvalidInputError(
+                    f"a file of rows is checked with Factored Verification's claim checks; "
+                    f"--method {method} verifies one answer at a time"
+                )
+            if as_json:
+                raise InvalidInputError(
+                    "--json prints one answer's state; a batch writes results.jsonl in --out"
+                )
+            batch_verify(
+                input_file,
+                out_dir,
+                settings or [],
+                chunk_rows=chunk_rows,
+                backend=backend,
+                cache=cache,
+            )
+            return
         try:
             data = json.loads(input_file.read_text(encoding="utf-8"))
         except UnicodeDecodeError as exc:
@@ -145,7 +278,6 @@ def verify_command(
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{input_file} is not valid JSON: {exc.msg}") from exc
         payload = verification_input(data, str(input_file))
-        cache = cache_setting(no_cache, cache_dir)
         err.print(f"[bold]{method}[/bold] verification of {input_file}")
         result = run_verifier(method, payload, settings or [], backend=backend, cache_dir=cache)
     except VeriloopError as exc:

@@ -1,0 +1,384 @@
+"""Check many answers against their sources: Factored Verification's claim checks, in bulk.
+
+    results = check_rows(read_rows(Path("rows.jsonl")), Path("runs/check"))
+
+The engine is Factored Verification's detection (`graphs.factored_verification`) with
+its sentence claims (`sentences_as_claims`, the default on the embedded model) and no
+revision: each answer sentence is a claim, judged by the same claim-support judge
+(`judge_claims`, default the three-way judge with the mismatch checks) and combined by the
+same rule (`answer_finding`: hallucinated iff P(answer) < θ or a source denies a claim).
+What the batch adds is throughput and durability:
+
+- models load once per process; the claims of `chunk_rows` rows go to the judge in one
+  batch;
+- each row's result is appended to `results.jsonl` and fsynced before the next chunk, so
+  a kill loses at most the chunk in flight, and a re-run skips every row already checked
+  (keyed by the row's id; a row that failed for bad input is tried again, since the file
+  may have been fixed: the latest record of an id is the one that counts);
+- a bad row is one failed record naming its field; the rows around it go on.
+
+A result line (`RowResult`): the row's `id`, `verdict` (supported / hallucinated /
+undetermined, or None when the row failed), `p_answer`, and `claims`, each with `claim`,
+`verdict` (supported / contradicted / unsupported), `p_supported`, `p_contradicted`,
+`evidence_index` (0-based, into the row's sources), `evidence_span`,
+`evidence_sentence`, `mismatches` and where the sentence sits in the answer (`start`,
+`end`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
+
+from veriloop.errors import InvalidInputError
+from veriloop.evaluation.answer_rows import Row, RowError
+from veriloop.evaluation.bench import ResultsFile, read_manifest
+from veriloop.files import write_json_atomically
+from veriloop.graphs.factored_verification import (
+    JUDGE_METHOD,
+    ClaimCheck,
+    ClaimTask,
+    FVContext,
+    answer_finding,
+    judge_claims,
+)
+from veriloop.nodes.claims import (
+    answer_to,
+    bare_claim,
+    claim_document,
+    claim_sources,
+    sources_from,
+    statement_claims,
+)
+
+RUN = "verify"
+"""The `run` every batch-verification record carries (results.jsonl is shared with bench's
+reader)."""
+
+DEFAULT_MAX_CLAIMS = 64
+"""Sentences checked per answer unless `max_claims` is set: every sentence of any answer a
+RAG pipeline writes (a longer one says how many were left unchecked)."""
+
+Verdict = Literal["supported", "hallucinated", "undetermined"]
+
+
+class CheckedClaim(TypedDict):
+    """One answer sentence, judged against the row's sources."""
+
+    claim: str
+    verdict: str | None
+    """supported / contradicted / unsupported (None: the judge could not read it)."""
+    p_supported: float | None
+    p_contradicted: float | None
+    evidence_index: int | None
+    """The source the verdict rests on: 0-based index into the row's sources."""
+    evidence_span: str
+    evidence_sentence: str
+    """The sentence of that span closest to the claim: what the source says."""
+    mismatches: list[dict[str, Any]]
+    start: int | None
+    """Where the sentence starts in the answer (None if the splitter changed its text)."""
+    end: int | None
+    error: str | None
+
+
+@dataclass
+class BatchSummary:
+    """What one call of `check_rows` did."""
+
+    checked: int = 0
+    failed: int = 0
+    skipped: int = 0
+    """Rows already in results.jsonl (finished by an earlier run)."""
+    claims: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class BatchSettings:
+    """The verification settings a batch runs under (recorded; a re-run must match)."""
+
+    context: FVContext = field(default_factory=lambda: FVContext(max_claims=DEFAULT_MAX_CLAIMS))
+    chunk_rows: int = 32
+    """Rows whose claims are judged in one batch (and written before the next chunk)."""
+
+    def recorded(self) -> dict[str, Any]:
+        """Return the settings that decide results (for the manifest)."""
+        kept = ("verifier", "threshold", "claim_threshold", "max_claims", "backend")
+        return {k: v for k, v in asdict(self.context).items() if k in kept}
+
+
+def check_settings(settings: BatchSettings) -> None:
+    """Refuse a verifier the batch cannot run.
+
+    Raises:
+        InvalidInputError: The verifier is not a claim-support judge.
+    """
+    if settings.context.verifier not in JUDGE_METHOD:
+        raise InvalidInputError(
+            f"batch verification judges claims with a claim-support judge "
+            f"({', '.join(JUDGE_METHOD)}); verifier={settings.context.verifier!r} asks the "
+            "model per claim: verify one answer at a time with `veriloop verify answer.json`"
+        )
+
+
+def sentence_offsets(answer: str, sentences: Sequence[str]) -> list[tuple[int | None, int | None]]:
+    """Return where each sentence sits in the answer, searching forward in order."""
+    found: list[tuple[int | None, int | None]] = []
+    cursor = 0
+    for sentence in sentences:
+        at = answer.find(sentence, cursor)
+        if at < 0:
+            found.append((None, None))
+            continue
+        found.append((at, at + len(sentence)))
+        cursor = at + len(sentence)
+    return found
+
+
+def row_tasks(row: Row, context: FVContext) -> tuple[list[ClaimTask], list[str], int]:
+    """Return the row's claim tasks, their sentences, and how many sentences were left out."""
+    sources = sources_from(row.sources, None, None, None)
+    every = statement_claims(row.answer, row.question, 10_000, min_words=1)
+    claims = every[: context.max_claims]
+    tasks = []
+    for index, claim in enumerate(claims):
+        chosen = claim_sources(claim, sources)
+        tasks.append(
+            ClaimTask(
+                round=0,
+                index=index,
+                claim=claim,
+                document=claim_document(claim, sources),
+                evidence=[s["text"] for s in chosen],
+                question=row.question,
+                evidence_ids=[s["id"] for s in chosen],
+            )
+        )
+    prefix = answer_to(row.question)
+    sentences = [c[len(prefix) :] if row.question and c.startswith(prefix) else c for c in claims]
+    return tasks, sentences, len(every) - len(claims)
+
+
+def claim_result(
+    check: ClaimCheck, sentence: str, at: tuple[int | None, int | None]
+) -> CheckedClaim:
+    """Return one claim's result line from its Factored Verification check."""
+    source = check.get("source_id")
+    index = int(source[1:]) - 1 if source and source[1:].isdigit() else None
+    return CheckedClaim(
+        claim=bare_claim(sentence),
+        verdict=check.get("verdict"),
+        p_supported=check["p_supported"],
+        p_contradicted=check.get("p_contradicted"),
+        evidence_index=index,
+        evidence_span=check["evidence"],
+        evidence_sentence=check.get("evidence_sentence", ""),
+        mismatches=check.get("mismatches", []),
+        start=at[0],
+        end=at[1],
+        error=check["error"],
+    )
+
+
+def row_record(
+    row: Row,
+    checks: Sequence[ClaimCheck],
+    sentences: Sequence[str],
+    left_out: int,
+    context: FVContext,
+    seconds: float,
+) -> dict[str, Any]:
+    """Return a checked row's result line (verdict by Factored Verification's rule)."""
+    p_answer, contradicted, hallucinated = answer_finding(checks, context.threshold)
+    verdict: Verdict = (
+        "undetermined" if hallucinated is None else "hallucinated" if hallucinated else "supported"
+    )
+    offsets = sentence_offsets(row.answer, sentences)
+    claims = [
+        claim_result(check, sentence, at)
+        for check, sentence, at in zip(checks, sentences, offsets, strict=True)
+    ]
+    return {
+        "run": RUN,
+        "item_id": row.id,
+        "id": row.id,
+        "position": row.position,
+        "question": row.question,
+        "answer": row.answer,
+        "sources": row.sources,
+        "verdict": verdict,
+        "p_answer": None if p_answer is None else round(p_answer, 6),
+        "contradicted_claims": contradicted,
+        "unsupported_claims": sum(c["verdict"] == "unsupported" for c in claims),
+        "unchecked_sentences": left_out,
+        "claims": claims,
+        "error": None,
+        "seconds": round(seconds, 4),
+    }
+
+
+def failed_record(problem: RowError) -> dict[str, Any]:
+    """Return the result line of a row that could not be checked."""
+    return {
+        "run": RUN,
+        "item_id": problem.id,
+        "id": problem.id,
+        "position": problem.position,
+        "verdict": None,
+        "claims": [],
+        "field": problem.field,
+        "error": str(problem),
+    }
+
+
+def latest_records(results: ResultsFile) -> dict[str, dict[str, Any]]:
+    """Return the latest record of each row id (a retried row supersedes its failure)."""
+    return {r["item_id"]: r for r in results.records() if r.get("run") == RUN}
+
+
+def start_run(
+    run_dir: Path, source: str, settings: BatchSettings, *, command: str = ""
+) -> ResultsFile:
+    """Open (or resume) a batch run folder; refuse one checked under other settings.
+
+    Raises:
+        InvalidInputError: `run_dir` is a file, or holds results of other settings.
+    """
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InvalidInputError(f"{run_dir} is a file; give a folder for --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = read_manifest(run_dir)
+    recorded = settings.recorded()
+    if manifest and manifest.get("kind") != RUN:
+        raise InvalidInputError(
+            f"{run_dir} holds a {manifest.get('kind') or 'bench'} run, not a batch "
+            "verification; give another --out"
+        )
+    if manifest and manifest.get("settings") != recorded:
+        raise InvalidInputError(
+            f"{run_dir} holds rows checked with other settings ({manifest.get('settings')}, "
+            f"now {recorded}); use another --out, or the same settings to resume"
+        )
+    write_json_atomically(
+        run_dir / "manifest.json",
+        {
+            **manifest,
+            "kind": RUN,
+            "input": source,
+            "settings": recorded,
+            **({"command": command} if command else {}),
+        },
+    )
+    return ResultsFile(run_dir / "results.jsonl")
+
+
+def _chunks(rows: Iterable[Row | RowError], size: int) -> Iterator[list[Row | RowError]]:
+    chunk: list[Row | RowError] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def check_rows(
+    rows: Iterable[Row | RowError],
+    results: ResultsFile,
+    settings: BatchSettings | None = None,
+    *,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+) -> BatchSummary:
+    """Check every row not yet in `results`; append one record per row, durably.
+
+    Args:
+        rows: Parsed rows (`answer_rows.read_rows` / `rows_from`); errors are recorded.
+        results: The run's results.jsonl (`start_run`).
+        settings: The verifier and thresholds (default: three-way judge, θ 0.5).
+        on_row: Called with each record once it is on disk (progress bars).
+
+    Raises:
+        InvalidInputError: The settings name a verifier the batch cannot run.
+        ModelUnavailableError: A served model went away; finished rows are kept.
+    """
+    settings = settings or BatchSettings()
+    check_settings(settings)
+    context = settings.context
+    finished = {
+        rid for rid, record in latest_records(results).items() if record.get("error") is None
+    }
+    summary = BatchSummary()
+    started = time.perf_counter()
+    for chunk in _chunks(rows, settings.chunk_rows):
+        todo: list[Row] = []
+        for row in chunk:
+            if row.id in finished:
+                summary.skipped += 1
+            elif isinstance(row, RowError):
+                record = failed_record(row)
+                results.append(record)
+                summary.failed += 1
+                if on_row:
+                    on_row(record)
+            else:
+                todo.append(row)
+        if not todo:
+            continue
+        planned = [row_tasks(row, context) for row in todo]
+        tasks = [task for row_plan in planned for task in row_plan[0]]
+        chunk_started = time.perf_counter()
+        checks, _ = judge_claims(tasks, context)
+        per_row = (time.perf_counter() - chunk_started) / len(todo)
+        cursor = 0
+        for row, (row_tasks_, sentences, left_out) in zip(todo, planned, strict=True):
+            mine = checks[cursor : cursor + len(row_tasks_)]
+            cursor += len(row_tasks_)
+            record = row_record(row, mine, sentences, left_out, context, per_row)
+            results.append(record)
+            finished.add(row.id)
+            summary.checked += 1
+            summary.claims += len(mine)
+            if on_row:
+                on_row(record)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Return counts over a run's latest records: rows by verdict, claims by verdict."""
+    rows = list(records)
+    verdicts: dict[str, int] = {}
+    claim_verdicts: dict[str, int] = {}
+    for record in rows:
+        key = record.get("verdict") or "failed"
+        verdicts[key] = verdicts.get(key, 0) + 1
+        for claim in record.get("claims", []):
+            name = claim.get("verdict") or "not judged"
+            claim_verdicts[name] = claim_verdicts.get(name, 0) + 1
+    return {
+        "rows": len(rows),
+        "verdicts": verdicts,
+        "claims": sum(claim_verdicts.values()),
+        "claim_verdicts": claim_verdicts,
+    }
+
+
+def write_summary(run_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write summary.json for a run folder from its latest records; return it."""
+    records = latest_records(ResultsFile(run_dir / "results.jsonl")).values()
+    summary = {**summarise(records), **(extra or {})}
+    write_json_atomically(run_dir / "summary.json", summary)
+    return summary
+
+
+def as_json_lines(records: Iterable[dict[str, Any]]) -> str:
+    """Return records as JSON lines (for piping)."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
