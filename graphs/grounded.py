@@ -54,9 +54,9 @@ from veriloop.nodes.grounding import (
     instructions_of,
     numbered_passages,
     retrieve_ranked,
+    sentence_judge,
 )
 from veriloop.nodes.input import check_input
-from veriloop.nodes.support import CoverageGatedJudge, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
@@ -253,9 +253,7 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "extracted" if context.answer_mode == "extract" else "generated"
     )
     sentences = [(s, origin) for s in answer_sentences(state.draft or "")]
-    judge = CoverageGatedJudge(
-        support_judge(context.judge, get_models(context)), min_coverage=context.min_coverage
-    )
+    judge = sentence_judge(context.judge, get_models(context), context.min_coverage)
     checked = check_sentences(
         judge, sentences, state.passages, state.question, supported_at=context.supported_at
     )

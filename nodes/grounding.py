@@ -38,6 +38,7 @@ from veriloop.nodes.support import (
     SupportJudge,
     SupportQuery,
     claim_verdict,
+    support_judge,
 )
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
@@ -233,6 +234,11 @@ def extract_sentences(
         row for row, _ in rank_rows(list(range(len(found))), vectors[1:], vectors[0], count)
     )
     return [found[i] for i in best], call
+
+
+def sentence_judge(kind: str, models: Models, min_coverage: float) -> SupportJudge:
+    """Return the grounded default's sentence judge: `kind`, gated on content-word coverage."""
+    return CoverageGatedJudge(support_judge(kind, models), min_coverage=min_coverage)
 
 
 def check_sentences(

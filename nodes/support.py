@@ -746,12 +746,21 @@ class CoverageGatedJudge:
     (invented names, numbers, drugs), at the cost of paraphrase, which it cannot tell
     from invention. Scores: the coverage, and the inner judge's probability (`inner_p`)
     where it was asked.
+
+    The gate guards support, not denial: a text below `min_coverage` but holding at least
+    `deny_coverage` of the claim's content words is still read by the inner judge, for
+    its contradiction side only ("Warfarin causes hair loss in most patients" holds 67% of
+    its words in "Hair loss is an uncommon side effect": too few to back it, enough to
+    deny it). Such a text can make the claim contradicted, never supported.
     """
 
-    def __init__(self, inner: SupportJudge, *, min_coverage: float = 0.75) -> None:
-        """Gate `inner` at `min_coverage`."""
+    def __init__(
+        self, inner: SupportJudge, *, min_coverage: float = 0.75, deny_coverage: float = 0.5
+    ) -> None:
+        """Gate `inner`'s support at `min_coverage` and its denials at `deny_coverage`."""
         self.inner = inner
         self.min_coverage = min_coverage
+        self.deny_coverage = min(deny_coverage, min_coverage)
         self.name = f"{getattr(inner, 'name', 'judge')} + coverage >= {min_coverage:g}"
 
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
@@ -767,23 +776,26 @@ class CoverageGatedJudge:
         }
         verdicts: list[SupportVerdict] = [unusable("no evidence") for _ in queries]
         best_coverage: list[float] = [-1.0 for _ in queries]
-        asked: list[tuple[int, int, SupportQuery, float]] = []
+        asked: list[tuple[int, int, SupportQuery, float, bool]] = []
         for q_index, query in enumerate(queries):
             for e_index, text in enumerate(query.evidence):
                 if not text.strip():
                     continue
                 coverage = word_coverage(words[query.claim], words[text])
                 value = -1.0 if coverage is None else coverage
-                if coverage is not None and coverage >= self.min_coverage:
+                if coverage is not None and coverage >= self.deny_coverage:
                     asked.append(
                         (
                             q_index,
                             e_index,
                             SupportQuery(query.claim, [text], query.question),
                             coverage,
+                            coverage < self.min_coverage,  # read for a denial only
                         )
                     )
-                elif verdicts[q_index]["error"] is not None or (
+                if coverage is not None and coverage >= self.min_coverage:
+                    continue
+                if verdicts[q_index]["error"] is not None or (
                     verdicts[q_index]["probability"] == 0.0 and value > best_coverage[q_index]
                 ):
                     best_coverage[q_index] = value
@@ -796,12 +808,14 @@ class CoverageGatedJudge:
                     )
         if not asked:
             return verdicts, []
-        inner, calls = self.inner.judge([query for _, _, query, _ in asked])
+        inner, calls = self.inner.judge([query for _, _, query, _, _ in asked])
         denials: dict[int, SupportVerdict] = {}
-        for (q_index, e_index, _, coverage), verdict in zip(asked, inner, strict=True):
+        for (q_index, e_index, _, coverage, deny_only), verdict in zip(asked, inner, strict=True):
             p = verdict["probability"]
             if p is None:
                 continue  # a failed pair leaves the gated-out verdict (or "no evidence")
+            if deny_only and verdict.get("verdict") != "contradicted":
+                continue  # too little of the claim in this text to back it
             gated = SupportVerdict(
                 **{
                     **verdict,
@@ -816,7 +830,7 @@ class CoverageGatedJudge:
                 }
             )
             current = verdicts[q_index]["probability"]
-            if current is None or p > current or (p == current == 0.0):
+            if not deny_only and (current is None or p > current or (p == current == 0.0)):
                 verdicts[q_index] = gated
             if verdict.get("verdict") == "contradicted" and (
                 q_index not in denials

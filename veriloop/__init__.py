@@ -10,8 +10,8 @@ errors users see (`veriloop.errors`). The methods are listed once, in
 `veriloop.graphs.registry`.
 """
 
-from veriloop.api import MethodHandle, evaluate, method
+from veriloop.api import MethodHandle, check, evaluate, method
 
 __version__ = "0.1.0"
 
-__all__ = ["MethodHandle", "__version__", "evaluate", "method"]
+__all__ = ["MethodHandle", "__version__", "check", "evaluate", "method"]

@@ -108,3 +108,93 @@ def evaluate(
 
         write_report(run_dir, cache_dir=base.get("cache_dir"))
     return run_dir
+
+
+def check(
+    rows: Any,
+    *,
+    out: str | Path | None = None,
+    as_frame: bool = False,
+    progress: bool = False,
+    report: bool = True,
+    **settings: Any,
+) -> Any:
+    """Check answers against their sources, one result per row, the way `veriloop verify` does.
+
+    Each answer sentence is a claim judged against the row's sources by the three-way
+    judge (Factored Verification's detection, no revision; no network, no telemetry).
+
+    Args:
+        rows: Dicts with `answer` and `sources` (and optionally `id`, `question`; RAGAS and
+            DeepEval column names are read too), a pandas DataFrame of such columns, or the
+            path of a .jsonl / .json / .csv / .parquet file.
+        out: A run folder: results.jsonl (resumable: a second call skips finished rows),
+            report.md and report.html. None: a temporary folder, removed afterwards.
+        as_frame: Return a pandas DataFrame (one row per input row) instead of dicts.
+        progress: Show a progress bar.
+        report: Write report.md and report.html into `out`.
+        **settings: Factored Verification settings, e.g. `threshold=0.3`,
+            `claim_threshold=0.5`, `verifier="trained"`, `max_claims=20`.
+
+    Returns:
+        One result per row, in input order: `id`, `verdict` (supported / hallucinated /
+        undetermined; None for a row that failed), `p_answer`, `claims` (each with
+        `claim`, `verdict`, `p_supported`, `p_contradicted`, `evidence_index`,
+        `evidence_span`, `evidence_sentence`, `mismatches`) and `error`.
+
+    Raises:
+        InvalidInputError: An unknown setting, a verifier a batch cannot run, or a file
+            that cannot be read (a bad row is a result with `error`, not an exception).
+    """
+    import tempfile
+
+    from veriloop.evaluation.answer_rows import read_rows, rows_from
+    from veriloop.evaluation.batch_verify import (
+        DEFAULT_MAX_CLAIMS,
+        BatchSettings,
+        check_rows,
+        latest_records,
+        start_run,
+    )
+    from veriloop.graphs.factored_verification import FVContext
+
+    given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
+    context = resolve_context({**given, "max_revisions": 0}, FVContext)
+    batch = BatchSettings(context=context)
+    parsed = list(read_rows(Path(rows)) if isinstance(rows, str | Path) else rows_from(rows))
+    with tempfile.TemporaryDirectory(prefix="veriloop-check-") as scratch:
+        run_dir = Path(out) if out is not None else Path(scratch)
+        source = str(rows) if isinstance(rows, str | Path) else "veriloop.check(rows)"
+        results = start_run(run_dir, source, batch, command="veriloop.check(...)")
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(parsed), desc="check", unit="row")
+        check_rows(parsed, results, batch, on_row=(lambda _: bar.update(1)) if bar else None)
+        if bar is not None:
+            bar.close()
+        latest = latest_records(results)
+        if out is not None and report:
+            from veriloop.evaluation.verify_report import write_verify_reports
+
+            write_verify_reports(run_dir)
+    keys = ("id", "verdict", "p_answer", "contradicted_claims", "unsupported_claims")
+    found = []
+    for row in parsed:
+        record = latest.get(row.id, {})
+        found.append(
+            {
+                **{key: record.get(key) for key in keys},
+                "id": row.id,
+                "question": getattr(row, "question", ""),
+                "answer": getattr(row, "answer", ""),
+                "claims": record.get("claims", []),
+                "error": record.get("error"),
+            }
+        )
+    if as_frame:
+        import pandas as pd
+
+        return pd.DataFrame(found)
+    return found

@@ -11,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from veriloop.cli import app
-from veriloop.graphs import grounded
 from veriloop.graphs.grounded import GroundedContext, after_check, after_retrieval, build_graph
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
@@ -82,7 +81,7 @@ def setup(
     )
     base.save()
     judge = judge or ScriptedJudge()
-    monkeypatch.setattr(grounded, "support_judge", lambda kind, models: judge)
+    monkeypatch.setattr("veriloop.nodes.grounding.support_judge", lambda kind, models: judge)
     return backend, models, str(kb_dir), judge
 
 
