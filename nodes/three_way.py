@@ -171,14 +171,21 @@ class ThreeWayJudge:
     def probabilities(
         self, evidence: Sequence[str], second: Sequence[str]
     ) -> list[tuple[float, float, float]]:
-        """Return (P(entailed), P(neither), P(contradicted)) per (evidence, claim text) pair."""
+        """Return (P(entailed), P(neither), P(contradicted)) per (evidence, claim text) pair.
+
+        Pairs are run in order of length, so a batch pads to its own longest pair and not
+        to the longest of all (a batch check mixes one-line sources with long passages);
+        the results come back in the caller's order.
+        """
         import torch
 
-        out: list[tuple[float, float, float]] = []
-        for start in range(0, len(evidence), self.batch_size):
+        order = sorted(range(len(evidence)), key=lambda i: len(evidence[i]) + len(second[i]))
+        out: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * len(order)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
             batch = self.tokenizer(
-                list(evidence[start : start + self.batch_size]),
-                list(second[start : start + self.batch_size]),
+                [evidence[i] for i in rows],
+                [second[i] for i in rows],
                 truncation="longest_first",
                 max_length=self.max_length,
                 padding=True,
@@ -187,9 +194,8 @@ class ThreeWayJudge:
             with torch.no_grad():
                 hidden = self.encoder(**batch).last_hidden_state
                 probs = torch.softmax(self.head(mean_pooled(hidden, batch["attention_mask"])), -1)
-            out.extend(
-                (float(r[ENTAILED]), float(r[NEITHER]), float(r[CONTRADICTED])) for r in probs
-            )
+            for i, r in zip(rows, probs, strict=True):
+                out[i] = (float(r[ENTAILED]), float(r[NEITHER]), float(r[CONTRADICTED]))
         return out
 
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:

@@ -117,6 +117,7 @@ def check(
     as_frame: bool = False,
     progress: bool = False,
     report: bool = True,
+    max_windows: int = 2,
     **settings: Any,
 ) -> Any:
     """Check answers against their sources, one result per row, the way `veriloop verify` does.
@@ -133,6 +134,8 @@ def check(
         as_frame: Return a pandas DataFrame (one row per input row) instead of dicts.
         progress: Show a progress bar.
         report: Write report.md and report.html into `out`.
+        max_windows: Evidence windows each sentence is judged against, those sharing most
+            of its words (0: every window of every source).
         **settings: Factored Verification settings, e.g. `threshold=0.3`,
             `claim_threshold=0.5`, `verifier="trained"`, `max_claims=20`.
 
@@ -160,7 +163,7 @@ def check(
 
     given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
     context = resolve_context({**given, "max_revisions": 0}, FVContext)
-    batch = BatchSettings(context=context)
+    batch = BatchSettings(context=context, max_windows=max_windows)
     parsed = list(read_rows(Path(rows)) if isinstance(rows, str | Path) else rows_from(rows))
     with tempfile.TemporaryDirectory(prefix="veriloop-check-") as scratch:
         run_dir = Path(out) if out is not None else Path(scratch)

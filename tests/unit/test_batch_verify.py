@@ -248,3 +248,29 @@ def test_read_rows_feeds_the_engine_from_a_file(
     path.write_text(json.dumps(ROWS[1]) + "\n")
     results = start_run(tmp_path / "run", str(path), settings(fake))
     assert check_rows(read_rows(path), results, settings(fake)).checked == 1
+
+
+def test_each_claim_reads_the_windows_sharing_most_of_its_words() -> None:
+    from veriloop.evaluation.batch_verify import candidate_windows
+
+    filler = "Patients should talk to their doctor about any questions they have. " * 10
+    long_source = filler + "Warfarin thins the blood and prevents clots. " + filler
+    sources = [{"id": "S1", "text": "Aspirin relieves pain."}, {"id": "S2", "text": long_source}]
+    windows, ids = candidate_windows("Warfarin prevents clots.", sources, 2)  # type: ignore[arg-type]
+    assert len(windows) == 2 and any("Warfarin thins the blood" in w for w in windows)
+    assert ids[[i for i, w in enumerate(windows) if "Warfarin" in w][0]] == "S2"
+    whole, whole_ids = candidate_windows("Warfarin prevents clots.", sources, 0)  # type: ignore[arg-type]
+    assert whole == [s["text"] for s in sources] and whole_ids == ["S1", "S2"]
+
+
+def test_headings_in_a_long_answer_are_not_claims_but_a_one_word_answer_is() -> None:
+    from veriloop.evaluation.answer_rows import Row
+    from veriloop.evaluation.batch_verify import row_claims
+
+    long = Row(id="1", answer="Symptoms\nWarfarin thins the blood.\nTreatment:", sources=["s"])
+    assert row_claims(long, 64) == (["Warfarin thins the blood."], 0)
+    short = Row(id="2", answer="Paris.", sources=["s"], question="Capital of France?")
+    claims, _ = row_claims(short, 64)
+    assert claims == ['Answer to "Capital of France?": Paris.']
+    many = Row(id="3", answer=" ".join(f"Fact number {i} holds." for i in range(5)), sources=["s"])
+    assert row_claims(many, 3)[1] == 2

@@ -131,6 +131,7 @@ def batch_verify(
     assignments: list[str],
     *,
     chunk_rows: int,
+    max_windows: int,
     backend: str | None,
     cache: str,
 ) -> None:
@@ -165,7 +166,11 @@ def batch_verify(
         sentences_as_claims=True,
         max_revisions=0,
     )
-    settings = BatchSettings(context=context, chunk_rows=chunk_rows)  # type: ignore[arg-type]
+    settings = BatchSettings(
+        context=context,  # type: ignore[arg-type]
+        chunk_rows=chunk_rows,
+        max_windows=max_windows,
+    )
     check_settings(settings)
     rows = list(read_rows(input_file))
     run_dir = out_dir or Path("runs") / f"verify_{input_file.stem}"
@@ -229,6 +234,14 @@ def verify_command(
     chunk_rows: Annotated[
         int, typer.Option(min=1, help="Rows whose claims are judged in one batch.")
     ] = 32,
+    max_windows: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Batch: evidence windows each sentence is judged against, those sharing "
+            "most of its words (0: every window of every source; slower on long sources).",
+        ),
+    ] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     cache_dir: Annotated[
@@ -264,6 +277,7 @@ def verify_command(
                 out_dir,
                 settings or [],
                 chunk_rows=chunk_rows,
+                max_windows=max_windows,
                 backend=backend,
                 cache=cache,
             )

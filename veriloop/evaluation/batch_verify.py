@@ -48,18 +48,31 @@ from veriloop.graphs.factored_verification import (
     answer_finding,
     judge_claims,
 )
+from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.claims import (
+    MIN_STATEMENT_WORDS,
+    Source,
     answer_to,
     bare_claim,
     claim_document,
     claim_sources,
     sources_from,
     statement_claims,
+    word_count,
 )
+from veriloop.nodes.support import evidence_windows
 
 RUN = "verify"
 """The `run` every batch-verification record carries (results.jsonl is shared with bench's
 reader)."""
+
+WINDOW_CHARS = 600
+"""The three-way judge's evidence window (`ThreeWayJudge.window_chars`)."""
+
+DEFAULT_MAX_WINDOWS = 2
+"""Evidence windows each claim is judged against (`candidate_windows`): the judge reads
+about 18 windows a second on 2 cores, so a sentence of a long answer read against every
+window of three retrieved pages costs a second; 0 reads them all."""
 
 DEFAULT_MAX_CLAIMS = 64
 """Sentences checked per answer unless `max_claims` is set: every sentence of any answer a
@@ -107,11 +120,14 @@ class BatchSettings:
     context: FVContext = field(default_factory=lambda: FVContext(max_claims=DEFAULT_MAX_CLAIMS))
     chunk_rows: int = 32
     """Rows whose claims are judged in one batch (and written before the next chunk)."""
+    max_windows: int = DEFAULT_MAX_WINDOWS
+    """Evidence windows per claim (`candidate_windows`; 0: every window of every source)."""
 
     def recorded(self) -> dict[str, Any]:
         """Return the settings that decide results (for the manifest)."""
         kept = ("verifier", "threshold", "claim_threshold", "max_claims", "backend")
-        return {k: v for k, v in asdict(self.context).items() if k in kept}
+        chosen = {k: v for k, v in asdict(self.context).items() if k in kept}
+        return {**chosen, "max_windows": self.max_windows}
 
 
 def check_settings(settings: BatchSettings) -> None:
@@ -142,28 +158,79 @@ def sentence_offsets(answer: str, sentences: Sequence[str]) -> list[tuple[int | 
     return found
 
 
-def row_tasks(row: Row, context: FVContext) -> tuple[list[ClaimTask], list[str], int]:
+def candidate_windows(
+    claim: str, sources: Sequence[Source], max_windows: int
+) -> tuple[list[str], list[str]]:
+    """Return the claim's evidence: the `max_windows` source windows sharing most of its words.
+
+    Sources are cut into the three-way judge's windows (`evidence_windows`, about
+    `WINDOW_CHARS` of whole sentences); the windows holding the largest share of the
+    claim's content words (stemmed, stop words out) are kept, ties in source order. With no
+    more windows than that, or `max_windows` 0, every source is returned whole.
+
+    Returns:
+        The windows' texts and, for each, the id of the source it comes from.
+    """
+    windows = [
+        (source["id"], window)
+        for source in sources
+        for window in evidence_windows(source["text"], WINDOW_CHARS)
+    ]
+    if max_windows <= 0 or len(windows) <= max_windows:
+        return [s["text"] for s in sources], [s["id"] for s in sources]
+    tokens = lexical_tokens([claim, *(w for _, w in windows)])
+    claim_words = set(tokens[0])
+    shares = [
+        len(claim_words & set(words)) / len(claim_words) if claim_words else 0.0
+        for words in tokens[1:]
+    ]
+    best = sorted(range(len(windows)), key=lambda i: (-shares[i], i))[:max_windows]
+    best.sort()
+    return [windows[i][1] for i in best], [windows[i][0] for i in best]
+
+
+def row_claims(row: Row, max_claims: int) -> tuple[list[str], int]:
+    """Return the row's claims (sentences) and how many sentences were left out.
+
+    A one-sentence answer is checked whatever its length ("Paris."); in a longer one,
+    sentences of fewer than `MIN_STATEMENT_WORDS` words are headings or labels
+    ("Symptoms", "Treatment:"), not statements, and are not checked.
+    """
+    every = statement_claims(row.answer, row.question, 10_000, min_words=1)
+    if len(every) > 1:
+        prefix = answer_to(row.question)
+        every = [
+            c
+            for c in every
+            if word_count(c[len(prefix) :] if c.startswith(prefix) else c) >= MIN_STATEMENT_WORDS
+        ] or every
+    return every[:max_claims], len(every) - len(every[:max_claims])
+
+
+def row_tasks(
+    row: Row, context: FVContext, max_windows: int = 0
+) -> tuple[list[ClaimTask], list[str], int]:
     """Return the row's claim tasks, their sentences, and how many sentences were left out."""
     sources = sources_from(row.sources, None, None, None)
-    every = statement_claims(row.answer, row.question, 10_000, min_words=1)
-    claims = every[: context.max_claims]
+    claims, left_out = row_claims(row, context.max_claims)
     tasks = []
     for index, claim in enumerate(claims):
         chosen = claim_sources(claim, sources)
+        evidence, ids = candidate_windows(bare_claim(claim), chosen, max_windows)
         tasks.append(
             ClaimTask(
                 round=0,
                 index=index,
                 claim=claim,
                 document=claim_document(claim, sources),
-                evidence=[s["text"] for s in chosen],
+                evidence=evidence,
                 question=row.question,
-                evidence_ids=[s["id"] for s in chosen],
+                evidence_ids=ids,
             )
         )
     prefix = answer_to(row.question)
     sentences = [c[len(prefix) :] if row.question and c.startswith(prefix) else c for c in claims]
-    return tasks, sentences, len(every) - len(claims)
+    return tasks, sentences, left_out
 
 
 def claim_result(
@@ -332,7 +399,7 @@ def check_rows(
                 todo.append(row)
         if not todo:
             continue
-        planned = [row_tasks(row, context) for row in todo]
+        planned = [row_tasks(row, context, settings.max_windows) for row in todo]
         tasks = [task for row_plan in planned for task in row_plan[0]]
         chunk_started = time.perf_counter()
         checks, _ = judge_claims(tasks, context)
