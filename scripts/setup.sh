@@ -57,6 +57,16 @@ fi
 # 4. veriloop itself (editable, so graphs/ prompts/ etc. are read from this checkout).
 "${pip[@]}" install -e ".${extras}"
 
+# 4b. --dev: Debian's Chromium, which the test of report.html opens headless (the test
+#     skips, saying why, where it cannot be installed: no apt, not root).
+if [ -n "$extras" ] && ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+      || echo "note: could not install chromium; the HTML report's browser test will skip"
+  else
+    echo "note: chromium is not installed (needs apt-get as root); the HTML report's browser test will skip"
+  fi
+fi
 .venv/bin/python -c 'import torch; assert "+cpu" in torch.__version__ or not torch.cuda.is_available(), torch.__version__'
 # 5. Prove the runtime: load the model, decode, teacher-force, embed, each in a child
 #    process, so a crash is one clear message here and not on the user's first question.

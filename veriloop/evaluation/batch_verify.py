@@ -66,8 +66,10 @@ RUN = "verify"
 """The `run` every batch-verification record carries (results.jsonl is shared with bench's
 reader)."""
 
-WINDOW_CHARS = 600
-"""The three-way judge's evidence window (`ThreeWayJudge.window_chars`)."""
+WINDOW_CHARS = 300
+"""Candidate evidence windows: about two sentences (the three-way judge reads up to 600
+characters at a time; a shorter window is cheaper to read and still holds the sentence a
+claim was drawn from and its neighbour)."""
 
 DEFAULT_MAX_WINDOWS = 2
 """Evidence windows each claim is judged against (`candidate_windows`): the judge reads
@@ -163,8 +165,8 @@ def candidate_windows(
 ) -> tuple[list[str], list[str]]:
     """Return the claim's evidence: the `max_windows` source windows sharing most of its words.
 
-    Sources are cut into the three-way judge's windows (`evidence_windows`, about
-    `WINDOW_CHARS` of whole sentences); the windows holding the largest share of the
+    Sources are cut into windows of whole sentences of about `WINDOW_CHARS`
+    (`evidence_windows`); the windows holding the largest share of the
     claim's content words (stemmed, stop words out) are kept, ties in source order. With no
     more windows than that, or `max_windows` 0, every source is returned whole.
 

@@ -108,7 +108,6 @@ def _answer_view(record: dict[str, Any]) -> AnswerView:
         answer=record.get("answer") or "",
         verdict=record.get("verdict") or "failed",
         claims=record.get("claims", []),
-        sources=record.get("sources", []),
         note=note,
     )
 
