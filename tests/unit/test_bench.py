@@ -190,6 +190,14 @@ def test_report_tables_hand_checked(tmp_path, fake_backend):
     for plot in ("metrics.png", "scores_by_iteration.png", "cost_per_item.png"):
         assert (tmp_path / plot).stat().st_size > 1000
     assert json.loads((tmp_path / "summary.json").read_text())["summaries"]["direct"]["items"] == 2
+    page = (tmp_path / "report.html").read_text()
+    data = page.split('id="answers-data">')[1].split("</script>")[0].replace("<\\/", "</")
+    views = {v["id"]: v for v in json.loads(data)}
+    assert views["0"]["verdict"] == "supported" and views["1"]["verdict"] == "hallucinated"
+    [claim] = views["1"]["claims"]  # its one sentence, where it sits in the answer
+    assert claim["verdict"] == "unsupported"
+    assert views["1"]["answer"][claim["start"] : claim["end"]] == claim["claim"]
+    assert page.count("data:image/png;base64,") == 3  # the plots, inline
 
 
 def test_paired_comparison_hand_case():

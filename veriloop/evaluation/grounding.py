@@ -67,8 +67,9 @@ def faithfulness(
 
     Returns:
         {"claims", "supported", "unsupported", "contradicted", "undetermined",
-        "faithfulness"}, with faithfulness None when there are no claims or no context
-        (undetermined answer).
+        "faithfulness", "checks"} (checks: one per claim, with its verdict, probabilities and
+        the reference sentence it was read against), with faithfulness None when there
+        are no claims or no context (undetermined answer).
     """
     counts: dict[str, Any] = {
         "claims": len(claims),
@@ -83,16 +84,33 @@ def faithfulness(
         counts["faithfulness"] = None
         return counts
     verdicts, _ = judge.judge([SupportQuery(claim, texts, question) for claim in claims])
-    for verdict in verdicts:
+    checks = []
+    for claim, verdict in zip(claims, verdicts, strict=True):
         probability = verdict["probability"]
+        said: str | None
         if probability is None:
             counts["undetermined"] += 1
+            said = None
         elif probability >= threshold and claim_verdict(verdict) != "contradicted":
             counts["supported"] += 1
+            said = "supported"
         else:
             counts["unsupported"] += 1
             counts["contradicted"] += claim_verdict(verdict) == "contradicted"
+            said = "contradicted" if claim_verdict(verdict) == "contradicted" else "unsupported"
+        checks.append(
+            {
+                "claim": claim,
+                "verdict": said,
+                "p_supported": probability,
+                "p_contradicted": verdict.get("p_contradicted"),
+                "evidence_index": verdict["evidence_index"],
+                "evidence_sentence": verdict.get("evidence_sentence", ""),
+                "mismatches": verdict.get("mismatches", []),
+            }
+        )
     counts["faithfulness"] = counts["supported"] / len(claims)
+    counts["checks"] = checks
     return counts
 
 

@@ -104,6 +104,7 @@ def score_record(
         ref_supported=None if claims["faithfulness"] is None else 100 * claims["faithfulness"],
         unsupported_claims=claims["unsupported"],
         contradicted_claims=claims["contradicted"],
+        claim_checks=claims.get("checks", []),
         unsupported_per_item=claims["unsupported"],
         consistency=consistency(models, record["question"], answer).value,
         f1=100 * unigram_f1(answer, record["references"]),
@@ -543,4 +544,7 @@ def write_report(
     )
     report = run_dir / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from veriloop.evaluation.bench_html import write_bench_html
+
+    write_bench_html(run_dir, manifest, records, per_record, [(n, summaries[n]) for n in main_runs])
     return report
