@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/verify_throughput.py --data-root ../shared/data
 
 Rows (written to runs/verify_throughput/rows.jsonl):
-- HaluEval QA held out from the trained judges (items 400.. of the seeded shuffle that
+- HaluEval QA held out from the trained judges (items 401-999 of the seeded shuffle that
   `veriloop detect-bench --offset 400` uses): each item's right and hallucinated answer,
   with the item's knowledge as the one source;
 - MEDIQA 2019 Task 3 answers (all three XML files, seeded sample), each with the three
@@ -66,14 +66,15 @@ def halueval_rows(data_root: Path, items: int, seed: int) -> list[dict[str, Any]
 def mediqa_rows(data_root: Path, count: int, seed: int) -> list[dict[str, Any]]:
     """Return `count` MEDIQA answers, each with the 3 MedQuAD passages BM25 finds for it."""
     answers = []
-    for name in MEDIQA_FILES:
+    for number, name in enumerate(MEDIQA_FILES, start=1):
         root = ET.parse(data_root / "mediqa2019" / name).getroot()
         for question in root.iter("Question"):
             text = (question.findtext("QuestionText") or "").strip()
             for answer in question.iter("Answer"):
                 body = (answer.findtext("AnswerText") or "").strip()
                 if text and body:
-                    answers.append((f"mediqa:{answer.get('AID')}", text, body))
+                    # answer ids repeat across the three files: prefix the file's number
+                    answers.append((f"mediqa:{number}:{answer.get('AID')}", text, body))
     random.Random(seed).shuffle(answers)
     index = open_medquad()
     rows = []
@@ -138,8 +139,8 @@ def main() -> None:
     """Build the rows, run the cold batch, time the LLM-judge sample, write the report."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-root", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--halueval-items", type=int, default=500)
-    parser.add_argument("--mediqa-rows", type=int, default=1000)
+    parser.add_argument("--halueval-items", type=int, default=599)
+    parser.add_argument("--mediqa-rows", type=int, default=802)
     parser.add_argument("--llm-sample", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -211,9 +212,10 @@ def main() -> None:
         "## The same claims judged RAGAS-style (one LLM prompt per claim)",
         "",
         f"A seeded sample of {llm['claims']} of the run's claims, each judged by the embedded "
-        f"SmolLM2-135M's Yes/No (`YesNoJudge`: one prompt per claim and source, "
-        f"{llm['prompts']} prompts): {llm['seconds']} s, {llm['seconds_per_claim']} s per "
-        f"claim. **Extrapolated** (not run) to all {claims} claims: "
+        "SmolLM2-135M's Yes/No (`YesNoJudge`: one prompt per claim and source, scored for "
+        f"Yes and No: {llm['prompts']} model calls): {llm['seconds']} s, "
+        f"{llm['seconds_per_claim']} s per claim. **Extrapolated** (not run) to all "
+        f"{claims} claims: "
         f"{report['llm_judge_extrapolated_seconds']} s, against "
         f"{report['wall_seconds']} s measured for the whole batch above. Its verdicts agree "
         f"with the three-way judge's on {llm['agreement_with_three_way']:.0%} of the sample; "
