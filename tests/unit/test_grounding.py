@@ -62,6 +62,9 @@ def test_faithfulness_counts_supported_unsupported_and_undetermined() -> None:
     context = ["aspirin thins blood", "paris is in france"]
     claims = ["Aspirin thins blood.", "Paris is in France.", "Aspirin cures cancer.", "BOOM"]
     result = faithfulness(WordJudge(), claims, context)
+    checks = result.pop("checks")
+    assert [c["verdict"] for c in checks] == ["supported", "supported", "unsupported", None]
+    assert [c["claim"] for c in checks] == claims
     assert result == {
         "claims": 4,
         "supported": 2,
