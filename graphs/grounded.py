@@ -90,6 +90,14 @@ class GroundedContext(MethodSettings):
         default=3,
         metadata={"ge": 1, "description": "Passages kept after MiniLM re-ranking."},
     )
+    match_focus: bool = field(
+        default=True,
+        metadata={
+            "description": "Drop passages whose page is about a neighbouring condition of the "
+            "question's subject (the focus shares some of its words with the question but "
+            "not all: 'Anal Cancer' for an anal fissure question)."
+        },
+    )
     relevant_at: float = field(
         default=0.5,
         metadata={
@@ -181,6 +189,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         corpus_dir=context.corpus_dir,
         candidates=context.candidates,
         keep=context.top_k,
+        match_focus=context.match_focus,
     )
     best = got.best_relevance
     relevant = best is not None and best >= context.relevant_at
@@ -188,7 +197,9 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         stage="retrieval",
         round=0,
         iteration=0,
-        text=f"{got.found} candidates from {got.source}; kept "
+        text=f"{got.found} candidates from {got.source}"
+        + (f" ({got.off_focus} about a neighbouring condition, dropped)" if got.off_focus else "")
+        + "; kept "
         + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in got.ranked),
         scores={"best_relevance": best},
         thresholds={"best_relevance": context.relevant_at},

@@ -5,8 +5,11 @@ pairs from 9 NIH websites (Ben Abacha & Demner-Fushman 2019), each answer with t
 the page it came from; the licence and attribution sit beside it (`ATTRIBUTION.md`,
 `LICENSE.txt`). veriloop cites what it retrieves from here by passage id and page URL.
 
-- Passages: each answer split with LangChain's `RecursiveCharacterTextSplitter`
-  (`PASSAGE_CHARS` 800, overlap 100), ids `MQ-<qid>-<n>` (stable: the file is fixed).
+- Passages: each answer, its run-together words repaired (`run_together`: "fissuressmall"
+  -> "fissures — small", where the scrape lost a dash), split with LangChain's
+  `RecursiveCharacterTextSplitter` at paragraph, line and then sentence ends
+  (`PASSAGE_CHARS` 800, no overlap), so a passage holds whole sentences and no quoted
+  sentence is cut at a passage boundary; ids `MQ-<qid>-<n>` (stable: the file is fixed).
 - First stage: BM25 (the corpus index's tokenisation: stop words out, Snowball stems) over
   focus + question + passage. Built on first use (about 10 s on 2 cores) and stored under
   `index_cache_root()/medquad-<key>` (passages as JSON lines, the BM25 arrays as bm25s
@@ -32,12 +35,15 @@ import bm25s
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
+from veriloop.text import split_sentences
 
 DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
-PASSAGE_OVERLAP = 100
-CACHE_VERSION = "1"
+PASSAGE_OVERLAP = 0
+CACHE_VERSION = "5"
+SEPARATORS = ["\n\n", "\n", ". ", "? ", "! ", "; ", " ", ""]
+"""Where a passage may end, best first: a sentence end before any space."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
 
 _open: dict[Path, MedQuADIndex] = {}
@@ -71,37 +77,75 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
     """
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+    from veriloop.knowledge.run_together import RunTogetherRepair
+
     if not Path(path).is_file():
         raise InvalidInputError(
             f"{path} does not exist; reinstall veriloop (the MedQuAD source ships with it)"
         )
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=PASSAGE_CHARS, chunk_overlap=PASSAGE_OVERLAP
-    )
-    passages = []
+    rows = []
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             try:
                 row = json.loads(line)
-                chunks = splitter.split_text(row["answer"])
-                qid, url, source = row["qid"], row["url"], row["source"]
+                rows.append((row, str(row["answer"]), row["qid"], row["url"], row["source"]))
             except (json.JSONDecodeError, KeyError, TypeError) as error:
                 raise InvalidInputError(
                     f"{path}:{number}: not a MedQuAD pair ({error}); expected qid, url, "
                     "source, focus, question and answer"
                 ) from error
-            passages += [
-                Passage(
-                    id=f"MQ-{qid}-{n}",
-                    text=chunk,
-                    url=url,
-                    source=source,
-                    focus=row.get("focus") or "",
-                    question=row.get("question") or "",
-                )
-                for n, chunk in enumerate(chunks, start=1)
-            ]
+    repair = RunTogetherRepair(answer for _, answer, _, _, _ in rows)
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=PASSAGE_CHARS,
+        chunk_overlap=PASSAGE_OVERLAP,
+        separators=SEPARATORS,
+        keep_separator="end",
+    )
+    passages = []
+    for row, answer, qid, url, source in rows:
+        chunks = with_list_leads(
+            [c.strip() for c in splitter.split_text(repair.repair(answer)) if c.strip()]
+        )
+        passages += [
+            Passage(
+                id=f"MQ-{qid}-{n}",
+                text=chunk,
+                url=url,
+                source=source,
+                focus=row.get("focus") or "",
+                question=row.get("question") or "",
+            )
+            for n, chunk in enumerate(chunks, start=1)
+        ]
     return passages
+
+
+def with_list_leads(chunks: list[str]) -> list[str]:
+    """Give a passage that opens inside a list the list's lead-in from an earlier passage.
+
+    MedQuAD writes lists inline ("Complications can include - bowel obstruction. ...
+    - anal fissures — small tears ..."); a passage that starts at "- anal fissures" would
+    quote the item without what it is an item of. The lead-in is the text before the first
+    " - " of the last sentence, in an earlier passage of the same answer, that opened a list;
+    it is put before the passage as its own sentence, ending in a colon.
+    """
+    out: list[str] = []
+    lead = ""
+    for chunk in chunks:
+        if lead:
+            for sentence in split_sentences(chunk):
+                head, sep, _ = sentence.partition(" - ")
+                if sentence.startswith("- "):  # an item before any lead-in of its own
+                    chunk = f"{lead.rstrip(' :')}:\n{chunk}"
+                    break
+                if sep and head.strip():
+                    break
+        out.append(chunk)
+        for sentence in split_sentences(chunk):
+            head, sep, _ = sentence.partition(" - ")
+            if sep and head.strip() and not head.lstrip().startswith("-"):
+                lead = head.strip()
+    return out
 
 
 def _cache_key(path: Path) -> str:

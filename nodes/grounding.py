@@ -25,6 +25,7 @@ from typing import Literal, NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
+from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.hybrid import RetrievalSettings
 from veriloop.knowledge.medquad import open_medquad
 from veriloop.knowledge.triplets import rank_rows
@@ -40,6 +41,7 @@ from veriloop.nodes.support import (
     claim_verdict,
     support_judge,
 )
+from veriloop.standalone import standalone_units
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -167,6 +169,41 @@ def rank_passages(
     return ranked, call
 
 
+GENERIC_FOCUS_WORDS = frozenset(
+    lexical_tokens(
+        [
+            "disease diseases disorder disorders syndrome syndromes condition conditions "
+            "problem problems information overview health type types what you need to know "
+            "about the and of in for with"
+        ]
+    )[0]
+)
+"""Focus words that name no particular condition ("Anal Disorders" is about the anus)."""
+
+
+def focus_words(text: str) -> set[str]:
+    """Return the specific words of a focus or question: stemmed, no numbers, no generics."""
+    return {
+        w
+        for w in lexical_tokens([text])[0]
+        if len(w) > 1 and not w.isdigit() and w not in GENERIC_FOCUS_WORDS
+    }
+
+
+def off_focus(question: str, focus: str) -> bool:
+    """Tell whether a page's focus is a neighbouring condition, not the question's subject.
+
+    A focus sharing some of its specific words with the question but not all is about
+    something else of the same family: "Anal Cancer" for a question about an anal fissure
+    ("anal" shared, "cancer" not asked). A focus sharing none (a synonym: "High Blood
+    Pressure" for hypertension) or all of them is not ruled out here: retrieval and the
+    re-ranker decide.
+    """
+    named = focus_words(focus)
+    asked = focus_words(question)
+    return bool(named & asked) and bool(named - asked)
+
+
 @dataclass
 class Retrieved:
     """What one retrieval gave: the source's name, how many candidates, the best few."""
@@ -175,6 +212,8 @@ class Retrieved:
     found: int
     ranked: list[SourcePassage]
     calls: list[ModelCall]
+    off_focus: int = 0
+    """Candidates dropped because their page is about a neighbouring condition."""
 
     @property
     def best_relevance(self) -> float | None:
@@ -190,12 +229,28 @@ def retrieve_ranked(
     corpus_dir: str,
     candidates: int,
     keep: int,
+    match_focus: bool = True,
 ) -> Retrieved:
-    """Search the source (`open_source`) for `candidates` passages; keep the `keep` best."""
+    """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
+
+    With `match_focus`, candidates whose page focus (`title`) is a neighbouring condition
+    of the question's subject (`off_focus`) are dropped before re-ranking.
+    """
     source = open_source(models, kb_dir=kb_dir, corpus_dir=corpus_dir)
     found, calls = source.search(question, candidates)
-    ranked, call = rank_passages(models, question, found, keep)
-    return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
+    on_focus = (
+        [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
+        if match_focus
+        else list(found)
+    )
+    ranked, call = rank_passages(models, question, on_focus, keep)
+    return Retrieved(
+        source.name,
+        len(found),
+        ranked,
+        [*calls, *([call] if call else [])],
+        off_focus=len(found) - len(on_focus),
+    )
 
 
 def numbered_passages(passages: Sequence[SourcePassage]) -> str:
@@ -217,14 +272,17 @@ def extract_sentences(
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage sentences closest to the question, as (sentence, passage id).
 
-    Sentences keep the order they have in the passages (passages in rank order), so an
-    extract reads as the source wrote it. Questions (MedQuAD pages repeat theirs as
-    headings) and fragments without a word of two letters are skipped.
+    Sentences are `standalone_units`: a list item carries its lead-in, a sentence opening
+    with "These", "It", ... stays joined to the one before it, and boilerplate (page
+    acknowledgements, navigation, first-person checklists) is left out. They keep the order
+    they have in the passages (passages in rank order), so an extract reads as the source
+    wrote it. Questions (MedQuAD pages repeat theirs as headings) and fragments without a
+    word of two letters are skipped.
     """
     found = [
         (sentence, p["id"])
         for p in passages
-        for sentence in split_sentences(p["text"])
+        for sentence in standalone_units(p["text"])
         if re.search(r"[A-Za-z]{2,}", sentence) and not sentence.rstrip().endswith("?")
     ]
     if not found or count < 1:
