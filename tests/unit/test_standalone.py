@@ -1,0 +1,91 @@
+"""Sentences that stand alone, on real MedQuAD pages: lead-ins, antecedents, boilerplate."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+
+from veriloop.knowledge.medquad import MEDQUAD_FILE, with_list_leads
+from veriloop.knowledge.run_together import RunTogetherRepair
+from veriloop.nodes.grounding import off_focus
+from veriloop.standalone import is_boilerplate, standalone_units
+
+
+@cache
+def pages() -> list[dict[str, Any]]:
+    with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+@cache
+def repair() -> RunTogetherRepair:
+    return RunTogetherRepair(p["answer"] for p in pages())
+
+
+def page_with(text: str) -> str:
+    return next(p["answer"] for p in pages() if text in p["answer"])
+
+
+def test_a_dangling_reference_stays_with_its_antecedent() -> None:
+    units = standalone_units(page_with("These forms of dengue are life-threatening"))
+    [unit] = [u for u in units if "These forms of dengue" in u]
+    assert unit.startswith("In some cases, dengue turns into dengue hemorrhagic fever")
+    assert not any(u.startswith(("These ", "It ")) for u in units)
+
+
+def test_list_items_carry_their_lead_in() -> None:
+    units = standalone_units(page_with("High blood glucose can happen if you"))
+    assert "High blood glucose can happen if you: eat too much" in units
+    assert not any(u.startswith("- ") for u in units)
+
+
+def test_boilerplate_and_first_person_lines_are_left_out() -> None:
+    acknowledged = standalone_units(page_with("The NIDDK would like to thank"))
+    assert acknowledged and not any("would like to thank" in u for u in acknowledged)
+    assert not any("not copyrighted" in u for u in acknowledged)
+    checklist = standalone_units(page_with("I have had gestational diabetes"))
+    assert not any("gestational diabetes" in u and " I " in f" {u} " for u in checklist)
+    assert is_boilerplate("Check the list of NCI-supported cancer clinical trials now.")
+    assert not is_boilerplate("Dengue is rare in the United States.")
+
+
+@pytest.mark.parametrize(
+    ("token", "split"),
+    [
+        ("fissuressmall", "fissures — small"),
+        ("fistulasabnormal", "fistulas — abnormal"),
+        ("tractor", "tractor"),  # an English word: kept
+        ("uppermost", "uppermost"),
+        ("survivorship", "survivorship"),  # "hip" is on the suffix list
+        ("nonharmful", "nonharmful"),  # "non" is a prefix
+    ],
+)
+def test_run_together_words_are_split_where_a_dash_was_lost(token: str, split: str) -> None:
+    assert repair().repair(f"anal {token} tears") == f"anal {split} tears"
+
+
+def test_a_passage_opening_inside_a_list_gets_its_lead_in() -> None:
+    chunks = [
+        "Anal Discomfort. The following steps can help: - Washing the area. Soap dries skin.",
+        "Towelettes are better. - Keeping the anal area dry. It helps.",
+        "A new topic. Nothing listed here.",
+    ]
+    led = with_list_leads(chunks)
+    assert led[0] == chunks[0] and led[2] == chunks[2]
+    assert led[1].startswith("The following steps can help:\nTowelettes are better.")
+    units = standalone_units(led[1])
+    # the item carries its lead-in, and "It helps." stays with the item it refers to
+    assert "The following steps can help: keeping the anal area dry. It helps." in units
+
+
+def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
+    question = "I have been battling anal fissure for two years. What should I do?"
+    assert off_focus(question, "Anal Cancer")
+    assert not off_focus(question, "Anal Disorders")  # "disorders" names nothing in particular
+    assert not off_focus("What is hypertension?", "High Blood Pressure")
+    assert not off_focus("Is Noonan syndrome inherited?", "Noonan syndrome 6")  # subtype number
+    assert off_focus("What are the symptoms of type 2 diabetes?", "Diabetes Insipidus")
