@@ -48,3 +48,20 @@ def test_generated_answers_are_checked_sentence_by_sentence() -> None:
         assert all(s["coverage"] is not None and s["coverage"] >= 0.75 for s in kept)
     else:
         assert result["refusal"]["kind"] == "soft"
+
+
+def test_an_anal_fissure_is_not_answered_from_anal_cancer_pages_nor_in_fragments() -> None:
+    question = (
+        "I have been battling anal fissure for close to two years and it has refused to heal. "
+        "What should I do?"
+    )
+    result = build_graph().compile().invoke({"question": question}, context=GroundedContext())
+    titles = {p["title"] for p in result["passages"]}
+    assert "Anal Cancer" not in titles  # a neighbouring condition, dropped before re-ranking
+    retrieval = next(c for c in result["trace"]["candidates"] if c["stage"] == "retrieval")
+    assert "neighbouring condition, dropped" in retrieval["text"]
+    for sentence in result["sentences"]:
+        text = sentence["text"]
+        assert text.rstrip()[-1] in ".!?:;)", f"a fragment was quoted: {text!r}"
+        assert not text.startswith(("- ", "These ", "This ", "It ", "They ")), text
+        assert "fissuressmall" not in text
