@@ -44,8 +44,8 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph

@@ -11,8 +11,10 @@
   **Hard refusal** when the best cosine is below `relevant_at`: nothing retrieved is about
   the question, so no model is called.
 - answer: `answer_mode=extract` (default) quotes the `extract_sentences` passage
-  sentences closest to the question (MiniLM cosine; no chat call); `generate` asks the
-  chat model to answer by copying from the kept passages (`prompts/grounded_answer.txt`).
+  sentences the answer-relevance judge (`relevance_judge`, `nodes/relevance.py`) scores
+  highest for the question (MiniLM cosine with `relevance_judge=off`; no chat call either
+  way); `generate` asks the chat model to answer by copying from the kept passages
+  (`prompts/grounded_answer.txt`).
   On 120 MEDIQA consumer questions with SmolLM2-135M, extract answered 77% of them with
   0.83 unsupported claims per answer against the expert answers, generate 22% (it mostly
   wrote filler the check dropped): docs/results/mediqa_grounded_n120. With a capable
@@ -21,15 +23,17 @@
   judge (`judge`, read after the question), gated on the share of the sentence's content
   words the passage holds (`nodes.support.CoverageGatedJudge`): a sentence is kept when
   some passage holds >= `min_coverage` of its content words and the judge gives it
-  P(supported) >= `supported_at` against that passage.
+  P(supported) >= `supported_at` against that passage, and (backed is not relevant) the
+  relevance judge gives it P(addresses the question) >= `relevant_sentence_at`.
 - cite: the kept sentences, each with a numbered citation `[n]`; `sources` lists the
   cited passages (number, id, title, URL). Unsupported sentences are dropped
   (`unsupported=drop`) or kept and marked `[unsupported]` (`mark`).
 - **Soft refusal** when no sentence survives: the source held something on the topic,
-  but no answer sentence could be backed by it.
+  but no answer sentence was both backed by it and about the question; the refusal says
+  how many failed which test.
 
 There is no refinement loop: one answer, one check. Every sentence, its probability, its
-coverage and its passage are in `sentences` and in the trace's candidates.
+coverage, its relevance and its passage are in `sentences` and in the trace's candidates.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ from veriloop.nodes.grounding import (
     extract_sentences,
     instructions_of,
     numbered_passages,
+    off_question,
+    relevance_judge,
     retrieve_ranked,
     sentence_judge,
 )
@@ -138,11 +144,28 @@ class GroundedContext(MethodSettings):
             "description": "Share of a kept sentence's content words its passage must hold.",
         },
     )
+    relevance_judge: Literal["trained", "off"] = field(
+        default="trained",
+        metadata={
+            "description": "Answer-relevance judge (nodes/relevance.py): 'trained' picks the "
+            "extract's sentences by P(the sentence addresses the question) and keeps only "
+            "sentences reaching relevant_sentence_at; 'off' picks by MiniLM cosine and "
+            "checks support only."
+        },
+    )
+    relevant_sentence_at: float = field(
+        default=0.5,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "P(addresses the question) a kept sentence needs (relevance judge).",
+        },
+    )
     unsupported: Literal["drop", "mark"] = field(
         default="drop",
         metadata={
-            "description": "drop unsupported and contradicted sentences, or keep them marked "
-            "[unsupported] / [contradicted]."
+            "description": "drop unsupported, contradicted and off-question sentences, or keep "
+            "them marked [unsupported] / [contradicted] / [off-question]."
         },
     )
 
@@ -221,7 +244,11 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     calls: list[ModelCall] = []
     if context.answer_mode == "extract":
         quoted, call = extract_sentences(
-            models, state.question, state.passages, context.extract_sentences
+            models,
+            state.question,
+            state.passages,
+            context.extract_sentences,
+            relevance_judge(context.relevance_judge),
         )
         calls.extend([call] if call else [])
         text = " ".join(sentence for sentence, _ in quoted)
@@ -266,7 +293,13 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     sentences = [(s, origin) for s in answer_sentences(state.draft or "")]
     judge = sentence_judge(context.judge, get_models(context), context.min_coverage)
     checked = check_sentences(
-        judge, sentences, state.passages, state.question, supported_at=context.supported_at
+        judge,
+        sentences,
+        state.passages,
+        state.question,
+        supported_at=context.supported_at,
+        relevance=relevance_judge(context.relevance_judge),
+        relevant_at=context.relevant_sentence_at,
     )
     candidates = [
         Candidate(
@@ -274,8 +307,16 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             round=0,
             iteration=i,
             text=c["text"],
-            scores={"p_supported": c["probability"], "coverage": c["coverage"]},
-            thresholds={"p_supported": context.supported_at, "coverage": context.min_coverage},
+            scores={
+                "p_supported": c["probability"],
+                "coverage": c["coverage"],
+                "relevance": c.get("relevance"),
+            },
+            thresholds={
+                "p_supported": context.supported_at,
+                "coverage": context.min_coverage,
+                "relevance": context.relevant_sentence_at,
+            },
             passed=c["supported"],
             error=None if c["probability"] is not None else c["reason"],
         )
@@ -324,11 +365,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     elif kept:
         reason = "single_pass"
     elif state.sentences:
-        refusal = Refusal(
-            kind="soft",
-            detail=f"none of the answer's {len(state.sentences)} sentences is backed by the "
-            "retrieved passages",
-        )
+        refusal = Refusal(kind="soft", detail=soft_refusal_detail(state.sentences, context))
         reason = "refused"
     else:
         reason = "no_usable_output"
@@ -360,6 +397,20 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "refusal": refusal,
         "trace": trace,
     }
+
+
+def soft_refusal_detail(sentences: list[CheckedSentence], context: GroundedContext) -> str:
+    """Say why no sentence was kept: how many were not backed, and how many off the question."""
+    off = sum(off_question(s) for s in sentences)
+    if not off:
+        return (
+            f"none of the answer's {len(sentences)} sentences is backed by the retrieved passages"
+        )
+    return (
+        f"none of the answer's {len(sentences)} sentences is both backed by the retrieved "
+        f"passages and about the question: {off} backed but off the question (relevance < "
+        f"relevant_sentence_at = {context.relevant_sentence_at}), {len(sentences) - off} not backed"
+    )
 
 
 # ----------------------------------------------------------------------------- routers

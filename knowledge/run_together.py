@@ -34,7 +34,7 @@ PREFIXES = frozenset(
     "intra hyper hypo micro macro co re un man you club lobe".split()
 )
 SUFFIXES = frozenset("less like ness ly ful able is forms made ship hip".split())
-WORD = re.compile(r"\b[a-z]{%d,}\b" % MIN_LENGTH)
+WORD = re.compile(rf"\b[a-z]{{{MIN_LENGTH},}}\b")
 
 
 class RunTogetherRepair:

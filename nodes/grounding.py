@@ -14,6 +14,10 @@ The pieces of the grounded default (`graphs/grounded.py`), each usable on its ow
   The judge alone is lenient on on-topic inventions (docs/benchmarks/support_judges.md:
   it separates backed from made-up or off-topic text, not plausible detail on the right
   topic), so a kept sentence must pass both.
+- `relevance_judge`: backed is not relevant. The answer-relevance judge
+  (`nodes.relevance`) scores whether each sentence addresses the question; `extract_sentences`
+  quotes the sentences it scores highest, and `check_sentences` keeps a sentence only when
+  it is backed *and* its relevance reaches `relevant_at`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Literal, NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
+from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.hybrid import RetrievalSettings
 from veriloop.knowledge.medquad import open_medquad
@@ -78,6 +83,34 @@ class CheckedSentence(TypedDict):
     verdict: NotRequired[ClaimVerdict]
     """supported / contradicted / unsupported; contradicted when a passage denies it (the
     three-way judge or the mismatch checks) and none backs it."""
+    relevance: NotRequired[float | None]
+    """The answer-relevance judge's P(the sentence addresses the question); absent or None
+    when no relevance judge ran. `supported` (kept) needs it at or above the threshold."""
+
+
+class RelevanceScorer(Protocol):
+    """Scores whether sentences address a question (`nodes.relevance.RelevanceJudge`)."""
+
+    name: str
+
+    def scores(self, question: str, sentences: Sequence[str]) -> list[float]:
+        """Return P(addresses the question) per sentence, in order."""
+        ...
+
+
+def relevance_judge(kind: str) -> RelevanceScorer | None:
+    """Return the answer-relevance judge called `kind` ('trained'), or None for 'off'.
+
+    Raises:
+        InvalidInputError: An unknown kind, or the trained judge's weights are missing.
+    """
+    if kind == "off":
+        return None
+    if kind == "trained":
+        from veriloop.nodes.relevance import RelevanceJudge
+
+        return RelevanceJudge()
+    raise InvalidInputError(f"unknown relevance judge {kind!r}; choose trained or off")
 
 
 class PassageSource(Protocol):
@@ -268,9 +301,17 @@ def instructions_of(template: str) -> str:
 
 
 def extract_sentences(
-    models: Models, question: str, passages: Sequence[SourcePassage], count: int
+    models: Models,
+    question: str,
+    passages: Sequence[SourcePassage],
+    count: int,
+    relevance: RelevanceScorer | None = None,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
-    """Return the `count` passage sentences closest to the question, as (sentence, passage id).
+    """Return the `count` passage sentences that best answer the question, as (sentence, id).
+
+    With a `relevance` judge they are the sentences it scores highest (P(the sentence
+    addresses the question)); without one, the sentences closest to the question by
+    MiniLM cosine (no judge call, one embedding call).
 
     Sentences are `standalone_units`: a list item carries its lead-in, a sentence opening
     with "These", "It", ... stays joined to the one before it, and boilerplate (page
@@ -287,6 +328,10 @@ def extract_sentences(
     ]
     if not found or count < 1:
         return [], None
+    if relevance is not None:
+        scores = relevance.scores(question, [s for s, _ in found])
+        ranked = sorted(range(len(found)), key=lambda i: -scores[i])[:count]
+        return [found[i] for i in sorted(ranked)], None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
     best = sorted(
         row for row, _ in rank_rows(list(range(len(found))), vectors[1:], vectors[0], count)
@@ -306,21 +351,31 @@ def check_sentences(
     question: str,
     *,
     supported_at: float,
+    relevance: RelevanceScorer | None = None,
+    relevant_at: float = 0.5,
 ) -> list[CheckedSentence]:
-    """Judge every sentence against the passages (one batch) and decide which are backed.
+    """Judge every sentence against the passages (one batch) and decide which are kept.
 
-    A sentence is supported when the judge's P(supported) against its most supportive
+    A sentence is backed when the judge's P(supported) against its most supportive
     passage is at least `supported_at`. With a `CoverageGatedJudge` (the grounded
     default's), that passage must also hold the sentence's content words; its coverage
-    and the inner judge's probability are read from the verdict's scores.
+    and the inner judge's probability are read from the verdict's scores. With a
+    `relevance` judge, a backed sentence is kept (`supported`) only when its P(addresses
+    the question) is at least `relevant_at`; otherwise its reason says it is off the
+    question.
     """
     if not sentences:
         return []
+    relevances: list[float | None] = (
+        list(relevance.scores(question, [text for text, _ in sentences]))
+        if relevance is not None
+        else [None] * len(sentences)
+    )
     texts = [p["text"] for p in passages]
     verdicts, _ = judge.judge([SupportQuery(text, texts, question) for text, _ in sentences])
     gate = judge.min_coverage if isinstance(judge, CoverageGatedJudge) else None
     checked: list[CheckedSentence] = []
-    for (text, origin), verdict in zip(sentences, verdicts, strict=True):
+    for (text, origin), verdict, relevant in zip(sentences, verdicts, relevances, strict=True):
         probability, index = verdict["probability"], verdict["evidence_index"]
         if probability is None or index is None:
             checked.append(
@@ -333,15 +388,24 @@ def check_sentences(
                     coverage=None,
                     supported=False,
                     reason=f"not judged: {verdict['error'] or 'no evidence'}",
+                    relevance=relevant,
                 )
             )
             continue
         coverage = verdict["scores"].get("coverage")
         denied = claim_verdict(verdict) == "contradicted"
-        supported = probability >= supported_at and not denied
+        backed = probability >= supported_at and not denied
+        on_question = relevant is None or relevant >= relevant_at
+        supported = backed and on_question
         if supported:
             reason = f"P(supported) {probability:.2f}" + (
                 "" if coverage is None else f", {coverage:.0%} of its content words"
+            )
+            reason += "" if relevant is None else f", relevance {relevant:.2f}"
+        elif backed:
+            reason = (
+                f"backed (P(supported) {probability:.2f}) but off the question: relevance "
+                f"{relevant:.2f} < {relevant_at}"
             )
         elif denied:
             said = verdict.get("evidence_sentence") or verdict["evidence_span"]
@@ -362,10 +426,16 @@ def check_sentences(
                 coverage=coverage,
                 supported=supported,
                 reason=reason,
-                verdict="supported" if supported else "contradicted" if denied else "unsupported",
+                verdict="supported" if backed else "contradicted" if denied else "unsupported",
+                relevance=relevant,
             )
         )
     return checked
+
+
+def off_question(sentence: CheckedSentence) -> bool:
+    """Tell whether a sentence was backed by a passage but dropped as off the question."""
+    return not sentence["supported"] and sentence.get("verdict") == "supported"
 
 
 def cited_answer(
@@ -374,8 +444,9 @@ def cited_answer(
     """Join the supported sentences, each with a numbered citation of its passage.
 
     Passages are numbered in order of first citation. With `mark_unsupported`, sentences
-    that failed the check stay in place, followed by `[unsupported]`, or `[contradicted]`
-    where a passage denies them.
+    that failed the check stay in place, followed by `[unsupported]`, `[contradicted]`
+    where a passage denies them, or `[off-question]` where a passage backs them but they
+    do not address the question.
 
     Returns:
         The answer text and the cited passage ids (citation `[n]` is the n-th id).
@@ -388,7 +459,13 @@ def cited_answer(
                 order.append(sentence["passage_id"])
             parts.append(with_marker(sentence["text"], order.index(sentence["passage_id"]) + 1))
         elif mark_unsupported:
-            mark = "contradicted" if sentence.get("verdict") == "contradicted" else "unsupported"
+            mark = (
+                "off-question"
+                if off_question(sentence)
+                else "contradicted"
+                if sentence.get("verdict") == "contradicted"
+                else "unsupported"
+            )
             parts.append(f"{sentence['text'].rstrip()} [{mark}]")
     return " ".join(parts), order
 

@@ -23,8 +23,7 @@ spans, and sets P(supported) to 0 (the model's own value stays in `scores`).
 
 from __future__ import annotations
 
-import hashlib
-import json
+import math
 from collections.abc import Sequence
 from functools import cache, cached_property
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 
 from veriloop.errors import InvalidInputError
 from veriloop.nodes.mismatch import closest_sentence, find_mismatches
+from veriloop.nodes.pair_classifier import load_pair_classifier, pair_logits, weights_fingerprint
 from veriloop.nodes.support import (
     CONTRADICTED,
     ENTAILED,
@@ -44,7 +44,6 @@ from veriloop.nodes.support import (
     SupportVerdict,
     check_queries,
     cross_encoder_input,
-    mean_pooled,
     unusable,
     windowed_pairs,
 )
@@ -55,64 +54,18 @@ P(contradicted) can make the claim contradicted. The model learnt from SNLI that
 about something else contradicts (it gave "Warfarin is sold in blue tablets" against "Paris
 is the capital of France" 0.96); a text that is not about the claim cannot deny it."""
 
-WEIGHT_FILES = ("encoder.safetensors", "adapter_model.safetensors", "head.safetensors")
-
 
 @cache
 def load_three_way(judge_dir: Path = THREE_WAY_DIR) -> tuple[Any, Any, Any, dict[str, Any]]:
     """Return (tokenizer, encoder, head, training.json) of a trained three-way judge.
 
-    The encoder is the bundled MiniLM with the judge's float16 layers loaded over it
-    (`mode: full`) or its LoRA adapter merged (`mode: lora`).
-
     Raises:
         InvalidInputError: The folder holds no trained three-way judge, or its head does not
             have three outputs.
     """
-    import torch
-    from safetensors.torch import load_file
-    from transformers import AutoModel, AutoTokenizer
-
-    from veriloop.models.locate import bundled_embedding_model_path
-
-    folder = Path(judge_dir)
-    try:
-        training = json.loads((folder / "training.json").read_text())
-    except (OSError, ValueError):
-        training = {}
-    if training.get("kind") != "three_way" or not (folder / "head.safetensors").is_file():
-        raise InvalidInputError(
-            f"no trained three-way judge in {folder}; train one with "
-            "benchmarks/train_three_way_judge.py or choose another judge"
-        )
-    base_path = bundled_embedding_model_path()
-    tokenizer = AutoTokenizer.from_pretrained(base_path)
-    encoder = AutoModel.from_pretrained(base_path)
-    if training.get("mode") == "lora":
-        from peft import PeftModel
-
-        encoder = PeftModel.from_pretrained(encoder, str(folder)).merge_and_unload()
-    else:
-        layers = load_file(str(folder / "encoder.safetensors"))
-        missing = set(layers) - set(encoder.state_dict())
-        if missing:
-            raise InvalidInputError(
-                f"{folder}/encoder.safetensors holds weights this MiniLM lacks "
-                f"({sorted(missing)[:3]}...): it was trained on another base model"
-            )
-        encoder.load_state_dict({k: v.float() for k, v in layers.items()}, strict=False)
-    encoder.eval()
-    weights = load_file(str(folder / "head.safetensors"))
-    hidden = encoder.config.hidden_size
-    if tuple(weights["weight"].shape) != (len(THREE_WAY), hidden):
-        raise InvalidInputError(
-            f"{folder}/head.safetensors has shape {tuple(weights['weight'].shape)}, not "
-            f"({len(THREE_WAY)}, {hidden}): copy the head and the weights from one training run"
-        )
-    head = torch.nn.Linear(hidden, len(THREE_WAY))
-    head.load_state_dict(weights)
-    head.eval()
-    return tokenizer, encoder, head, training
+    return load_pair_classifier(
+        Path(judge_dir), "three_way", len(THREE_WAY), "benchmarks/train_three_way_judge.py"
+    )
 
 
 class ThreeWayJudge:
@@ -161,41 +114,29 @@ class ThreeWayJudge:
     @cached_property
     def identity(self) -> str:
         """Return a fingerprint of the judge's weights: sha256 of its safetensors, 16 hex."""
-        digest = hashlib.sha256()
-        for name in WEIGHT_FILES:
-            path = self.judge_dir / name
-            if path.is_file():
-                digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
+        return weights_fingerprint(self.judge_dir)
 
     def probabilities(
         self, evidence: Sequence[str], second: Sequence[str]
     ) -> list[tuple[float, float, float]]:
         """Return (P(entailed), P(neither), P(contradicted)) per (evidence, claim text) pair.
 
-        Pairs are run in order of length, so a batch pads to its own longest pair and not
-        to the longest of all (a batch check mixes one-line sources with long passages);
-        the results come back in the caller's order.
+        Pairs are run in order of length (`pair_logits`), so a batch check mixing one-line
+        sources with long passages pads each batch to its own longest pair.
         """
-        import torch
-
-        order = sorted(range(len(evidence)), key=lambda i: len(evidence[i]) + len(second[i]))
-        out: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * len(order)
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            batch = self.tokenizer(
-                [evidence[i] for i in rows],
-                [second[i] for i in rows],
-                truncation="longest_first",
-                max_length=self.max_length,
-                padding=True,
-                return_tensors="pt",
-            )
-            with torch.no_grad():
-                hidden = self.encoder(**batch).last_hidden_state
-                probs = torch.softmax(self.head(mean_pooled(hidden, batch["attention_mask"])), -1)
-            for i, r in zip(rows, probs, strict=True):
-                out[i] = (float(r[ENTAILED]), float(r[NEITHER]), float(r[CONTRADICTED]))
+        rows = pair_logits(
+            (self.tokenizer, self.encoder, self.head),
+            evidence,
+            second,
+            max_length=self.max_length,
+            batch_size=self.batch_size,
+        )
+        out = []
+        for logits in rows:
+            top = max(logits)
+            exp = [math.exp(v - top) for v in logits]
+            total = sum(exp)
+            out.append((exp[ENTAILED] / total, exp[NEITHER] / total, exp[CONTRADICTED] / total))
         return out
 
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:

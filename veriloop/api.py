@@ -118,6 +118,7 @@ def check(
     progress: bool = False,
     report: bool = True,
     max_windows: int = 2,
+    relevance: bool = False,
     **settings: Any,
 ) -> Any:
     """Check answers against their sources, one result per row, the way `veriloop verify` does.
@@ -136,6 +137,9 @@ def check(
         report: Write report.md and report.html into `out`.
         max_windows: Evidence windows each sentence is judged against, those sharing most
             of its words (0: every window of every source).
+        relevance: Also score whether each sentence addresses the row's question (the
+            answer-relevance judge): claims get `relevance`, rows `answer_relevance` and
+            `off_question_claims` (None for a row without a question).
         **settings: Factored Verification settings, e.g. `threshold=0.3`,
             `claim_threshold=0.5`, `verifier="trained"`, `max_claims=20`.
 
@@ -163,7 +167,7 @@ def check(
 
     given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
     context = resolve_context({**given, "max_revisions": 0}, FVContext)
-    batch = BatchSettings(context=context, max_windows=max_windows)
+    batch = BatchSettings(context=context, max_windows=max_windows, relevance=relevance)
     parsed = list(read_rows(Path(rows)) if isinstance(rows, str | Path) else rows_from(rows))
     with tempfile.TemporaryDirectory(prefix="veriloop-check-") as scratch:
         run_dir = Path(out) if out is not None else Path(scratch)

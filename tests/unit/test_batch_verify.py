@@ -274,3 +274,66 @@ def test_headings_in_a_long_answer_are_not_claims_but_a_one_word_answer_is() -> 
     assert claims == ['Answer to "Capital of France?": Paris.']
     many = Row(id="3", answer=" ".join(f"Fact number {i} holds." for i in range(5)), sources=["s"])
     assert row_claims(many, 3)[1] == 2
+
+
+class BleedingRelevance:
+    """P(addresses the question) 0.9 for sentences about bleeding, 0.2 otherwise."""
+
+    def __init__(self, **_: Any) -> None:
+        self.name = "scripted relevance"
+
+    def pair_scores(self, questions: Sequence[str], sentences: Sequence[str]) -> list[float]:
+        asked.append(list(zip(questions, sentences, strict=True)))
+        return [0.9 if "bleeding" in s else 0.2 for s in sentences]
+
+
+asked: list[list[tuple[str, str]]] = []
+
+
+def test_relevance_scores_each_claim_of_rows_with_a_question(
+    judge: WordJudge, fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("veriloop.nodes.relevance.RelevanceJudge", BleedingRelevance)
+    asked.clear()
+    fake, _ = fake_backend([])
+    chosen = settings(fake, relevance=True)
+    results = start_run(tmp_path / "run", "rows", chosen)
+    check_rows(rows_from(ROWS[:3]), results, chosen)
+    records = latest_records(results)
+    denied = records["denied"]
+    assert [c["relevance"] for c in denied["claims"]] == [0.9, 0.2]
+    assert denied["answer_relevance"] == pytest.approx(0.55)
+    assert denied["off_question_claims"] == 1
+    # rows without a question are not scored: None, not a guess
+    assert records["backed"]["claims"][0]["relevance"] is None
+    assert records["backed"]["answer_relevance"] is None
+    assert records["backed"]["off_question_claims"] is None
+    # one judge batch for the chunk, the bare sentences read after their question
+    assert asked == [
+        [
+            ("What are warfarin's side effects?", denied["claims"][0]["claim"]),
+            ("What are warfarin's side effects?", denied["claims"][1]["claim"]),
+        ]
+    ]
+    assert not denied["claims"][1]["claim"].startswith("Answer to")
+    # relevance is a recorded setting: a run without it cannot resume into this folder
+    with pytest.raises(InvalidInputError, match="other settings"):
+        start_run(tmp_path / "run", "rows", settings(fake))
+
+
+def test_without_relevance_no_relevance_fields_are_written(
+    judge: WordJudge, fake_backend: Make, tmp_path: Path
+) -> None:
+    fake, _ = fake_backend([])
+    results = start_run(tmp_path / "run", "rows", settings(fake))
+    check_rows(rows_from(ROWS[:1]), results, settings(fake))
+    record = latest_records(results)["denied"]
+    assert "answer_relevance" not in record and "relevance" not in record["claims"][0]
+
+
+def test_the_cli_refuses_relevance_for_one_answer(tmp_path: Path) -> None:
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(ROWS[0]))
+    result = runner.invoke(app, ["verify", str(path), "--relevance"])
+    assert result.exit_code == 2
+    assert "--relevance scores a file of rows" in result.output

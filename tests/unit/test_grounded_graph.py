@@ -65,12 +65,28 @@ class ScriptedJudge:
         return verdicts, []
 
 
+class ScriptedRelevance:
+    """P(addresses the question) by rule: `off` for sentences holding `off_word`, else 0.9."""
+
+    name = "scripted relevance"
+
+    def __init__(self, off_word: str = "\x00", off: float = 0.1) -> None:
+        self.off_word = off_word
+        self.off = off
+        self.asked: list[tuple[str, list[str]]] = []
+
+    def scores(self, question: str, sentences: Sequence[str]) -> list[float]:
+        self.asked.append((question, list(sentences)))
+        return [self.off if self.off_word in s else 0.9 for s in sentences]
+
+
 def setup(
     fake_backend: Make,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     replies: list[Any],
     judge: ScriptedJudge | None = None,
+    relevance: ScriptedRelevance | None = None,
 ) -> tuple[str, Models, str, ScriptedJudge]:
     backend, models = fake_backend(replies, vectors=VECTORS)
     kb_dir = tmp_path / "kb"
@@ -82,6 +98,11 @@ def setup(
     base.save()
     judge = judge or ScriptedJudge()
     monkeypatch.setattr("veriloop.nodes.grounding.support_judge", lambda kind, models: judge)
+    scripted = relevance or ScriptedRelevance()
+    monkeypatch.setattr(
+        "veriloop.graphs.grounded.relevance_judge",
+        lambda kind: None if kind == "off" else scripted,
+    )
     return backend, models, str(kb_dir), judge
 
 
@@ -383,3 +404,87 @@ def test_every_outcome_returns_the_same_output_keys(
     for result in (refused, answered):
         assert {"passages", "sentences", "sources", "refusal", "trace"} <= set(result)
     assert refused["sentences"] == [] and refused["sources"] == []
+
+
+# ------------------------------------------------------------------ answer relevance
+
+
+def test_a_backed_sentence_off_the_question_is_dropped_and_said_so(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # both sentences are backed (autosomal), but the second does not address the question
+    off = "Noonan syndrome is autosomal dominant, so it is inherited."
+    relevance = ScriptedRelevance(off_word="so it is")
+    reply = f"{NOONAN} {off}"
+    backend, _, kb, _ = setup(
+        fake_backend, tmp_path, monkeypatch, [reply, reply], relevance=relevance
+    )
+    result = run(backend, kb, QUESTION)
+    assert result["answer"] == "Noonan syndrome is inherited in an autosomal dominant manner [1]."
+    kept, dropped = result["sentences"]
+    assert kept["supported"] and kept["relevance"] == 0.9
+    assert not dropped["supported"] and dropped["verdict"] == "supported"  # backed, not kept
+    assert dropped["relevance"] == 0.1
+    assert dropped["reason"] == (
+        "backed (P(supported) 0.90) but off the question: relevance 0.10 < 0.5"
+    )
+    assert relevance.asked == [(QUESTION, [NOONAN, off])]
+    sentence_stages = [c for c in result["trace"]["candidates"] if c["stage"] == "sentence"]
+    assert [c["scores"]["relevance"] for c in sentence_stages] == [0.9, 0.1]
+    assert [c["passed"] for c in sentence_stages] == [True, False]
+    marked = run(backend, kb, QUESTION, unsupported="mark")
+    assert marked["answer"].endswith(f"{off} [off-question]")
+
+
+def test_the_soft_refusal_says_which_test_failed(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    off = "Noonan syndrome is autosomal dominant, so it is inherited."
+    reply = f"{off} It was first described in 2013."
+    backend, _, kb, _ = setup(
+        fake_backend,
+        tmp_path,
+        monkeypatch,
+        [reply],
+        relevance=ScriptedRelevance("so it is"),
+    )
+    result = run(backend, kb, QUESTION)
+    assert result["answer"] is None and result["refusal"]["kind"] == "soft"
+    assert result["refusal"]["detail"] == (
+        "none of the answer's 2 sentences is both backed by the retrieved passages and about "
+        "the question: 1 backed but off the question (relevance < relevant_sentence_at = 0.5), "
+        "1 not backed"
+    )
+
+
+def test_relevance_off_checks_support_only(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    off = "Noonan syndrome is autosomal dominant, so it is inherited."
+    relevance = ScriptedRelevance("so it is")
+    backend, _, kb, _ = setup(
+        fake_backend, tmp_path, monkeypatch, [f"{NOONAN} {off}"], relevance=relevance
+    )
+    result = run(backend, kb, QUESTION, relevance_judge="off")
+    assert [s["supported"] for s in result["sentences"]] == [True, True]
+    assert [s["relevance"] for s in result["sentences"]] == [None, None]
+    assert relevance.asked == []
+
+
+def test_extract_mode_quotes_what_the_relevance_judge_ranks_highest(fake_backend: Make) -> None:
+    first, second, third = "Alpha is a letter.", "Beta follows it.", "Gamma is third."
+    _, models = fake_backend([], vectors={}, dim=4)
+    passages = [
+        {"id": "P1", "text": f"{first} {second}", "title": "", "url": "", "relevance": 0.0},
+        {"id": "P2", "text": third, "title": "", "url": "", "relevance": 0.0},
+    ]
+
+    class ByLetter:
+        name = "by letter"
+
+        def scores(self, question: str, sentences: Sequence[str]) -> list[float]:
+            return [{"A": 0.2, "B": 0.3, "G": 0.9}[s[0]] for s in sentences]
+
+    quoted, call = extract_sentences(models, "q?", passages, 2, ByLetter())  # type: ignore[arg-type]
+    assert quoted == [(second, "P1"), (third, "P2")]  # best two, kept in source order
+    assert call is None  # no embedding call: the judge ranked them

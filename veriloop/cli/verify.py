@@ -132,6 +132,7 @@ def batch_verify(
     *,
     chunk_rows: int,
     max_windows: int,
+    relevance: bool,
     backend: str | None,
     cache: str,
 ) -> None:
@@ -170,6 +171,7 @@ def batch_verify(
         context=context,  # type: ignore[arg-type]
         chunk_rows=chunk_rows,
         max_windows=max_windows,
+        relevance=relevance,
     )
     check_settings(settings)
     rows = list(read_rows(input_file))
@@ -242,6 +244,15 @@ def verify_command(
             "most of its words (0: every window of every source; slower on long sources).",
         ),
     ] = 2,
+    relevance: Annotated[
+        bool,
+        typer.Option(
+            "--relevance",
+            help="Batch: also score whether each sentence addresses the row's question "
+            "(the answer-relevance judge): per claim `relevance`, per row "
+            "`answer_relevance` and `off_question_claims`.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     cache_dir: Annotated[
@@ -278,10 +289,16 @@ def verify_command(
                 settings or [],
                 chunk_rows=chunk_rows,
                 max_windows=max_windows,
+                relevance=relevance,
                 backend=backend,
                 cache=cache,
             )
             return
+        if relevance:
+            raise InvalidInputError(
+                "--relevance scores a file of rows (give a .jsonl, .csv, .parquet or a .json "
+                "list, or --out); one answer's claims are checked for support only"
+            )
         try:
             data = json.loads(input_file.read_text(encoding="utf-8"))
         except UnicodeDecodeError as exc:

@@ -23,6 +23,13 @@ undetermined, or None when the row failed), `p_answer`, and `claims`, each with 
 `evidence_index` (0-based, into the row's sources), `evidence_span`,
 `evidence_sentence`, `mismatches` and where the sentence sits in the answer (`start`,
 `end`).
+
+With `relevance` on (`veriloop verify rows --relevance`, `veriloop.check(...,
+relevance=True)`), a row with a question also gets, per claim, `relevance`: the
+answer-relevance judge's P(the sentence addresses the question) (`nodes.relevance`), and
+per row `answer_relevance` (the mean over its claims) and `off_question_claims` (claims
+below `RELEVANT_AT`): backed is not relevant, and this is how a pipeline's on-source but
+beside-the-point sentences are found.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -80,6 +87,10 @@ DEFAULT_MAX_CLAIMS = 64
 """Sentences checked per answer unless `max_claims` is set: every sentence of any answer a
 RAG pipeline writes (a longer one says how many were left unchecked)."""
 
+RELEVANT_AT = 0.5
+"""P(addresses the question) below which a claim counts as off the question (the grounded
+default's `relevant_sentence_at`)."""
+
 Verdict = Literal["supported", "hallucinated", "undetermined"]
 
 
@@ -101,6 +112,8 @@ class CheckedClaim(TypedDict):
     """Where the sentence starts in the answer (None if the splitter changed its text)."""
     end: int | None
     error: str | None
+    relevance: NotRequired[float | None]
+    """P(the sentence addresses the question), with `relevance` on (None: no question)."""
 
 
 @dataclass
@@ -124,12 +137,14 @@ class BatchSettings:
     """Rows whose claims are judged in one batch (and written before the next chunk)."""
     max_windows: int = DEFAULT_MAX_WINDOWS
     """Evidence windows per claim (`candidate_windows`; 0: every window of every source)."""
+    relevance: bool = False
+    """Also score whether each claim addresses the row's question (`nodes.relevance`)."""
 
     def recorded(self) -> dict[str, Any]:
         """Return the settings that decide results (for the manifest)."""
         kept = ("verifier", "threshold", "claim_threshold", "max_claims", "backend")
         chosen = {k: v for k, v in asdict(self.context).items() if k in kept}
-        return {**chosen, "max_windows": self.max_windows}
+        return {**chosen, "max_windows": self.max_windows, "relevance": self.relevance}
 
 
 def check_settings(settings: BatchSettings) -> None:
@@ -293,6 +308,47 @@ def row_record(
     }
 
 
+def add_relevance(record: dict[str, Any], scores: Sequence[float] | None) -> None:
+    """Put each claim's relevance and the row's summary of it into a result line.
+
+    `scores` holds one P(addresses the question) per claim; None when the row has no
+    question (every claim's relevance is then None, and so are the row's figures).
+    """
+    given: Sequence[float | None] = scores if scores is not None else [None] * len(record["claims"])
+    for claim, score in zip(record["claims"], given, strict=True):
+        claim["relevance"] = score
+    known = list(scores or [])
+    record["answer_relevance"] = round(sum(known) / len(known), 6) if known else None
+    record["off_question_claims"] = sum(s < RELEVANT_AT for s in known) if scores else None
+
+
+def relevance_scores(
+    rows: Sequence[Row], sentences: Sequence[Sequence[str]]
+) -> list[list[float] | None]:
+    """Return P(addresses the question) per sentence of each row, in one judge batch.
+
+    A row without a question gets None.
+    """
+    from veriloop.nodes.relevance import RelevanceJudge
+
+    pairs = [
+        (row.question, sentence)
+        for row, mine in zip(rows, sentences, strict=True)
+        if row.question
+        for sentence in mine
+    ]
+    flat = RelevanceJudge().pair_scores([q for q, _ in pairs], [s for _, s in pairs])
+    out: list[list[float] | None] = []
+    cursor = 0
+    for row, mine in zip(rows, sentences, strict=True):
+        if not row.question:
+            out.append(None)
+            continue
+        out.append(flat[cursor : cursor + len(mine)])
+        cursor += len(mine)
+    return out
+
+
 def failed_record(problem: RowError) -> dict[str, Any]:
     """Return the result line of a row that could not be checked."""
     return {
@@ -405,12 +461,21 @@ def check_rows(
         tasks = [task for row_plan in planned for task in row_plan[0]]
         chunk_started = time.perf_counter()
         checks, _ = judge_claims(tasks, context)
+        relevances = (
+            relevance_scores(todo, [[bare_claim(s) for s in plan[1]] for plan in planned])
+            if settings.relevance
+            else [None] * len(todo)
+        )
         per_row = (time.perf_counter() - chunk_started) / len(todo)
         cursor = 0
-        for row, (row_tasks_, sentences, left_out) in zip(todo, planned, strict=True):
+        for row, (row_tasks_, sentences, left_out), relevant in zip(
+            todo, planned, relevances, strict=True
+        ):
             mine = checks[cursor : cursor + len(row_tasks_)]
             cursor += len(row_tasks_)
             record = row_record(row, mine, sentences, left_out, context, per_row)
+            if settings.relevance:
+                add_relevance(record, relevant)
             results.append(record)
             finished.add(row.id)
             summary.checked += 1
