@@ -8,7 +8,9 @@ by the grounded default (issue 31):
   ("Steps that help include: keeping the anal area dry.");
 - **a dangling reference**: "These forms of dengue are life-threatening." needs the
   sentence before it. A sentence that opens with a demonstrative or a pronoun (`ANAPHORS`)
-  is kept joined to the sentence before it, as one unit;
+  is kept joined to the sentence before it, as one unit, and left out when nothing before
+  it in the text is quotable (a passage that opens with "It is located in ..." has its
+  antecedent in the passage before);
 - **boilerplate**: acknowledgements, copyright and navigation lines of NIH pages ("The NIDDK
   would like to thank ...", "Check the list of NCI-supported cancer clinical trials ...")
   and first-person checklist lines ("I have had gestational diabetes.") are not answers
@@ -29,7 +31,7 @@ ANAPHORS = re.compile(
 
 BOILERPLATE = re.compile(
     r"would like to thank|is not copyrighted|encourages? (people|users|you) to share|"
-    r"check (the|our) list of|clinical trials? (that are|search)|"
+    r"check (the|our) list of|clinical trials? (that are|search)|listing of clinical trials|"
     r"(for|to) (more|additional) information,? (see|visit|contact|call)|"
     r"^(see|visit|call|contact|read|click|learn more)\b|"
     r"\bcontent is (provided|reviewed)|carefully reviewed by|PDQ summar|"
@@ -100,8 +102,9 @@ def standalone_units(text: str) -> list[str]:
         if is_boilerplate(sentence):
             previous_dropped = True
             continue
-        if ANAPHORS.match(sentence) and units:
-            if previous_dropped:
+        if ANAPHORS.match(sentence):
+            if not units or previous_dropped:  # its antecedent is not in this text
+                previous_dropped = True
                 continue
             units[-1] = f"{units[-1]} {sentence}"
         elif head.endswith(":"):

@@ -37,6 +37,20 @@ def test_a_dangling_reference_stays_with_its_antecedent() -> None:
     assert not any(u.startswith(("These ", "It ")) for u in units)
 
 
+def test_a_text_opening_with_a_dangling_reference_leaves_it_out() -> None:
+    # seen in the grounded benchmark: MedQuAD passages cut after the antecedent
+    text = (
+        "It is located in the lower right part of the abdomen. These areas are usually "
+        "shiny. The appendix is a small, tube-like organ. It has no known function."
+    )
+    assert standalone_units(text) == [
+        "The appendix is a small, tube-like organ. It has no known function."
+    ]
+    assert (
+        standalone_units("These have been retrieved from NCI's listing of clinical trials.") == []
+    )
+
+
 def test_list_items_carry_their_lead_in() -> None:
     units = standalone_units(page_with("High blood glucose can happen if you"))
     assert "High blood glucose can happen if you: eat too much" in units

@@ -184,15 +184,18 @@ def render_grounded_answer(result: dict[str, Any]) -> None:
         out.print(sources)
     if result.get("sentences"):
         table = Table(title="Each answer sentence against the passages")
-        for column in ("kept", "sentence", "P(supported)", "coverage", "passage", "why"):
+        columns = ("kept", "sentence", "P(supported)", "coverage", "relevance", "passage", "why")
+        for column in columns:
             table.add_column(column, overflow="fold")
         for sentence in result["sentences"]:
             p, coverage = sentence["probability"], sentence["coverage"]
+            relevance = sentence.get("relevance")
             table.add_row(
                 "[green]yes[/green]" if sentence["supported"] else "[red]no[/red]",
                 escape(sentence["text"]),
                 "?" if p is None else f"{p:.2f}",
                 "?" if coverage is None else f"{coverage:.0%}",
+                "-" if relevance is None else f"{relevance:.2f}",
                 sentence["passage_id"] or "",
                 escape(sentence["reason"]),
             )
