@@ -419,7 +419,7 @@ def test_a_backed_sentence_off_the_question_is_dropped_and_said_so(
     backend, _, kb, _ = setup(
         fake_backend, tmp_path, monkeypatch, [reply, reply], relevance=relevance
     )
-    result = run(backend, kb, QUESTION)
+    result = run(backend, kb, QUESTION, relevance_judge="trained")
     assert result["answer"] == "Noonan syndrome is inherited in an autosomal dominant manner [1]."
     kept, dropped = result["sentences"]
     assert kept["supported"] and kept["relevance"] == 0.9
@@ -432,7 +432,7 @@ def test_a_backed_sentence_off_the_question_is_dropped_and_said_so(
     sentence_stages = [c for c in result["trace"]["candidates"] if c["stage"] == "sentence"]
     assert [c["scores"]["relevance"] for c in sentence_stages] == [0.9, 0.1]
     assert [c["passed"] for c in sentence_stages] == [True, False]
-    marked = run(backend, kb, QUESTION, unsupported="mark")
+    marked = run(backend, kb, QUESTION, unsupported="mark", relevance_judge="trained")
     assert marked["answer"].endswith(f"{off} [off-question]")
 
 
@@ -448,7 +448,7 @@ def test_the_soft_refusal_says_which_test_failed(
         [reply],
         relevance=ScriptedRelevance("so it is"),
     )
-    result = run(backend, kb, QUESTION)
+    result = run(backend, kb, QUESTION, relevance_judge="trained")
     assert result["answer"] is None and result["refusal"]["kind"] == "soft"
     assert result["refusal"]["detail"] == (
         "none of the answer's 2 sentences is both backed by the retrieved passages and about "
@@ -465,7 +465,7 @@ def test_relevance_off_checks_support_only(
     backend, _, kb, _ = setup(
         fake_backend, tmp_path, monkeypatch, [f"{NOONAN} {off}"], relevance=relevance
     )
-    result = run(backend, kb, QUESTION, relevance_judge="off")
+    result = run(backend, kb, QUESTION)  # off by default
     assert [s["supported"] for s in result["sentences"]] == [True, True]
     assert [s["relevance"] for s in result["sentences"]] == [None, None]
     assert relevance.asked == []
