@@ -13,7 +13,8 @@
 - answer: `answer_mode=extract` (default) quotes the `extract_sentences` passage
   sentences closest to the question by MiniLM cosine, or, with `relevance_judge=trained`,
   those the answer-relevance judge (`nodes/relevance.py`) scores highest (no chat call
-  either way; the judge is off by default: measured worse on consumer questions); `generate` asks the chat model to answer by copying from the kept passages
+  either way; the judge is off by default: measured worse on consumer questions);
+  `generate` asks the chat model to answer by copying from the kept passages
   (`prompts/grounded_answer.txt`).
   On 120 MEDIQA consumer questions with SmolLM2-135M, extract answered 77% of them with
   0.83 unsupported claims per answer against the expert answers, generate 22% (it mostly
@@ -302,6 +303,7 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         relevance=relevance_judge(context.relevance_judge),
         relevant_at=context.relevant_sentence_at,
     )
+    judged_relevance = context.relevance_judge != "off"
     candidates = [
         Candidate(
             stage="sentence",
@@ -311,12 +313,12 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             scores={
                 "p_supported": c["probability"],
                 "coverage": c["coverage"],
-                "relevance": c.get("relevance"),
+                **({"relevance": c.get("relevance")} if judged_relevance else {}),
             },
             thresholds={
                 "p_supported": context.supported_at,
                 "coverage": context.min_coverage,
-                "relevance": context.relevant_sentence_at,
+                **({"relevance": context.relevant_sentence_at} if judged_relevance else {}),
             },
             passed=c["supported"],
             error=None if c["probability"] is not None else c["reason"],
