@@ -180,6 +180,9 @@ class State(OutputState, TracedState):
     passages: list[SourcePassage] = field(default_factory=list)
     relevant: bool = False
     draft: str | None = None
+    quoted: list[str] = field(default_factory=list)
+    """Extract mode: the quoted units, each checked whole (a unit that joins an anaphoric
+    sentence to its antecedent must not be split again, or "It ..." is cited alone)."""
     sentences: list[CheckedSentence] = field(default_factory=list)
     sources: list[dict[str, str]] = field(default_factory=list)
     error: str | None = None
@@ -244,6 +247,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     context = GroundedContext.of(runtime)
     models = get_models(context)
     calls: list[ModelCall] = []
+    units: list[str] = []
     if context.answer_mode == "extract":
         quoted, call = extract_sentences(
             models,
@@ -253,7 +257,8 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             relevance_judge(context.relevance_judge),
         )
         calls.extend([call] if call else [])
-        text = " ".join(sentence for sentence, _ in quoted)
+        units = [sentence for sentence, _ in quoted]
+        text = " ".join(units)
         error = None if text else "the passages hold no sentence to quote"
     else:
         prompt = render(
@@ -283,7 +288,13 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         passed=bool(text),
         error=error,
     )
-    return {"draft": text or None, "error": error, "candidates": [candidate], "calls": calls}
+    return {
+        "draft": text or None,
+        "quoted": units,
+        "error": error,
+        "candidates": [candidate],
+        "calls": calls,
+    }
 
 
 def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
@@ -292,7 +303,8 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     origin: Literal["generated", "extracted"] = (
         "extracted" if context.answer_mode == "extract" else "generated"
     )
-    sentences = [(s, origin) for s in answer_sentences(state.draft or "")]
+    texts = state.quoted or answer_sentences(state.draft or "")
+    sentences = [(s, origin) for s in texts]
     judge = sentence_judge(context.judge, get_models(context), context.min_coverage)
     checked = check_sentences(
         judge,

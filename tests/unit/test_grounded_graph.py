@@ -488,3 +488,18 @@ def test_extract_mode_quotes_what_the_relevance_judge_ranks_highest(fake_backend
     quoted, call = extract_sentences(models, "q?", passages, 2, ByLetter())  # type: ignore[arg-type]
     assert quoted == [(second, "P1"), (third, "P2")]  # best two, kept in source order
     assert call is None  # no embedding call: the judge ranked them
+
+
+def test_an_extracted_unit_is_checked_and_cited_whole(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a unit joining "It ..." to its antecedent must not be split again by the check, or
+    # the anaphoric half could be kept and cited alone
+    unit = f"{NOONAN} It is autosomal in most families."
+    backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    monkeypatch.setattr(
+        "veriloop.graphs.grounded.extract_sentences", lambda *a, **k: ([(unit, "K-1")], None)
+    )
+    result = run(backend, kb, QUESTION, answer_mode="extract")
+    assert [s["text"] for s in result["sentences"]] == [unit]
+    assert result["answer"] == f"{unit[:-1]} [1]."

@@ -70,7 +70,14 @@ class MedQuADAnswer:
     units: tuple[str, ...]
 
 
-GROUNDED_BENCH = {"split": "all", "limit": 120, "shuffle": True, "seed": 0}
+GROUNDED_BENCH_LIMIT = 120
+GROUNDED_BENCH_SEED = 0
+GROUNDED_BENCH: dict[str, object] = {
+    "split": "all",
+    "limit": GROUNDED_BENCH_LIMIT,
+    "shuffle": True,
+    "seed": GROUNDED_BENCH_SEED,
+}
 """The MEDIQA 2019 items of the committed grounded benchmarks (docs/results/mediqa_grounded_*):
 `veriloop bench --dataset mediqa2019 --split all --shuffle --seed 0 --limit 120`."""
 
@@ -83,9 +90,9 @@ def grounded_bench_ids(data_dir: Path) -> set[str]:
     items = load_mediqa2019(data_dir, str(GROUNDED_BENCH["split"]))
     chosen = select_items(
         items,
-        limit=int(GROUNDED_BENCH["limit"]),
+        limit=GROUNDED_BENCH_LIMIT,
         shuffle=bool(GROUNDED_BENCH["shuffle"]),
-        seed=int(GROUNDED_BENCH["seed"]),
+        seed=GROUNDED_BENCH_SEED,
     )
     return {item.id for item in chosen}
 
