@@ -37,6 +37,9 @@ from transformers import AutoModel, AutoTokenizer
 
 if not __package__:  # run as a script (the documented way): let `veriloop` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from train_three_way_judge import bucketed
 
 from veriloop.evaluation.relevance_sets import (
     GROUNDED_BENCH,
@@ -53,20 +56,6 @@ LICENCES = {
     "medquad": "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0",
     "mediqa": "MEDIQA 2019 Task 3 training sets (Ben Abacha et al. 2019), research use",
 }
-
-
-def batches(
-    pairs: list[tuple[str, str, float]], size: int, rng: random.Random
-) -> list[list[tuple[str, str, float]]]:
-    """Return shuffled batches of pairs of similar length (less padding, same data)."""
-    order = pairs[:]
-    rng.shuffle(order)
-    out = []
-    for start in range(0, len(order), size * 50):
-        group = sorted(order[start : start + size * 50], key=lambda p: len(p[0]) + len(p[1]))
-        out += [group[i : i + size] for i in range(0, len(group), size)]
-    rng.shuffle(out)
-    return out
 
 
 def main() -> None:
@@ -141,7 +130,7 @@ def main() -> None:
     step = 0
     with tqdm(total=steps, desc="training") as bar:
         for _epoch in range(args.epochs):
-            for batch in batches(texts, args.batch_size, rng):
+            for batch in bucketed(texts, args.batch_size, rng):
                 if step >= steps:
                     break
                 inputs = tokenizer(
