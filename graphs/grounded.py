@@ -8,8 +8,13 @@
   answers from 9 NIH sites, BM25), or the user's knowledge base (`kb_dir`) or corpus index
   (`corpus_dir`), which replace it.
   Then MiniLM cosine between the question and each candidate; the best `top_k` are kept.
-  **Hard refusal** when the best cosine is below `relevant_at`: nothing retrieved is about
-  the question, so no model is called.
+  With `match_focus` (default), each page's focus is read against the question's subject
+  (`nodes/subject.py`): pages about a neighbouring condition are dropped, only pages on the
+  subject are kept when there are any, and when the question names a subject ("anal
+  fissure") no retrieved page is about, nothing is kept.
+  **Hard refusal** when nothing is kept or the best cosine is below `relevant_at`: nothing
+  retrieved is about the question, so no model is called; the refusal names the subject
+  the source has no page about.
 - answer: `answer_mode=extract` (default) quotes the `extract_sentences` passage
   sentences closest to the question by MiniLM cosine, or, with `relevance_judge=trained`,
   those the answer-relevance judge (`nodes/relevance.py`) scores highest (no chat call
@@ -100,9 +105,10 @@ class GroundedContext(MethodSettings):
     match_focus: bool = field(
         default=True,
         metadata={
-            "description": "Drop passages whose page is about a neighbouring condition of the "
-            "question's subject (the focus shares some of its words with the question but "
-            "not all: 'Anal Cancer' for an anal fissure question)."
+            "description": "Read each page's focus (MedQuAD) against the question's subject: "
+            "drop pages about a neighbouring condition ('Anal Cancer' for an anal fissure "
+            "question), keep only pages on the subject when there are any, and refuse when "
+            "the question names a subject no retrieved page is about (nodes/subject.py)."
         },
     )
     relevant_at: float = field(
@@ -179,6 +185,10 @@ class State(OutputState, TracedState):
     options: dict[str, str] | None = None
     passages: list[SourcePassage] = field(default_factory=list)
     relevant: bool = False
+    no_page_about: str | None = None
+    """The question's subject phrase when no retrieved page is about it (hard refusal)."""
+    nearest_pages: list[str] = field(default_factory=list)
+    """With `no_page_about`: the foci of the pages retrieval found instead."""
     draft: str | None = None
     quoted: list[str] = field(default_factory=list)
     """Extract mode: the quoted units, each checked whole (a unit that joins an anaphoric
@@ -221,12 +231,20 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     )
     best = got.best_relevance
     relevant = best is not None and best >= context.relevant_at
+    subject = got.subject
+    uncovered = subject.uncovered.text if subject and subject.uncovered else None
     candidate = Candidate(
         stage="retrieval",
         round=0,
         iteration=0,
         text=f"{got.found} candidates from {got.source}"
         + (f" ({got.off_focus} about a neighbouring condition, dropped)" if got.off_focus else "")
+        + (
+            f"; {subject.dropped} off the question's subject, dropped"
+            if subject and subject.dropped
+            else ""
+        )
+        + (f"; no page about {uncovered!r}" if uncovered else "")
         + "; kept "
         + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in got.ranked),
         scores={"best_relevance": best},
@@ -237,6 +255,8 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     return {
         "passages": got.ranked,
         "relevant": relevant,
+        "no_page_about": uncovered,
+        "nearest_pages": subject.nearest if subject and uncovered else [],
         "candidates": [candidate],
         "calls": got.calls,
     }
@@ -371,7 +391,10 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     best = max((p["relevance"] for p in state.passages), default=None)
     if not state.relevant:
         detail = (
-            "the source returned no passage for the question"
+            f"the source has no page about {state.no_page_about!r} (the pages retrieved are "
+            f"about {', '.join(state.nearest_pages)})"
+            if state.no_page_about
+            else "the source returned no passage for the question"
             if best is None
             else f"the best passage's relevance {best:.2f} is below relevant_at = "
             f"{context.relevant_at}: nothing retrieved is about the question"

@@ -38,6 +38,7 @@ from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.retrieval import open_knowledge_base, retrieve
+from veriloop.nodes.subject import SubjectMatch, match_subject
 from veriloop.nodes.support import (
     ClaimVerdict,
     CoverageGatedJudge,
@@ -247,6 +248,9 @@ class Retrieved:
     calls: list[ModelCall]
     off_focus: int = 0
     """Candidates dropped because their page is about a neighbouring condition."""
+    subject: SubjectMatch | None = None
+    """The subject rule's reading (`nodes.subject`): pages off the subject left out, or the
+    subject phrase no page is about (then `ranked` is empty and the answer is refused)."""
 
     @property
     def best_relevance(self) -> float | None:
@@ -267,22 +271,26 @@ def retrieve_ranked(
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
     With `match_focus`, candidates whose page focus (`title`) is a neighbouring condition
-    of the question's subject (`off_focus`) are dropped before re-ranking.
+    of the question's subject (`off_focus`) are dropped, then the subject rule
+    (`nodes.subject.match_subject`) keeps only pages on the question's subject, or keeps
+    nothing when the question names a subject no candidate's page is about.
     """
     source = open_source(models, kb_dir=kb_dir, corpus_dir=corpus_dir)
     found, calls = source.search(question, candidates)
-    on_focus = (
-        [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
-        if match_focus
-        else list(found)
-    )
-    ranked, call = rank_passages(models, question, on_focus, keep)
+    if not match_focus:
+        ranked, call = rank_passages(models, question, found, keep)
+        return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
+    on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
+    subject = match_subject(question, [p["title"] for p in on_focus], [p["text"] for p in on_focus])
+    on_subject = [on_focus[i] for i in subject.kept]
+    ranked, call = rank_passages(models, question, on_subject, keep)
     return Retrieved(
         source.name,
         len(found),
         ranked,
         [*calls, *([call] if call else [])],
         off_focus=len(found) - len(on_focus),
+        subject=subject,
     )
 
 

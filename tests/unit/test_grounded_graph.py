@@ -16,7 +16,12 @@ from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 from veriloop.nodes.citations import strip_citations, with_marker
-from veriloop.nodes.grounding import CheckedSentence, cited_answer, extract_sentences
+from veriloop.nodes.grounding import (
+    CheckedSentence,
+    SourcePassage,
+    cited_answer,
+    extract_sentences,
+)
 from veriloop.nodes.support import (
     CoverageGatedJudge,
     Judged,
@@ -503,3 +508,63 @@ def test_an_extracted_unit_is_checked_and_cited_whole(
     result = run(backend, kb, QUESTION, answer_mode="extract")
     assert [s["text"] for s in result["sentences"]] == [unit]
     assert result["answer"] == f"{unit[:-1]} [1]."
+
+
+class TitledSource:
+    """A source whose passages carry page foci, as MedQuAD's do."""
+
+    name = "titled pages"
+
+    def __init__(self, pages: list[tuple[str, str]]) -> None:
+        self.pages = pages
+
+    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[Any]]:
+        return [
+            SourcePassage(id=f"P-{n}", text=text, title=title, url="u", relevance=0.0)
+            for n, (title, text) in enumerate(self.pages[:k], start=1)
+        ], []
+
+
+FISSURE_PAGES = [
+    ("Anal Disorders", "Problems with the anus include hemorrhoids and fissures."),
+    ("Crohn's Disease", "Complications can include anal fissures, small tears in the anus."),
+    ("Anal Cancer", "Anal cancer is treated with radiation therapy."),
+]
+
+
+def test_a_subject_no_page_is_about_is_refused_by_name(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, models, _, judge = setup(fake_backend, tmp_path, monkeypatch, [])
+    source = TitledSource(FISSURE_PAGES)
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    question = "I have been battling anal fissure for two years. What should I do?"
+    result = run(backend, "", question, answer_mode="extract")
+    assert result["stop_reason"] == "refused" and result["refusal"]["kind"] == "hard"
+    assert result["refusal"]["detail"] == (
+        "the source has no page about 'anal fissure' (the pages retrieved are about "
+        "Anal Disorders, Crohn's Disease)"  # Anal Cancer: a neighbouring condition, dropped
+    )
+    assert result["passages"] == [] and judge.queries == []
+    retrieval = result["trace"]["candidates"][0]["text"]
+    assert "1 about a neighbouring condition" in retrieval and "no page about" in retrieval
+
+
+def test_only_pages_on_the_subject_reach_the_answer(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [("Crohn's Disease", "Anal fissures are small tears."), *FISSURE_PAGES[:1]]
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
+    result = run(backend, "", "What are anal disorders?", answer_mode="extract", relevant_at=-1.0)
+    assert [p["title"] for p in result["passages"]] == ["Anal Disorders"]
+    assert "1 off the question's subject, dropped" in result["trace"]["candidates"][0]["text"]
+    unmatched = run(
+        backend,
+        "",
+        "What are anal disorders?",
+        answer_mode="extract",
+        relevant_at=-1.0,
+        match_focus=False,
+    )
+    assert {p["title"] for p in unmatched["passages"]} == {"Anal Disorders", "Crohn's Disease"}

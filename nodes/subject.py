@@ -1,0 +1,236 @@
+"""The question's subject, matched against the page each candidate passage comes from.
+
+A passage can be close in words to a question and still be about something else: "anal
+fissure" retrieves pages about Anal Cancer, Anal Disorders, Crohn's Disease and Fecal
+Incontinence, and each of them mentions fissures. Only the page's focus (MedQuAD's title:
+the condition or drug the page is about) says what the passage is about, so the grounded
+default reads the question's subject against it:
+
+- **Subject phrases**: runs of adjacent content words of the question that the candidate
+  passages also write adjacent ("anal fissure", "sickle cell anemia"; not "battling anal")
+  and that hold a word some candidate's focus uses ("anal"). Stop words, question-type words
+  ("treatments", "causes") and generic words ("disease", "disorders") break a run.
+- **A page on the subject**: its focus's specific words all appear in the question, and
+  when a subject phrase shares a word with the focus, the phrase does not reach past the
+  focus's words ("Anal Disorders" names "anal", but the question's phrase is "anal
+  fissure": that page is about a wider family, not the subject; "Snoring" is on "stop
+  snoring": the head noun comes last, and "stop" names no subject).
+- **The rule**: when some candidate is on the subject, only those pages are kept; when the
+  question has a subject phrase and no candidate is on it, the source has no page about
+  what was asked, and the grounded default refuses, naming the phrase.
+
+Pages without a focus (a knowledge base, a corpus index, a user's folder) are never ruled
+on: only a source whose titles name subjects (MedQuAD) is matched. The rule, its refusal
+cost and what it changed are measured in docs/results/mediqa_grounded_subject_n120.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+_STEMMER: Stemmer.Stemmer | None = None
+
+GENERIC_SUBJECT_WORDS = frozenset(
+    """disease diseases disorder disorders syndrome syndromes condition conditions problem
+    problems information overview health type types need know about treatment treatments
+    treat treated cause causes caused symptom symptoms sign signs diagnose diagnosed
+    diagnosis prevent prevention test tests testing help please question questions thank
+    thanks doctor doctors""".split()
+)
+"""Words that break a subject run: they say what is asked about a subject, not which one."""
+
+
+def _stem(word: str) -> str:
+    global _STEMMER
+    if _STEMMER is None:
+        _STEMMER = Stemmer.Stemmer("english")
+    return str(_STEMMER.stemWord(word))
+
+
+def _scan(text: str) -> list[tuple[str, str | None]]:
+    """Return (word as written, stem or None) per word, with ("", None) at punctuation."""
+    scanned: list[tuple[str, str | None]] = []
+    end = 0
+    for match in _WORD.finditer(text):
+        if text[end : match.start()].strip(" "):  # punctuation between words breaks the run
+            scanned.append(("", None))
+        end = match.end()
+        word = match.group()
+        lowered = word.lower()
+        stop = lowered in STOPWORDS_EN_PLUS or lowered in GENERIC_SUBJECT_WORDS or word.isdigit()
+        scanned.append((word, None if stop else _stem(lowered)))
+    return scanned
+
+
+def subject_tokens(text: str) -> list[str | None]:
+    """Return the text's words in order, stemmed; None where a run must break.
+
+    A stop word, a generic or question-type word (`GENERIC_SUBJECT_WORDS`), a number or
+    punctuation is None, so two words are adjacent only when nothing of that kind stands
+    between them.
+    """
+    return [stem for _, stem in _scan(text)]
+
+
+def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
+    """Return the pairs of words that stand next to each other in `tokens`."""
+    return {
+        (a, b) for a, b in zip(tokens, tokens[1:], strict=False) if a is not None and b is not None
+    }
+
+
+def focus_terms(focus: str) -> frozenset[str]:
+    """Return a focus's specific words, stemmed ("Anal Disorders" -> {"anal"})."""
+    return frozenset(t for t in subject_tokens(focus) if t is not None)
+
+
+@dataclass(frozen=True)
+class SubjectPhrase:
+    """A run of the question's words that names its subject."""
+
+    words: tuple[str, ...]
+    """The question's own words, in order ("anal", "fissure")."""
+    stems: tuple[str, ...]
+    """The same words stemmed, as focus terms are, in order."""
+
+    @property
+    def terms(self) -> frozenset[str]:
+        """Return the phrase's stems as a set."""
+        return frozenset(self.stems)
+
+    @property
+    def text(self) -> str:
+        """Return the phrase as the question wrote it."""
+        return " ".join(self.words)
+
+
+def subject_phrases(
+    question: str, texts: Iterable[str], focus_vocabulary: Iterable[str]
+) -> list[SubjectPhrase]:
+    """Return the question's subject phrases: adjacent word runs the texts also write.
+
+    A run qualifies when each neighbouring pair of its words stands adjacent somewhere in
+    `texts` (the candidate passages and titles) and one of its words is in
+    `focus_vocabulary` (stemmed focus words of the candidates).
+    """
+    written: set[tuple[str, str]] = set()
+    for text in texts:
+        written |= adjacent_pairs(subject_tokens(text))
+    vocabulary = set(focus_vocabulary)
+    scanned = _scan(question)
+    words = [word for word, _ in scanned]
+    tokens = [stem for _, stem in scanned]
+    phrases: list[SubjectPhrase] = []
+    run: list[int] = []
+    for i in range(len(tokens) + 1):
+        token = tokens[i] if i < len(tokens) else None
+        if run and token is not None and (tokens[run[-1]], token) in written:
+            run.append(i)
+            continue
+        if len(run) > 1:
+            stems = tuple(t for t in (tokens[j] for j in run) if t is not None)
+            if set(stems) & vocabulary:
+                phrase = SubjectPhrase(tuple(words[j] for j in run), stems)
+                if phrase not in phrases:
+                    phrases.append(phrase)
+        run = [i] if token is not None else []
+    return phrases
+
+
+def fits(phrase: SubjectPhrase, terms: frozenset[str], vocabulary: frozenset[str]) -> bool:
+    """Tell whether a focus with `terms` is about `phrase`, not about a wider family of it.
+
+    English puts a noun phrase's head last. A phrase fits a focus when it lies within the
+    focus, or when its words outside the focus all come before the focus's words and name
+    no subject themselves (not in `vocabulary`, the candidates' focus words): "stop
+    snoring" fits "Snoring". Words after the focus's narrow the subject past it ("anal
+    fissure" does not fit "Anal Disorders"), and so do words before it that name subjects
+    ("sleep paralysis" does not fit "Paralysis", "sickle cell anemia" not "Anemia").
+    """
+    inside = [i for i, stem in enumerate(phrase.stems) if stem in terms]
+    if not inside:
+        return False
+    after = phrase.stems[inside[0] :]
+    before = phrase.stems[: inside[0]]
+    return all(stem in terms for stem in after) and not set(before) & vocabulary
+
+
+def on_subject(
+    question_terms: frozenset[str],
+    focus: str,
+    phrases: Sequence[SubjectPhrase],
+    vocabulary: frozenset[str] = frozenset(),
+) -> bool:
+    """Tell whether a page whose focus is `focus` is about the question's subject.
+
+    Its focus's specific words must all be in the question, and when subject phrases share
+    a word with the focus, one of them must fit it (`fits`, with `vocabulary` the
+    candidates' focus words): "Anal Disorders" is not on "anal fissure"; "Throat Cancer" is
+    on a question naming "throat cancer" and "strep throat".
+    """
+    terms = focus_terms(focus)
+    if not terms or not terms <= question_terms:
+        return False
+    touching = [p for p in phrases if p.terms & terms]
+    return not touching or any(fits(p, terms, vocabulary) for p in touching)
+
+
+@dataclass
+class SubjectMatch:
+    """What the subject rule kept, and what it found missing."""
+
+    kept: list[int]
+    """Indexes of the candidates kept (all of them when the rule did not apply)."""
+    phrases: list[SubjectPhrase] = field(default_factory=list)
+    on_subject: int = 0
+    """Candidates whose page is on the question's subject."""
+    uncovered: SubjectPhrase | None = None
+    """The subject phrase no candidate's page is about (the source has no page on it)."""
+    nearest: list[str] = field(default_factory=list)
+    """When the subject is uncovered: up to three candidates' foci, those sharing a word
+    with the subject phrase first, then in retrieval order."""
+    total: int = 0
+    """How many candidates the rule read."""
+
+    @property
+    def dropped(self) -> int:
+        """Return how many candidates the rule left out as off the subject."""
+        return 0 if self.uncovered else self.total - len(self.kept)
+
+
+def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) -> SubjectMatch:
+    """Keep the candidates whose page is on the question's subject (see the module's rule).
+
+    Args:
+        question: The user's question.
+        titles: Each candidate's page focus, in retrieval order ("" when it has none).
+        texts: Each candidate's passage text, in the same order.
+
+    Returns:
+        The indexes kept; with `uncovered` set when the question has a subject phrase and
+        no candidate is on it. Candidates without a title are never matched: when none has
+        one, everything is kept.
+    """
+    every = list(range(len(titles)))
+    if not any(titles):
+        return SubjectMatch(kept=every, total=len(titles))
+    vocabulary = frozenset(t for title in titles for t in focus_terms(title))
+    phrases = subject_phrases(question, [*titles, *texts], vocabulary)
+    asked = frozenset(t for t in subject_tokens(question) if t is not None)
+    on = [i for i in every if titles[i] and on_subject(asked, titles[i], phrases, vocabulary)]
+    if on:
+        return SubjectMatch(kept=on, phrases=phrases, on_subject=len(on), total=len(titles))
+    if phrases:
+        subject = phrases[0].terms
+        foci = list(dict.fromkeys(t for t in titles if t))
+        nearest = sorted(foci, key=lambda f: not focus_terms(f) & subject)[:3]
+        return SubjectMatch(
+            kept=[], phrases=phrases, uncovered=phrases[0], nearest=nearest, total=len(titles)
+        )
+    return SubjectMatch(kept=every, phrases=phrases, total=len(titles))

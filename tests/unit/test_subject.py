@@ -1,0 +1,117 @@
+"""The subject rule: pages read against the question's subject (nodes/subject.py)."""
+
+from __future__ import annotations
+
+from veriloop.nodes.subject import (
+    focus_terms,
+    match_subject,
+    on_subject,
+    subject_phrases,
+    subject_tokens,
+)
+
+FISSURE = (
+    "I have been battling anal fissure for close to two years and it has refused to heal. "
+    "What should I do?"
+)
+# Real MedQuAD foci and passage text that BM25 returns for the question above.
+FISSURE_TITLES = ["Anal Disorders", "Crohn's Disease", "Fecal Incontinence", "Hemorrhoids"]
+FISSURE_TEXTS = [
+    "Problems with the anus are common. They include hemorrhoids, abscesses, fissures "
+    "(cracks), and cancer.",
+    "Complications can include: - anal fissures — small tears in the anus that may cause "
+    "itching, pain, or bleeding.",
+    "Fecal incontinence can be caused by anal sphincter damage.",
+    "Hemorrhoids are swollen blood vessels in the anal canal.",
+]
+
+
+def test_runs_break_at_stop_generic_and_punctuation() -> None:
+    tokens = subject_tokens("What are the treatments of Sickle Cell Anemia? Thanks")
+    assert tokens[-5:] == ["sickl", "cell", "anemia", None, None]
+    assert all(t is None for t in tokens[:5])  # what are the treatments of
+
+
+def test_focus_terms_drop_generic_words() -> None:
+    assert focus_terms("Anal Disorders") == {"anal"}
+    assert focus_terms("Crohn's Disease") == {"crohn"}
+
+
+def test_the_subject_phrase_is_the_run_the_passages_also_write() -> None:
+    vocabulary = {t for title in FISSURE_TITLES for t in focus_terms(title)}
+    phrases = subject_phrases(FISSURE, [*FISSURE_TITLES, *FISSURE_TEXTS], vocabulary)
+    # "battling anal" is never written; "anal fissure(s)" is, and "anal" names foci.
+    assert [p.text for p in phrases] == ["anal fissure"]
+
+
+def test_a_run_without_a_focus_word_is_no_subject() -> None:
+    phrases = subject_phrases("two years of bad sleep", ["for two years", "bad sleep"], {"anal"})
+    assert phrases == []
+
+
+def test_a_wider_family_page_is_not_on_a_narrower_subject() -> None:
+    vocabulary = {t for title in FISSURE_TITLES for t in focus_terms(title)}
+    phrases = subject_phrases(FISSURE, [*FISSURE_TITLES, *FISSURE_TEXTS], vocabulary)
+    asked = frozenset(t for t in subject_tokens(FISSURE) if t)
+    assert not on_subject(asked, "Anal Disorders", phrases, vocabulary)  # not "fissure"
+    assert not on_subject(asked, "Crohn's Disease", phrases, vocabulary)  # not named at all
+
+
+def test_a_page_naming_the_whole_subject_is_on_it() -> None:
+    question = "What causes Sickle Cell Anemia?"
+    texts = ["Sickle cell anemia is inherited.", "Sickle cell disease is a group of disorders."]
+    titles = ["Sickle Cell Anemia", "Sickle Cell Disease", "Anemia"]
+    got = match_subject(question, titles, [*texts, "Anemia is a low red cell count."])
+    # "Sickle Cell Disease" stops short of "anemia"; "Anemia" is wider ("sickle" and
+    # "cell" name subjects in the candidates' foci).
+    assert got.kept == [0]
+    assert got.uncovered is None and got.dropped == 2
+
+
+def test_words_before_the_focus_do_not_narrow_it_words_after_do() -> None:
+    question = "How to Stop Snoring. How to Stop Snoring"
+    texts = ["Ways to stop snoring include sleeping on your side."]
+    assert match_subject(question, ["Snoring", "Sleep Apnea"], [*texts, "Apnea."]).kept == [0]
+
+
+def test_a_word_before_that_names_a_subject_narrows_too() -> None:
+    question = "Topic not covered. What exactly is sleep paralysis?"
+    titles = ["Paralysis", "Narcolepsy", "Sleep Apnea"]
+    texts = ["Paralysis is the loss of muscle function.", "Sleep paralysis can occur.", "."]
+    got = match_subject(question, titles, texts)
+    assert got.kept == [] and got.uncovered is not None
+    assert got.uncovered.text == "sleep paralysis"
+
+
+def test_one_fitting_phrase_is_enough_when_several_share_a_word() -> None:
+    question = "Can a 40 year old get throat cancer? I often get strep throat."
+    titles = ["Throat Cancer", "Strep Throat", "Voice Disorders"]
+    texts = ["Throat cancer is cancer of the throat.", "Strep throat is an infection.", "Voice."]
+    assert match_subject(question, titles, texts).kept == [0, 1]
+
+
+def test_no_page_on_a_named_subject_keeps_nothing_and_names_it() -> None:
+    got = match_subject(FISSURE, FISSURE_TITLES, FISSURE_TEXTS)
+    assert got.kept == [] and got.uncovered is not None
+    assert got.uncovered.text == "anal fissure"
+    assert got.nearest == ["Anal Disorders", "Crohn's Disease", "Fecal Incontinence"]
+    assert got.dropped == 0  # refused, not filtered
+
+
+def test_only_pages_on_the_subject_are_kept_when_there_are_any() -> None:
+    question = "What are the treatments of Flu?"
+    titles = ["COPD", "Flu", "Bronchitis", "Flu"]
+    texts = ["COPD makes breathing hard.", "Flu is treated with rest.", "Rest.", "Antivirals."]
+    got = match_subject(question, titles, texts)
+    assert got.kept == [1, 3] and got.dropped == 2
+
+
+def test_a_question_without_a_subject_phrase_keeps_everything() -> None:
+    question = "Can it be cured?"
+    got = match_subject(question, ["Flu", "COPD"], ["Flu can be cured.", "COPD cannot."])
+    assert got.kept == [0, 1] and got.uncovered is None
+
+
+def test_passages_without_titles_are_never_ruled_on() -> None:
+    got = match_subject(FISSURE, ["", ""], FISSURE_TEXTS[:2])
+    assert got.kept == [0, 1] and got.uncovered is None and got.phrases == []
