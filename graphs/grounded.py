@@ -228,6 +228,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         candidates=context.candidates,
         keep=context.top_k,
         match_focus=context.match_focus,
+        relevant_at=context.relevant_at,
     )
     best = got.best_relevance
     relevant = best is not None and best >= context.relevant_at
@@ -245,6 +246,11 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             else ""
         )
         + (f"; no page about {uncovered!r}" if uncovered else "")
+        + (
+            "; pages on the subject below relevant_at, all kept"
+            if subject and subject.fell_back
+            else ""
+        )
         + "; kept "
         + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in got.ranked),
         scores={"best_relevance": best},

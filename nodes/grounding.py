@@ -267,13 +267,17 @@ def retrieve_ranked(
     candidates: int,
     keep: int,
     match_focus: bool = True,
+    relevant_at: float | None = None,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
     With `match_focus`, candidates whose page focus (`title`) is a neighbouring condition
     of the question's subject (`off_focus`) are dropped, then the subject rule
     (`nodes.subject.match_subject`) keeps only pages on the question's subject, or keeps
-    nothing when the question names a subject no candidate's page is about.
+    nothing when the question names a subject no candidate's page is about. When the best
+    page on the subject is below `relevant_at` (it names a word of the question but is not
+    about what was asked: "Drinking Water" for quinine in seltzer water), the rule has
+    nothing to offer and every candidate is ranked as without it.
     """
     source = open_source(models, kb_dir=kb_dir, corpus_dir=corpus_dir)
     found, calls = source.search(question, candidates)
@@ -282,12 +286,19 @@ def retrieve_ranked(
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
     on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
     subject = match_subject(question, [p["title"] for p in on_focus], [p["text"] for p in on_focus])
-    on_subject = [on_focus[i] for i in subject.kept]
-    ranked, call = rank_passages(models, question, on_subject, keep)
+    if subject.uncovered:
+        return Retrieved(source.name, len(found), [], calls, len(found) - len(on_focus), subject)
+    ranked, call = rank_passages(models, question, on_focus, len(on_focus))
+    kept_ids = {on_focus[i]["id"] for i in subject.kept}
+    on_subject = [p for p in ranked if p["id"] in kept_ids]
+    if on_subject and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at):
+        ranked = on_subject
+    else:
+        subject.fell_back = subject.dropped > 0
     return Retrieved(
         source.name,
         len(found),
-        ranked,
+        ranked[:keep],
         [*calls, *([call] if call else [])],
         off_focus=len(found) - len(on_focus),
         subject=subject,

@@ -21,6 +21,7 @@ from veriloop.nodes.grounding import (
     SourcePassage,
     cited_answer,
     extract_sentences,
+    retrieve_ranked,
 )
 from veriloop.nodes.support import (
     CoverageGatedJudge,
@@ -568,3 +569,55 @@ def test_only_pages_on_the_subject_reach_the_answer(
         match_focus=False,
     )
     assert {p["title"] for p in unmatched["passages"]} == {"Anal Disorders", "Crohn's Disease"}
+
+
+def test_pages_on_the_subject_below_the_gate_fall_back_to_every_candidate(
+    fake_backend: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question = "Is it ok to drink quinine in seltzer water?"
+    pages = [
+        ("Drinking Water", "Drinking water comes from wells."),  # named by its words only
+        ("Thrombocytopenia", "Quinine can cause thrombocytopenia."),
+    ]
+    vectors = {
+        question: [1, 0, 0, 0, 0, 0, 0, 0],
+        "Drinking Water. Drinking water comes from wells.": [
+            0.2,
+            math.sqrt(0.96),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ],
+        "Thrombocytopenia. Quinine can cause thrombocytopenia.": [
+            0.7,
+            0,
+            math.sqrt(0.51),
+            0,
+            0,
+            0,
+            0,
+            0,
+        ],
+    }
+    _, models = fake_backend([], vectors=vectors)
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
+
+    def titles(relevant_at: float) -> list[str]:
+        got = retrieve_ranked(
+            models,
+            question,
+            kb_dir="",
+            corpus_dir="",
+            candidates=5,
+            keep=2,
+            relevant_at=relevant_at,
+        )
+        assert got.subject is not None and got.subject.fell_back == (relevant_at > 0.2)
+        assert got.subject.dropped == (0 if relevant_at > 0.2 else 1)
+        return [p["title"] for p in got.ranked]
+
+    assert titles(0.5) == ["Thrombocytopenia", "Drinking Water"]  # rule gave nothing usable
+    assert titles(0.1) == ["Drinking Water"]  # the page on the subject clears the gate
