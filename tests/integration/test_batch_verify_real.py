@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 SOURCE = (
     "The most common serious side effect of warfarin is bleeding. "

@@ -12,7 +12,7 @@ import pytest
 
 from veriloop.models.fake_server import base_url, fake_openai_server
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.full]
 ITEMS = 12
 
 

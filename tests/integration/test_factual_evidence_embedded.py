@@ -17,7 +17,7 @@ from veriloop.knowledge.corpus_index import CorpusIndex
 from veriloop.models import get_models
 from veriloop.nodes.rationale import LABELS
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 PASSAGES = {
     "warfarin": "Warfarin is an anticoagulant. Its most important adverse effect is bleeding. "

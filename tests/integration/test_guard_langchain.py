@@ -14,7 +14,7 @@ from langchain_core.runnables import Runnable, RunnableLambda, RunnableParallel
 from veriloop.guard import GroundingGuard
 from veriloop.models.locate import bundled_chat_model_path, bundled_embedding_model_path
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 DOCUMENTS = [
     Document(

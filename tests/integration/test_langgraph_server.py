@@ -8,7 +8,7 @@ import pytest
 
 from veriloop.models.loopback import free_port, running_server
 
-pytestmark = [pytest.mark.integration, pytest.mark.server]
+pytestmark = [pytest.mark.integration, pytest.mark.server, pytest.mark.full]
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -12,7 +12,7 @@ from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import get_models
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 FACTS = [
     ("Noonan syndrome is inherited in an autosomal dominant pattern.", 0.9),

@@ -8,7 +8,7 @@ import pytest
 
 from veriloop.nodes.relevance import RELEVANCE_DIR, RelevanceJudge
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 QUESTION = "What are the treatments for anal fissure?"
 TREATMENT = (

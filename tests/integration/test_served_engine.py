@@ -20,7 +20,7 @@ from veriloop.models.token_scoring import LlamaCppTokenScorer
 from veriloop.nodes.scorers import demonstrations
 from veriloop.prompts import render
 
-pytestmark = [pytest.mark.integration, pytest.mark.served_engine]
+pytestmark = [pytest.mark.integration, pytest.mark.served_engine, pytest.mark.full]
 
 
 def test_the_probe_finds_what_the_server_supports(served: dict[str, str]) -> None:

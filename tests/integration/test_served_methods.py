@@ -29,7 +29,7 @@ from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import get_models
 
-pytestmark = [pytest.mark.integration, pytest.mark.served_engine]
+pytestmark = [pytest.mark.integration, pytest.mark.served_engine, pytest.mark.full]
 
 QUESTION = "What is the main adverse effect of warfarin?"
 PASSAGES = {

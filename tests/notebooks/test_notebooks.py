@@ -11,6 +11,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.i
 
 @pytest.mark.integration
 @pytest.mark.notebook
+@pytest.mark.full
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
