@@ -32,6 +32,9 @@ from veriloop.errors import InvalidInputError, VeriloopError
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 JSONL_SUFFIXES = {".jsonl"}
 BINARY_SNIFF_BYTES = 8192
+MAX_FILE_BYTES = 20_000_000
+"""A plain-folder file larger than this is skipped with a warning: indexing 20 MB of text
+embeds about 25,000 chunks (minutes on 2 cores); split a larger file to index it."""
 DEFAULT_CHUNK_SIZE = 1000
 DEFAULT_CHUNK_OVERLAP = 150
 
@@ -87,6 +90,13 @@ def _decode(path: Path) -> str | None:
         return None
 
 
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None  # reading it will say why
+
+
 def _jsonl_documents(path: Path, text: str, relative: str) -> list[Document]:
     documents = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -124,8 +134,19 @@ def read_folder(folder: Path) -> FolderReport:
         suffix = path.suffix.lower()
         if suffix not in TEXT_SUFFIXES | JSONL_SUFFIXES:
             reason = f"unsupported file type {suffix or '(none)'}; use .txt, .md or .jsonl"
+        elif (size := _size(path)) is not None and size > MAX_FILE_BYTES:
+            reason = (
+                f"{size / 1e6:.0f} MB is over the {MAX_FILE_BYTES / 1e6:.0f} MB a plain-folder "
+                "file may hold; split it into smaller files to index it"
+            )
         else:
-            text = _decode(path)
+            try:
+                text = _decode(path)
+            except OSError as error:
+                reason = f"cannot be read ({error.strerror or error}); check its permissions"
+                report.skipped.append((relative, reason))
+                warnings.warn(f"skipped {path}: {reason}", CorpusWarning, stacklevel=2)
+                continue
             if text is None:
                 reason = "binary or not UTF-8 text"
             elif suffix in JSONL_SUFFIXES:

@@ -639,3 +639,85 @@ def test_error_messages_with_brackets_are_printed_as_text(tmp_path: Path) -> Non
     for name in ("[/root]", "[bold]x[/bold].json"):
         text = fails(["verify", str(tmp_path / name)], "does not exist")
         assert name in text
+
+
+# ------------------------------------------------- plain-folder corpora (issue 32)
+
+
+def _read(folder: Path) -> tuple[list[str], dict[str, str]]:
+    from veriloop.knowledge.corpus import CorpusWarning, read_folder
+
+    with pytest.warns(CorpusWarning) if any(folder.iterdir()) else _no_warning():
+        report = read_folder(folder)
+    return [d.source for d in report.documents], dict(report.skipped)
+
+
+class _no_warning:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_an_unreadable_file_is_skipped_with_its_name_and_the_rest_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veriloop.knowledge.corpus as corpus
+
+    (tmp_path / "ok.txt").write_text(FACT)
+    (tmp_path / "secret.txt").write_text("private")
+    real = corpus._decode
+
+    def denied(path: Path) -> str | None:
+        if path.name == "secret.txt":  # root reads any file, so the refusal is raised here
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(corpus, "_decode", denied)
+    read, skipped = _read(tmp_path)
+    assert read == ["ok.txt"]
+    assert skipped == {"secret.txt": "cannot be read (Permission denied); check its permissions"}
+
+
+def test_a_symlink_loop_in_a_folder_corpus_ends(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text(FACT)
+    (tmp_path / "loop").mkdir()
+    (tmp_path / "loop" / "up").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "loop" / "self").symlink_to(tmp_path / "loop", target_is_directory=True)
+    from veriloop.knowledge.corpus import read_folder
+
+    assert [d.source for d in read_folder(tmp_path).documents] == ["a.txt"]
+
+
+def test_a_file_over_the_size_limit_is_skipped_saying_how_to_index_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import veriloop.knowledge.corpus as corpus
+
+    monkeypatch.setattr(corpus, "MAX_FILE_BYTES", 1_000_000)
+    (tmp_path / "big.txt").write_text("word " * 600_000)  # 3 MB, over the lowered limit
+    (tmp_path / "small.txt").write_text(FACT)
+    read, skipped = _read(tmp_path)
+    assert read == ["small.txt"]
+    assert skipped["big.txt"].startswith("3 MB is over the 1 MB")
+    assert "split it into smaller files" in skipped["big.txt"]
+
+
+def test_a_folder_of_binary_and_invalid_utf8_files_is_an_empty_corpus(tmp_path: Path) -> None:
+    from veriloop.knowledge.corpus import CorpusError, chunk_documents
+
+    (tmp_path / "scan.txt").write_bytes(b"%PDF-1.4\x00\x01\x02")
+    (tmp_path / "latin1.md").write_bytes("Caf\xe9 au lait".encode("latin-1"))
+    read, skipped = _read(tmp_path)
+    assert read == [] and set(skipped.values()) == {"binary or not UTF-8 text"}
+    with pytest.raises(CorpusError, match="the corpus is empty"):
+        chunk_documents([])
+
+
+def test_an_ask_on_an_unusable_folder_is_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "scan.txt").write_bytes(b"\x00\x01")
+    result = runner.invoke(app, ["ask", "Is it inherited?", "--corpus", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "holds no usable document" in result.output and "skipped scan.txt" in result.output

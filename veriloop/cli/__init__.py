@@ -12,6 +12,8 @@ line and exit status 2, wherever it is raised.
 
 from __future__ import annotations
 
+import warnings
+
 import typer
 
 from veriloop.cli import ask, bench, doctor, index, kb, verify
@@ -30,6 +32,18 @@ app = typer.Typer(
 @app.callback()
 def main() -> None:
     """Run veriloop's methods from the command line."""
+    warnings.formatwarning = one_line_warning
+
+
+def one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """Format a warning for a terminal user: `warning: <message>`, no source line."""
+    return f"warning: {message}\n"
 
 
 for name, command in (
