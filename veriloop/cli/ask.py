@@ -40,6 +40,12 @@ def ask(
         ),
     ] = "grounded",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
+    details: Annotated[
+        bool,
+        typer.Option(
+            "--details", help="Full tables (each sentence's check, the passages) for grounded."
+        ),
+    ] = False,
     backend: Annotated[
         str | None, typer.Option(help="Model backend: embedded, openai, ...")
     ] = None,
@@ -132,7 +138,7 @@ def ask(
     final = {key: value for key, value in result.items() if key in output_keys}
     checked: dict[str, Any] | None = None
     if verify and not as_json:
-        render_result(final, show_rationale=rationale)
+        render_result(final, show_rationale=rationale, details=details)
     if verify:
         try:
             payload = verification_input(final, f"the {chosen.id} output")
@@ -148,12 +154,12 @@ def ask(
         except VeriloopError as exc:
             raise fail(exc) from None
         if not as_json:
-            render_verification(checked)
+            render_verification(checked, details=details)
     if as_json:
         document = final if checked is None else {**final, "verification": checked}
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     elif not verify:
-        render_result(final, show_rationale=rationale)
+        render_result(final, show_rationale=rationale, details=details)
 
 
 def _parse_options(pairs: list[str]) -> dict[str, str]:

@@ -11,6 +11,7 @@ from rich.table import Table
 from veriloop.cli.common import out
 from veriloop.knowledge.store import Hit
 from veriloop.nodes.citations import number_citations
+from veriloop.nodes.claims import answer_to
 
 
 def score_cell(candidate: dict[str, Any], name: str) -> str:
@@ -39,17 +40,23 @@ def progress_line(node: str, update: dict[str, Any]) -> str:
     return node
 
 
-def render_result(result: dict[str, Any], *, show_rationale: bool = False) -> None:
+def render_result(
+    result: dict[str, Any], *, show_rationale: bool = False, details: bool = False
+) -> None:
     """Print the answer, the knowledge, the candidate table and the stop reasons.
 
     Factual Evidence output is shown as the answer with numbered citations and a sources
-    list (`show_rationale`: the rationale table with labels too).
+    list (`show_rationale`: the rationale table with labels too). A grounded answer is
+    compact (one line per checked sentence) unless `details` asks for the full tables.
     """
     if "context_units" in result:
         render_cited_answer(result, show_rationale=show_rationale)
         return
     if "sentences" in result or (result.get("trace") or {}).get("method") == "grounded":
-        render_grounded_answer(result)
+        if details:
+            render_grounded_answer(result)
+        else:
+            render_grounded_compact(result)
         return
     trace = result.get("trace") or {}
     answer = result.get("answer")
@@ -161,6 +168,64 @@ def render_cited_answer(result: dict[str, Any], *, show_rationale: bool) -> None
         )
 
 
+def fitted(text: str, width: int) -> str:
+    """Return `text` on one line, cut with an ellipsis to at most `width` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip() + "…"
+
+
+def render_grounded_compact(result: dict[str, Any]) -> None:
+    """Print a grounded answer for a terminal of any width, one line per checked sentence.
+
+    The answer, its sources (a URL never broken), then each sentence: kept or not,
+    P(supported), coverage, passage id, the sentence cut to the terminal's width.
+    """
+    trace = result.get("trace") or {}
+    refusal = result.get("refusal")
+    if refusal:
+        print_refusal(refusal)
+    else:
+        out.print(escape(result.get("answer") or "") or "[red]no usable answer[/red]")
+    for source in result.get("sources") or []:
+        line = f"  [{source['number']}] {source['id']}  {source['title']}"
+        url = source["url"]
+        if len(line) + 2 + len(url) <= out.width:
+            out.print(escape(f"{line}  {url}"), soft_wrap=True)
+        else:  # the URL whole on a line of its own, never broken
+            out.print(escape(line), soft_wrap=True)
+            out.print(escape(f"      {url}"), soft_wrap=True)
+    sentences = result.get("sentences") or []
+    if sentences:
+        judged = any(s.get("relevance") is not None for s in sentences)
+        out.print(
+            "[dim]check: ✓ kept ✗ dropped · P(supported) · coverage"
+            + (" · relevance" if judged else "")
+            + " · passage (--details: tables)[/dim]"
+        )
+        for sentence in sentences:
+            p, coverage = sentence["probability"], sentence["coverage"]
+            relevance = sentence.get("relevance")
+            head = (
+                f"  {'✓' if sentence['supported'] else '✗'} "
+                f"{'  ? ' if p is None else f'{p:.2f}'} "
+                f"{'   ?' if coverage is None else f'{coverage:4.0%}'}"
+                + (f" {'  - ' if relevance is None else f'{relevance:.2f}'}" if judged else "")
+                + f" {sentence['passage_id'] or '-'}  "
+            )
+            style = "green" if sentence["supported"] else "red"
+            text = fitted(sentence["text"], max(out.width - len(head), 20))
+            out.print(f"[{style}]{escape(head)}[/{style}]{escape(text)}", soft_wrap=True)
+    for stop in trace.get("stops", []):
+        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {escape(stop['detail'])}")
+    usage = trace.get("usage")
+    if usage:
+        out.print(
+            f"[dim]model calls: {usage['calls']} ({usage['chat_calls']} chat, "
+            f"{usage['embed_calls']} embed; {usage['cached_calls']} cached), "
+            f"model time {usage['model_seconds']:.1f} s[/dim]"
+        )
+
+
 def render_grounded_answer(result: dict[str, Any]) -> None:
     """Print a grounded answer: cited sentences, sources, the sentence check and passages."""
     trace = result.get("trace") or {}
@@ -267,14 +332,67 @@ def probability_cell(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def render_verification(result: dict[str, Any]) -> None:
-    """Print claims with their probabilities, critiques, the verdict and any revision."""
+VERDICT_MARK = {"supported": "[green]✓[/green]", "contradicted": "[bold red]✗[/bold red]"}
+
+
+def claim_lines(
+    checks: list[dict[str, Any]], width: int, *, show_round: bool = False, question: str = ""
+) -> list[str]:
+    """Return one line per checked claim, each cut to `width` characters.
+
+    A line holds the verdict, P(supported)/P(contradicted) and the claim (without the
+    'Answer to "<question>": ' frame a bare answer is checked in); under it, an indented
+    'source says' line with the evidence sentence the verdict rests on, and any mismatch.
+    """
+    frame = answer_to(question) if question else None
+    lines = []
+    for check in checks:
+        verdict = check.get("verdict") or ("supported" if check.get("supported") else "unsupported")
+        p_s, p_c = check["p_supported"], check.get("p_contradicted")
+        head = (
+            f"r{check['round'] + 1} " if show_round else ""
+        ) + f"{verdict:<12} {probability_cell(p_s)[:4]:>4}/{probability_cell(p_c)[:4]:<4} "
+        claim = check["claim"]
+        if frame and claim.startswith(frame):
+            claim = claim[len(frame) :]
+        text = fitted(claim, max(width - len(head) - 2, 20))
+        mark = VERDICT_MARK.get(verdict, "[yellow]?[/yellow]")
+        lines.append(f"{mark} {head.replace(verdict, verdict_cell(check), 1)}{escape(text)}")
+        for mismatch in check.get("mismatches") or []:
+            reason = fitted(str(mismatch["reason"]), max(width - 6, 20))
+            lines.append(f"      [red]{escape(reason)}[/red]")
+        if check.get("error"):
+            lines.append(f"      [red]{escape(fitted(str(check['error']), width - 6))}[/red]")
+        else:
+            said = check.get("evidence_sentence") or check.get("evidence") or ""
+            if said:
+                said = fitted(said, max(width - 20, 20))
+                lines.append(f"[dim]      source says: {escape(said)}[/dim]")
+    return lines
+
+
+def render_verification(result: dict[str, Any], *, details: bool = False) -> None:
+    """Print claims with their probabilities, critiques, the verdict and any revision.
+
+    Claims are one line each (`claim_lines`) unless `details` asks for the full table.
+    """
     if "evidence_report" in result:
         render_evidence_validation(result)
         return
     if "claims" in result:
         checks = sorted(result["claims"], key=lambda c: (c["round"], c["index"]))
         methods = ", ".join(dict.fromkeys(c["method"] for c in checks)) or "none"
+    if "claims" in result and not details:
+        rounds = len({c["round"] for c in checks})
+        out.print(
+            f"[dim]claims ({methods}): verdict · P supported/contradicted · claim"
+            + (" · r = round" if rounds > 1 else "")
+            + " (--details)[/dim]"
+        )
+        question = str(result.get("question") or "")
+        for line in claim_lines(checks, out.width, show_round=rounds > 1, question=question):
+            out.print(line, soft_wrap=True)
+    elif "claims" in result:
         table = Table(title=f"Claims (judged by {methods}; P = probability)")
         for column in ("round", "claim", "verdict", "P supported", "P contradicted", "source says"):
             table.add_column(column, overflow="fold")
@@ -291,7 +409,8 @@ def render_verification(result: dict[str, Any]) -> None:
                 ),
             )
         out.print(table)
-        for check in checks:
+    if "claims" in result:
+        for check in checks if details else []:  # compact lines carry them under the claim
             for mismatch in check.get("mismatches") or []:
                 out.print(
                     f"[red]contradicted[/red] “{escape(check['claim'])}”: "

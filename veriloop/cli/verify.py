@@ -254,6 +254,9 @@ def verify_command(
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
+    details: Annotated[
+        bool, typer.Option("--details", help="One answer: the full claims table.")
+    ] = False,
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     cache_dir: Annotated[
         Path | None,
@@ -316,7 +319,7 @@ def verify_command(
     if as_json:
         out.print_json(json.dumps(result, ensure_ascii=False))
     else:
-        render_verification(result)
+        render_verification(result, details=details)
 
 
 def detect_bench_command(
