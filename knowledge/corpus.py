@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_text_splitters import RecursiveCharacterTextSplitter
 from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError, VeriloopError
@@ -189,6 +188,8 @@ def chunk_documents(
             "the corpus is empty: no usable documents were found; add .txt, .md or .jsonl "
             "files, or index a dataset with --dataset"
         )
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
     splitter = RecursiveCharacterTextSplitter(
         chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
     )

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import faiss
 import numpy as np
 import numpy.typing as npt
 
 from veriloop.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import faiss  # imported where an index is made or read: `--help` need not load FAISS
 
 IndexKind = Literal["flat", "hnsw"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("flat", "hnsw")
@@ -62,6 +64,8 @@ class IndexSpec:
 
 def new_index(dim: int, spec: IndexSpec) -> faiss.Index:
     """Return an empty index of `dim` dimensions as `spec` describes."""
+    import faiss
+
     if spec.kind == "flat":
         return faiss.IndexFlatL2(dim)
     index = faiss.IndexHNSWFlat(dim, spec.hnsw_m, faiss.METRIC_L2)
@@ -94,11 +98,15 @@ def search(
 
 def write_index(index: faiss.Index, path: Path) -> None:
     """Write an index in FAISS's own binary format (no pickle)."""
+    import faiss
+
     faiss.write_index(index, str(path))
 
 
 def read_index(path: Path, spec: IndexSpec) -> faiss.Index:
     """Read an index written by `write_index`, applying query-time parameters."""
+    import faiss
+
     index = faiss.read_index(str(path))
     if spec.kind == "hnsw":
         hnsw: Any = faiss.downcast_index(index)

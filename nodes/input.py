@@ -6,7 +6,6 @@ from typing import Any, Protocol
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.choice import check_options
 from veriloop.text import has_word, strip_control
 
 
@@ -60,6 +59,8 @@ def check_input(
         InvalidInputError: An unusable question or option set, or options given to a method
             that answers free text only.
     """
+    from veriloop.nodes.choice import check_options  # pydantic and the model stack
+
     checked: dict[str, Any] = {
         "question": check_question(state.question, max_chars=context.max_question_chars)
     }

@@ -23,12 +23,9 @@ from veriloop.cli.common import (
     err,
     fail,
 )
-from veriloop.cli.render import progress_line, render_result, render_verification
-from veriloop.cli.verify import run_verifier, verification_input
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.graphs.registry import get_method, method_ids
-from veriloop.nodes.input import check_question
 
 
 def ask(
@@ -78,12 +75,22 @@ def ask(
     ] = None,
 ) -> None:
     """Answer one question with a method, showing each step and the scores."""
+    # The model stack loads here, not at import: `veriloop --help` answers at once.
+    from veriloop.nodes.input import check_question
+
     try:
+        # An empty or wordless question is refused before anything heavy is imported; its
+        # length is checked once the settings (max_question_chars) are known.
+        check_question(question, max_chars=sys.maxsize)
         chosen = get_method(method, "answer")
+        verifier = get_method(verify, "verify") if verify else None  # before anything runs
+        from veriloop.cli.render import progress_line, render_result, render_verification
+        from veriloop.cli.verify import run_verifier, verification_input
+
         build_graph, context_class = chosen.load()
         verifier_class: type[ModelSettings] | None = None
-        if verify:  # an unknown verifier fails here, before the method runs
-            verifier_class = get_method(verify, "verify").context_class()
+        if verifier is not None:
+            verifier_class = verifier.context_class()
         cache = cache_setting(no_cache, cache_dir)
         given: dict[str, Any] = {"backend": backend, "cache_dir": cache}
         if kb is not None:

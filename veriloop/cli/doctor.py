@@ -74,6 +74,43 @@ def doctor(
     err.print(f"[green]{escape(report.message())}[/green]", soft_wrap=True)
 
 
+STARTUP_PROBE = """
+import time
+t0 = time.perf_counter()
+import veriloop.cli
+t1 = time.perf_counter()
+import veriloop.graphs.grounded, veriloop.models.backends
+t2 = time.perf_counter()
+print(f"{t1 - t0:.2f} {t2 - t1:.2f}")
+"""
+
+
+def startup_costs() -> str:
+    """Measure, in a fresh interpreter, what importing the CLI and the model stack costs.
+
+    The CLI alone is what `--help` and input errors pay; the model stack (LangChain,
+    llama.cpp bindings, FAISS, graphs) is imported only by a command that runs a model.
+    """
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", STARTUP_PROBE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        cli, stack = (float(x) for x in done.stdout.split())
+    except (subprocess.SubprocessError, OSError, ValueError) as exc:
+        return f"not measured ({exc})"
+    return (
+        f"importing the CLI {cli:.2f} s (what --help and input errors cost), then the "
+        f"model stack {stack:.2f} s (commands that run a model)"
+    )
+
+
 def _print_environment(model_path: Path | None) -> None:
     """Print the CPU, the llama.cpp build, the model files, the cache and the settings."""
     from veriloop.models import runtime_check
@@ -123,6 +160,7 @@ def _print_environment(model_path: Path | None) -> None:
             table.add_row(label, f"{path} ({size / 1e6:.1f} MB)")
         except (VeriloopError, OSError) as exc:
             table.add_row(label, f"[red]{escape(str(exc))}[/red]")
+    table.add_row("start-up", startup_costs())
     cache = Path(os.environ.get("VERILOOP_CACHE_DIR", str(DEFAULT_CACHE_DIR)))
     state = "exists" if cache.is_dir() else "not created yet"
     table.add_row("cache directory", f"{cache} ({state}; --no-cache or --cache-dir to change)")

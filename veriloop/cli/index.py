@@ -22,7 +22,6 @@ from veriloop.cli.common import (
 )
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
-from veriloop.evaluation.adapters import documents_from_items
 from veriloop.knowledge.corpus import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -48,6 +47,7 @@ def _documents(
         return report.documents
     if data_dir is None:
         raise InvalidInputError("--dataset needs --data-dir (the folder with the dataset's files)")
+    from veriloop.evaluation.adapters import documents_from_items
     from veriloop.evaluation.datasets import load_dataset
 
     return documents_from_items(load_dataset(str(dataset), data_dir, split), str(dataset))

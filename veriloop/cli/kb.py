@@ -17,22 +17,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from veriloop.cli.common import build_context, cache_setting, err, fail, out
-from veriloop.cli.render import (
-    hits_table,
-)
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
-from veriloop.evaluation.adapters import gold_facts
 from veriloop.graphs.registry import get_method
 from veriloop.knowledge.entries import NewEntry, new_entry, read_entries, write_entries
 from veriloop.knowledge.index import INDEX_KINDS, IndexSpec
-from veriloop.knowledge.store import KnowledgeBase
+
+if TYPE_CHECKING:
+    from veriloop.knowledge.store import KnowledgeBase
 
 kb_app = typer.Typer(
     rich_markup_mode=None,
@@ -47,6 +45,17 @@ SetOption = Annotated[
     list[str] | None,
     typer.Option("--set", help="Model setting, e.g. --set embedding_model=PATH."),
 ]
+
+
+def _store() -> type[KnowledgeBase]:
+    """Return the knowledge-base class, imported on first use.
+
+    FAISS and the embedding stack load only when a command touches a base, never for
+    `--help`.
+    """
+    from veriloop.knowledge.store import KnowledgeBase
+
+    return KnowledgeBase
 
 
 def _settings(backend: str | None, assignments: list[str] | None) -> ModelSettings:
@@ -64,7 +73,7 @@ def _add_all(directory: Path, facts: list[NewEntry], embedder: Any) -> None:
     from tqdm import tqdm
 
     with (
-        KnowledgeBase.editing(directory, embedder) as base,
+        _store().editing(directory, embedder) as base,
         tqdm(total=len(facts), unit="fact", file=sys.stderr, disable=len(facts) < 500) as bar,
     ):
         report = base.add(facts, embedder, progress=bar.update)
@@ -88,7 +97,7 @@ def create(
     """Create an empty knowledge base for the configured embeddings."""
     try:
         spec = IndexSpec.from_json({"kind": index, "ef_search": ef_search})
-        base = KnowledgeBase.create(directory, _embedder(backend, settings), spec)
+        base = _store().create(directory, _embedder(backend, settings), spec)
         err.print(
             f"created {directory}: {base.embedding_model} ({base.dim} dimensions), "
             f"{spec.kind} index"
@@ -146,6 +155,8 @@ def import_facts(
         if dataset is not None:
             if data_dir is None:
                 raise InvalidInputError("--dataset needs --data-dir")
+            from veriloop.evaluation.adapters import gold_facts
+
             facts = gold_facts(load_dataset(dataset, data_dir, split))
         else:
             assert file is not None
@@ -205,7 +216,7 @@ def enrich(
             max_batches=max_batches,
             cache_dir=cache_setting(False),
         )
-        KnowledgeBase.open(directory)  # a clear error before any model loads
+        _store().open(directory)  # a clear error before any model loads
         if (topic is None) == (topics_file is None):
             raise InvalidInputError("give either --topic or --topics-file")
         requests = (
@@ -254,12 +265,14 @@ def search_base(
     """Show the entries nearest to QUERY with their distances and refusal scores."""
     try:
         embedder = _embedder(backend, settings)
-        hits = KnowledgeBase.open(directory, embedder).search(query, embedder, k)
+        hits = _store().open(directory, embedder).search(query, embedder, k)
     except VeriloopError as exc:
         raise fail(exc) from None
     if as_json:
         sys.stdout.write(json.dumps(hits, indent=2, ensure_ascii=False) + "\n")
     else:
+        from veriloop.cli.render import hits_table
+
         out.print(hits_table(hits, f"nearest to {query!r}"))
 
 
@@ -272,7 +285,7 @@ def list_entries(
 ) -> None:
     """List entries, by id or by a text fragment."""
     try:
-        base = KnowledgeBase.open(directory)
+        base = _store().open(directory)
         entries = (
             [base.get(entry_id)]
             if entry_id
@@ -306,7 +319,7 @@ def update(
         if text is None and confidence is None:
             raise InvalidInputError("nothing to change: give --text and/or --confidence")
         embedder = _embedder(backend, settings)
-        with KnowledgeBase.editing(directory, embedder) as base:
+        with _store().editing(directory, embedder) as base:
             entry = base.update(entry_id, embedder, knowledge=text, confidence=confidence)
         err.print(f"updated {entry.id}: {entry.confidence:.2f} {entry.knowledge}")
     except VeriloopError as exc:
@@ -320,7 +333,7 @@ def delete(
 ) -> None:
     """Remove entries by id (all or none)."""
     try:
-        with KnowledgeBase.editing(directory) as base:
+        with _store().editing(directory) as base:
             removed = base.delete(entry_ids)
         err.print(f"removed {len(removed)} entr{'y' if len(removed) == 1 else 'ies'}")
     except VeriloopError as exc:
@@ -331,7 +344,7 @@ def delete(
 def stats(directory: Annotated[Path, typer.Argument(help="The knowledge base.")]) -> None:
     """Print the base's size, embeddings, index and confidence summary as JSON."""
     try:
-        summary = KnowledgeBase.open(directory).stats()
+        summary = _store().open(directory).stats()
     except VeriloopError as exc:
         raise fail(exc) from None
     sys.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
@@ -344,7 +357,7 @@ def export(
 ) -> None:
     """Write every entry to a file (JSONL keeps provenance; .txt is confidence<TAB>fact)."""
     try:
-        base = KnowledgeBase.open(directory)
+        base = _store().open(directory)
         write_entries(base.entries, path)
         err.print(f"wrote {len(base)} entries to {path}")
     except VeriloopError as exc:

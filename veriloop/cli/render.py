@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
 from veriloop.cli.common import out
-from veriloop.knowledge.store import Hit
 from veriloop.nodes.citations import number_citations
 from veriloop.nodes.claims import answer_to
+
+if TYPE_CHECKING:
+    from veriloop.knowledge.store import Hit
 
 
 def score_cell(candidate: dict[str, Any], name: str) -> str:

@@ -22,9 +22,6 @@ from veriloop.cli.common import (
     out,
     stop_interrupted,
 )
-from veriloop.cli.render import (
-    render_verification,
-)
 from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.evaluation.bench import ResultsFile
 from veriloop.graphs.registry import get_method, method_ids
@@ -270,11 +267,12 @@ def verify_command(
 ) -> None:
     """Verify answers against their sources: one (any verifier) or a file of rows (bulk)."""
     try:
-        load_verifier(method)  # an unknown method fails before the file is read
+        get_method(method, "verify")  # an unknown method fails before the file is read
         if input_file.is_dir():
             raise InvalidInputError(f"{input_file} is a folder; give a JSON file")
         if not input_file.is_file():
             raise InvalidInputError(f"{input_file} does not exist")
+        load_verifier(method)
         cache = cache_setting(no_cache, cache_dir)
         if is_batch(input_file, out_dir):
             if get_method(method, "verify").id != "factored":
@@ -319,6 +317,8 @@ def verify_command(
     if as_json:
         out.print_json(json.dumps(result, ensure_ascii=False))
     else:
+        from veriloop.cli.render import render_verification
+
         render_verification(result, details=details)
 
 
