@@ -142,6 +142,16 @@ class FVContext(MethodSettings):
         default=1,
         metadata={"ge": 0, "description": "Critique-and-revise rounds at most (0: detect only)."},
     )
+    max_answer_chars: int = field(
+        default=8000,
+        metadata={
+            "ge": 1,
+            "description": "Longest answer the chat model is given whole (to list its claims "
+            "or revise it); the embedded model's 4,096-token window holds about 8,000 "
+            "characters with the prompt. Not applied when no chat call reads the answer "
+            "(sentences_as_claims with max_revisions=0).",
+        },
+    )
 
 
 @dataclass
@@ -279,6 +289,15 @@ def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
         )
     sources = require_sources(state)
     context = FVContext.of(runtime)
+    chat_reads_answer = not context.sentences_as_claims or context.max_revisions > 0
+    if chat_reads_answer and len(state.answer) > context.max_answer_chars:
+        raise InvalidInputError(
+            f"the answer is {len(state.answer):,} characters, more than max_answer_chars = "
+            f"{context.max_answer_chars:,} (the chat model reads it whole); check it sentence "
+            "by sentence with --set sentences_as_claims=true --set max_revisions=0 (or in bulk: "
+            "veriloop verify rows.jsonl --out DIR), or raise max_answer_chars for a model with "
+            "a longer context"
+        )
     if context.verifier in ("yesno", "likelihood"):
         require_token_scores(
             get_models(context),

@@ -39,7 +39,12 @@ def folder_fingerprint(folder: Path, embedding_model: str) -> str:
         if any(part.startswith(".") for part in relative.parts):
             continue
         stat = path.stat()
-        digest.update(f"{relative}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        # ctime and inode too: an edit that keeps the size and restores the mtime (`touch
+        # -d`, `rsync -t`, a file swapped in by `mv`) still changes them.
+        digest.update(
+            f"{relative}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ctime_ns}\0"
+            f"{stat.st_ino}\0".encode()
+        )
     return digest.hexdigest()[:16]
 
 

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import veriloop.evaluation.report as report_module
 from veriloop.cli import app
 from veriloop.context import MethodSettings, ModelSettings
-from veriloop.errors import InvalidInputError
+from veriloop.errors import InvalidInputError, VeriloopError
 from veriloop.graphs.factored_verification import FVContext
 from veriloop.graphs.learn_to_refuse import L2RContext
 from veriloop.graphs.self_reflection import SelfReflectionContext
@@ -721,3 +721,172 @@ def test_an_ask_on_an_unusable_folder_is_one_error_line(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert "holds no usable document" in result.output and "skipped scan.txt" in result.output
+
+
+# ------------------------------------------------- verify, doctor, served, bench (issue 32)
+
+
+def test_verify_reads_a_file_with_a_byte_order_mark(tmp_path: Path) -> None:
+    bom = tmp_path / "bom.json"  # Windows editors save UTF-8 with a BOM
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps({"answer": {"t": 1}, "sources": ["s"]}).encode())
+    fails(["verify", str(bom)], "'answer' must be text, got dict")  # parsed, then checked
+
+
+@pytest.mark.parametrize(
+    ("sources", "message"),
+    [
+        ([1, 2], "source 1 must be a text or an object with a 'text' string, got 1"),
+        ([], "sources are missing"),
+        ([None], "source 1 must be a text"),
+    ],
+)
+def test_verify_names_unusable_sources(
+    fake_backend: Make, tmp_path: Path, sources: list[Any], message: str
+) -> None:
+    backend, _ = fake_backend([])
+    path = tmp_path / "answer.json"
+    path.write_text(
+        json.dumps({"question": "q?", "answer": "Aspirin thins blood.", "sources": sources})
+    )
+    fails(["verify", str(path), "--backend", backend], message)
+
+
+def test_an_answer_too_long_for_the_model_is_refused_saying_what_to_do(
+    fake_backend: Make, tmp_path: Path
+) -> None:
+    backend, models = fake_backend([])
+    path = tmp_path / "long.json"
+    answer = "Aspirin thins blood. " * 5000  # 105,000 characters
+    path.write_text(json.dumps({"question": "q?", "answer": answer, "sources": ["Aspirin."]}))
+    text = fails(["verify", str(path), "--backend", backend], "more than max_answer_chars = 8,000")
+    assert "sentences_as_claims=true" in text
+    assert models.chat_model.conversations == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty"),
+        (b"hello, not a model\n", "is not a GGUF model file (it starts with b'hell'"),
+    ],
+)
+def test_doctor_names_a_file_that_is_no_gguf_model(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "model.gguf"
+    path.write_bytes(content)
+    fails(["doctor", "--model-path", str(path), "--brief"], message)
+    fails(["doctor", "--model-path", str(tmp_path / "missing.gguf")], "is not a file")
+
+
+def test_a_truncated_gguf_file_is_named_as_damaged(tmp_path: Path) -> None:
+    from veriloop.models.locate import load_failure, not_gguf
+
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 100)
+    assert not_gguf(path) is None  # it starts right: llama.cpp finds the damage
+    error = ValueError("1 validation error ... Failed to load model from file: cut.gguf [type=...]")
+    said = load_failure(path, error)
+    assert "Failed to load model from file" in said and "damaged or truncated" in said
+    assert "validation error" not in said and "type=" not in said
+
+
+@pytest.mark.parametrize("url", ["ftp://example.org/v1", "127.0.0.1:8000/v1", "localhost"])
+def test_a_base_url_that_is_not_http_is_refused_before_any_request(url: str) -> None:
+    from veriloop.models import get_models
+
+    settings = ModelSettings(backend="openai", base_url=url, model_name="m")
+    with pytest.raises(InvalidInputError, match="is not an HTTP address"):
+        get_models(settings)
+
+
+def test_an_empty_model_name_is_refused() -> None:
+    from veriloop.models import get_models
+
+    settings = ModelSettings(backend="openai", base_url="http://127.0.0.1:9/v1", model_name="")
+    with pytest.raises(InvalidInputError, match="needs a model name"):
+        get_models(settings)
+
+
+def test_a_report_counts_a_duplicated_line_once_and_leaves_unknown_runs_out() -> None:
+    from veriloop.evaluation.bench import ResultsWarning, reportable_records
+
+    first = {"run": "direct", "item_id": "1", "answer": "old"}
+    again = {"run": "direct", "item_id": "1", "answer": "new"}
+    other = {"run": "direct", "item_id": "2", "answer": "b"}
+    stray = {"run": "mystery", "item_id": "1", "answer": "c"}
+    with pytest.warns(ResultsWarning) as caught:
+        kept, notes = reportable_records([first, other, again, stray], {"runs": ["direct"]})
+    assert [r["answer"] for r in kept] == ["new", "b"]  # the last line of a duplicate wins
+    assert notes == [
+        "1 duplicate line(s) of an item already recorded: the last line of each was kept",
+        "lines of run(s) 'mystery', which the manifest does not list, were left out",
+    ]
+    assert len(caught) == 2
+
+
+def test_clean_results_are_reported_whole_without_a_warning() -> None:
+    import warnings
+
+    from veriloop.evaluation.bench import reportable_records
+
+    records = [{"run": "a", "item_id": str(n)} for n in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reportable_records(records, {"runs": ["a"]}) == (records, [])
+        assert reportable_records(records, {}) == (records, [])  # no manifest: nothing unknown
+
+
+def test_two_writers_adding_to_one_base_at_once_lose_and_duplicate_nothing(
+    fake_backend: Make, tmp_path: Path
+) -> None:
+    _, models = fake_backend([], vectors=VECTORS)
+    base = KnowledgeBase.create(tmp_path / "kb", models.embedder)
+    errors: list[Exception] = []
+
+    def writer(name: str) -> None:
+        try:
+            for n in range(10):
+                with KnowledgeBase.editing(base.directory, models.embedder) as editing:
+                    editing.add([new_entry(f"Fact {name} number {n}.", 0.9, name)], models.embedder)
+        except Exception as exc:  # noqa: BLE001 - the test reports any failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(name,)) for name in ("A", "B")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    entries = KnowledgeBase.open(base.directory).entries
+    assert len(entries) == 20 and len({e.id for e in entries}) == 20
+    assert {e.knowledge for e in entries} == {
+        f"Fact {w} number {n}." for w in "AB" for n in range(10)
+    }
+
+
+def test_a_folder_edited_at_the_same_size_and_mtime_is_seen_as_changed(tmp_path: Path) -> None:
+    import os
+
+    from veriloop.knowledge.folder_index import folder_fingerprint
+
+    path = tmp_path / "notes.txt"
+    path.write_text("Aspirin thins the blood.")
+    before = folder_fingerprint(tmp_path, "m")
+    stat = path.stat()
+    time.sleep(0.01)
+    path.write_text("Aspirin clots the blood.")  # same length
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # mtime put back
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+    assert folder_fingerprint(tmp_path, "m") != before
+    assert folder_fingerprint(tmp_path, "m") == folder_fingerprint(tmp_path, "m")  # stable
+
+
+def test_a_served_backend_with_nothing_listening_says_so() -> None:
+    from veriloop.models import get_models
+    from veriloop.models.loopback import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/v1"  # a real loopback port nobody listens on
+    with pytest.raises(VeriloopError, match="could not be reached") as caught:
+        get_models(ModelSettings(backend="openai", base_url=url, model_name="m", max_retries=0))
+    assert url in str(caught.value) and "Check that the server is running" in str(caught.value)

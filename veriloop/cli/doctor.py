@@ -43,10 +43,13 @@ def doctor(
     2 on a usage error.
     """
     from veriloop.models import runtime_check
+    from veriloop.models.locate import not_gguf
 
     try:
         if model_path is not None and not model_path.is_file():
             raise InvalidInputError(f"--model-path {model_path} is not a file; give a GGUF file")
+        if model_path is not None and (problem := not_gguf(model_path)):
+            raise InvalidInputError(f"--model-path {model_path} {problem}; give a GGUF file")
         if timeout <= 0:
             raise InvalidInputError(f"--timeout must be positive, got {timeout}")
         if not brief:

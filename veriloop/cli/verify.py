@@ -301,7 +301,7 @@ def verify_command(
                 "list, or --out); one answer's claims are checked for support only"
             )
         try:
-            data = json.loads(input_file.read_text(encoding="utf-8"))
+            data = json.loads(input_file.read_text(encoding="utf-8-sig"))  # a BOM is fine
         except UnicodeDecodeError as exc:
             raise InvalidInputError(
                 f"{input_file} is not UTF-8 text ({exc.reason} at byte {exc.start}); give a "

@@ -182,6 +182,43 @@ class ResultsFile:
             os.fsync(handle.fileno())
 
 
+class ResultsWarning(UserWarning):
+    """A results file holds lines a report leaves out (duplicates, unknown runs)."""
+
+
+def reportable_records(
+    records: list[dict[str, Any]], manifest: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Return the records a report should count, and a note for each kind left out.
+
+    A (run, item) recorded twice (a hand-edited or concatenated file) counts once, its last
+    line kept; a line of a run the manifest does not list is left out. Each note is also
+    raised as a `ResultsWarning`.
+    """
+    import warnings
+
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for record in records:
+        latest[(str(record["run"]), str(record["item_id"]))] = record
+    notes = []
+    if len(latest) < len(records):
+        notes.append(
+            f"{len(records) - len(latest)} duplicate line(s) of an item already recorded: "
+            "the last line of each was kept"
+        )
+    listed = {str(run) for run in manifest.get("runs") or []}
+    unknown = sorted({run for run, _ in latest} - listed) if listed else []
+    if unknown:
+        notes.append(
+            f"lines of run(s) {', '.join(map(repr, unknown))}, which the manifest does not "
+            "list, were left out"
+        )
+    kept = [r for key, r in latest.items() if not unknown or key[0] not in unknown]
+    for note in notes:
+        warnings.warn(f"results.jsonl: {note}", ResultsWarning, stacklevel=2)
+    return kept, notes
+
+
 def run_item(run: RunSpec, item: Item, base_settings: dict[str, Any]) -> dict[str, Any]:
     """Run one method on one item; return the record (failed items carry `error`).
 

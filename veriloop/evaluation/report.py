@@ -29,7 +29,7 @@ from typing import Any
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.bench import ResultsFile, read_manifest
+from veriloop.evaluation.bench import ResultsFile, read_manifest, reportable_records
 from veriloop.evaluation.grounding import answer_claims, faithfulness
 from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
 from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
@@ -397,7 +397,9 @@ def write_report(
     if not run_dir.is_dir():
         raise InvalidInputError(f"{run_dir} is not a run directory; give one veriloop bench wrote")
     manifest = read_manifest(run_dir)
-    records = ResultsFile(run_dir / "results.jsonl").records()
+    records, left_out = reportable_records(
+        ResultsFile(run_dir / "results.jsonl").records(), manifest
+    )
     if not records:
         raise InvalidInputError(f"{run_dir} holds no results.jsonl records; run veriloop bench")
     if any(record.get("options") for record in records):
@@ -437,6 +439,7 @@ def write_report(
         f"Command: `{manifest.get('command', '?')}`  ",
         f"Models: {models_line}  ",
         f"Settings: {json.dumps(manifest.get('settings', {}))}",
+        *(["", *(f"Left out of this report: {note}." for note in left_out)] if left_out else []),
         "",
         "## Methods and baselines (shaped like Ji et al. 2023, Table 2)",
         "",

@@ -39,6 +39,8 @@ from veriloop.models.locate import (
     bundled_chat_model_path,
     bundled_embedding_model_path,
     existing_file,
+    load_failure,
+    not_gguf,
 )
 from veriloop.models.token_scoring import OpenAICompletionsTokenScorer, TokenScorer
 
@@ -136,8 +138,9 @@ def build_embedded(settings: ModelSettings) -> Models:
             verbose=False,
         )
     except ValueError as exc:
+        problem = not_gguf(chat_path)
         raise ModelNotFoundError(
-            f"llama.cpp could not load {chat_path}: {exc}. Check that it is a GGUF model file."
+            f"{chat_path} {problem}" if problem else load_failure(chat_path, exc)
         ) from exc
     return Models(
         chat_model=chat_model,
@@ -168,6 +171,11 @@ def build_openai(settings: ModelSettings) -> Models:
     if not settings.model_name:
         raise InvalidInputError(
             "backend 'openai' needs a model name: set VERILOOP_MODEL_NAME or model_name"
+        )
+    if settings.base_url and not settings.base_url.lower().startswith(("http://", "https://")):
+        raise InvalidInputError(
+            f"base_url {settings.base_url!r} is not an HTTP address; give the server's URL, "
+            "e.g. http://127.0.0.1:8000/v1 (VERILOOP_BASE_URL)"
         )
     api_key = os.environ.get(settings.api_key_env) or "not-needed"
     base_url = settings.base_url or None

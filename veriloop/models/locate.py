@@ -62,3 +62,37 @@ def existing_file(path_text: str, what: str) -> Path:
             "setting empty to use the bundled SmolLM2-135M-Instruct"
         )
     return path
+
+
+GGUF_MAGIC = b"GGUF"
+
+
+def not_gguf(path: Path) -> str | None:
+    """Say why `path` is not a GGUF model file, or return None when it starts like one.
+
+    Reads the first bytes only: a text file, an empty file or another format is caught
+    here with a clear reason; a truncated GGUF file starts right and is caught by
+    llama.cpp when it loads (`load_failure`).
+    """
+    try:
+        with Path(path).open("rb") as handle:
+            head = handle.read(8)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not head:
+        return "is empty"
+    if head[:4] != GGUF_MAGIC:
+        return f"is not a GGUF model file (it starts with {head[:4]!r}, not {GGUF_MAGIC!r})"
+    return None
+
+
+def load_failure(path: Path, error: Exception) -> str:
+    """Return llama.cpp's reason for not loading `path`, without the wrapper's noise."""
+    text = str(error)
+    marker = "Failed to load model from file"
+    reason = marker if marker in text else text.splitlines()[0][:200]
+    size = Path(path).stat().st_size if Path(path).is_file() else 0
+    return (
+        f"llama.cpp could not load {path} ({reason}; {size / 1e6:.1f} MB): the file starts "
+        "like a GGUF model but is damaged or truncated; download or copy it again"
+    )

@@ -277,10 +277,17 @@ def _step_load(state: dict[str, Any]) -> str:
     import llama_cpp
 
     from veriloop.models.embedded_chat import EmbeddedChatModel
-    from veriloop.models.locate import bundled_chat_model_path, existing_file
+    from veriloop.models.locate import (
+        bundled_chat_model_path,
+        existing_file,
+        load_failure,
+        not_gguf,
+    )
 
     path = existing_file(state["model"], "model file") if state["model"] else None
     path = path or bundled_chat_model_path()
+    problem = not_gguf(path)
+    not_gguf_reason = f"{path} {problem}" if problem else None
     state["system_info"] = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
     try:
         state["chat"] = EmbeddedChatModel(
@@ -292,7 +299,7 @@ def _step_load(state: dict[str, Any]) -> str:
             verbose=False,
         )
     except ValueError as exc:
-        raise RuntimeError(f"llama.cpp could not load {path}: {exc}") from exc
+        raise RuntimeError(not_gguf_reason or load_failure(path, exc)) from exc
     state["path"] = path
     return f"{path} ({path.stat().st_size / 1e6:.1f} MB), llama-cpp-python {llama_cpp.__version__}"
 
