@@ -4,7 +4,7 @@ r"""Measure the answer-relevance judge: MedQuAD held-out foci and MEDIQA 2019 Ta
         --out docs/benchmarks/answer_relevance.md
 
 Scorers, side by side in the same run:
-- `relevance`: the trained relevance judge (`nodes/relevance.py`), P(sentence addresses
+- `relevance`: the trained relevance judge (`nodes/judges/relevance.py`), P(sentence addresses
   the question);
 - `cosine`: MiniLM cosine between the question and the sentence (what the grounded default
   picked sentences by before the relevance judge);
@@ -62,7 +62,7 @@ from veriloop.evaluation.relevance_sets import (
     rqe_pairs,
 )
 from veriloop.models import get_models
-from veriloop.nodes.relevance import RelevanceJudge
+from veriloop.nodes.judges.relevance import RelevanceJudge
 from veriloop.standalone import standalone_units
 
 PairScorer = Callable[[Sequence[str], Sequence[str]], list[float]]

@@ -39,7 +39,7 @@ from veriloop.evaluation.metrics import unigram_f1
 from veriloop.evaluation.tables import bootstrap_interval
 from veriloop.models import get_models
 from veriloop.nodes.grounding import focus_words, off_focus
-from veriloop.nodes.support import CoverageGatedJudge, support_judge
+from veriloop.nodes.judges import CoverageGatedJudge, support_judge
 
 
 def off_topic(question: str, sentence: str, focus: str) -> bool:

@@ -109,9 +109,7 @@ def main() -> None:
     parser.add_argument("--data-root", type=Path, default=Path("../shared/data"))
     args = parser.parse_args()
     sets = all_held_out_sets(args.data_root)
-    results = {
-        name: measure_set(pairs) for name, pairs in tqdm(sets.items(), desc="held-out sets")
-    }
+    results = {name: measure_set(pairs) for name, pairs in tqdm(sets.items(), desc="held-out sets")}
     OUT.mkdir(parents=True, exist_ok=True)
     command = "benchmarks/mismatch_rules.py --data-root ../shared/data"
     (OUT / "mismatch_rules.json").write_text(

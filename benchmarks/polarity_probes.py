@@ -27,7 +27,7 @@ import numpy as np
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_sets import perturbed_claim
 from veriloop.models import Models, ScoreError
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     Judged,
     SupportQuery,
     SupportVerdict,

@@ -41,7 +41,7 @@ from veriloop.evaluation.support_measure import (
 )
 from veriloop.evaluation.support_sets import halueval_pairs
 from veriloop.models import get_models
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     CoverageGatedJudge,
     CrossEncoderJudge,
     LikelihoodJudge,
@@ -50,7 +50,7 @@ from veriloop.nodes.support import (
     fit_calibration,
     support_judge,
 )
-from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
+from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
 
 OUT = Path("docs/benchmarks")
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,7 +208,7 @@ NOTES = """\
 ## The three-way judge (since 2026-11-24)
 
 - `three_way_model`: the bundled all-MiniLM-L6-v2 with every encoder layer fine-tuned
-  (embeddings frozen) and a three-way head (`nodes/three_way.py`,
+  (embeddings frozen) and a three-way head (`nodes/judges/three_way.py`,
   `nodes/data/three_way_judge/`: 21 MB of float16 layers, `training.json` with the data,
   the held-out rule, the loss curve, the time and the licences). Trained by
   `bash scripts/train_three_way_judge.sh` on 49,451 pairs: NLI pairs (SNLI dev, MultiNLI,

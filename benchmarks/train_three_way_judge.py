@@ -50,7 +50,7 @@ from veriloop.evaluation.nli_sets import (
     support_training_pairs,
 )
 from veriloop.models.locate import bundled_embedding_model_path
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     ADAPTER_DIR,
     THREE_WAY,
     THREE_WAY_DIR,
@@ -105,6 +105,21 @@ def bucketed(
         batches += [group[i : i + batch_size] for i in range(0, len(group), batch_size)]
     rng.shuffle(batches)
     return batches
+
+
+def run_notes(losses: list[float], seconds: float, threads: int) -> dict[str, Any]:
+    """Return what a training.json records of a run: the loss curve, time and machine."""
+    return {
+        "final_loss_mean_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
+        "loss_every_50_steps": [
+            round(sum(losses[i : i + 50]) / len(losses[i : i + 50]), 4)
+            for i in range(0, len(losses), 50)
+        ],
+        "seconds": round(seconds, 1),
+        "threads": threads,
+        "device": "cpu",
+        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+    }
 
 
 def allowed_loss(logits: Any, allowed: Any) -> Any:
@@ -309,15 +324,7 @@ def main() -> None:
                 "seed": args.seed,
                 "init_from": str(args.init_from) if args.init_from else None,
                 "trainable_parameters": trainable,
-                "final_loss_mean_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
-                "loss_every_50_steps": [
-                    round(sum(losses[i : i + 50]) / len(losses[i : i + 50]), 4)
-                    for i in range(0, len(losses), 50)
-                ],
-                "seconds": round(seconds, 1),
-                "threads": args.threads,
-                "device": "cpu",
-                "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
+                **run_notes(losses, seconds, args.threads),
                 "licences": LICENCES,
                 "command": command,
             },

@@ -12,7 +12,7 @@ Rows (written to runs/verify_throughput/rows.jsonl):
 Then, as a user would run it: `veriloop verify rows.jsonl --out DIR` in a fresh process
 (model loading included), timed wall-clock, peak memory of the child (ru_maxrss).
 Side by side in the same run, the way RAGAS-style tools judge: one LLM prompt per claim
-(here the embedded SmolLM2-135M's Yes/No, `nodes.support.YesNoJudge`, one prompt per
+(here the embedded SmolLM2-135M's Yes/No, `nodes.judges.YesNoJudge`, one prompt per
 claim and source) on a seeded sample of the same claims, timed, and extrapolated to every
 claim of the run -- labelled as extrapolated. Writes docs/benchmarks/verify_throughput.{json,md}.
 """
@@ -110,7 +110,7 @@ def llm_judge_sample(results: list[dict[str, Any]], sample: int, seed: int) -> d
     """Judge a seeded sample of the run's claims RAGAS-style: one Yes/No prompt per claim."""
     from veriloop.context import ModelSettings
     from veriloop.models import get_models
-    from veriloop.nodes.support import SupportQuery, YesNoJudge
+    from veriloop.nodes.judges import SupportQuery, YesNoJudge
 
     claims = [
         (record, claim) for record in results if record.get("claims") for claim in record["claims"]

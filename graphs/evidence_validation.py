@@ -57,13 +57,13 @@ from veriloop.nodes.heterogeneity import (
     reliability_variances,
     weighted_claim_score,
 )
+from veriloop.nodes.judges import SupportQuery, claim_verdict, support_judge
 from veriloop.nodes.reliability import (
     QUALITY_ASPECTS,
     ReliabilityParts,
     recency_bonuses,
     reliability_parts,
 )
-from veriloop.nodes.support import SupportQuery, claim_verdict, support_judge
 from veriloop.prompts import render
 from veriloop.state import OutputState, TracedState
 from veriloop.text import split_sentences
@@ -432,7 +432,7 @@ def _three_way_stances(
 def _support_stances(
     state: State, context: MEvalContext, pairs: list[tuple[int, ArticleRecord]]
 ) -> list[Stance]:
-    from veriloop.nodes.support import CrossEncoderJudge, SupportStances
+    from veriloop.nodes.judges import CrossEncoderJudge, SupportStances
 
     judge = SupportStances(
         CrossEncoderJudge(),

@@ -20,7 +20,7 @@
   shorter than that (a bare name) is read as the answer to it, as in `sentences_as_claims`.
   `claims_from` says where each round's claims came from.
 - verify_claim (one `Send` per claim, run concurrently): P(supported) from the
-  `verifier`. Default `trained`: a claim-support judge (`nodes.support`; the MiniLM
+  `verifier`. Default `trained`: a claim-support judge (`nodes.judges`; the MiniLM
   cross-encoder, or `likelihood`: how much the source raises the scorer's likelihood of the
   claim), which names the source text the verdict rests on; ours, because SmolLM2-135M's
   Yes/No is at chance (docs/benchmarks/support_judges.md). `yesno` is the paper's: the
@@ -74,8 +74,8 @@ from veriloop.nodes.claims import (
     statement_claims,
 )
 from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.judges import ClaimVerdict, SupportQuery, claim_verdict, support_judge
 from veriloop.nodes.scorers import require_token_scores, yes_no_probability
-from veriloop.nodes.support import ClaimVerdict, SupportQuery, claim_verdict, support_judge
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace

@@ -17,7 +17,7 @@
   the source has no page about.
 - answer: `answer_mode=extract` (default) quotes the `extract_sentences` passage
   sentences closest to the question by MiniLM cosine, or, with `relevance_judge=trained`,
-  those the answer-relevance judge (`nodes/relevance.py`) scores highest (no chat call
+  those the answer-relevance judge (`nodes/judges/relevance.py`) scores highest (no chat call
   either way; the judge is off by default: measured worse on consumer questions);
   `generate` asks the chat model to answer by copying from the kept passages
   (`prompts/grounded_answer.txt`).
@@ -27,7 +27,7 @@
   served model, try `generate`.
 - check_sentences: every answer sentence against each kept passage with the claim-support
   judge (`judge`, read after the question), gated on the share of the sentence's content
-  words the passage holds (`nodes.support.CoverageGatedJudge`): a sentence is kept when
+  words the passage holds (`nodes.judges.CoverageGatedJudge`): a sentence is kept when
   some passage holds >= `min_coverage` of its content words and the judge gives it
   P(supported) >= `supported_at` against that passage, and, with the relevance judge on
   (backed is not relevant), P(addresses the question) >= `relevant_sentence_at`.
@@ -134,7 +134,7 @@ class GroundedContext(MethodSettings):
     judge: Literal["three_way", "trained", "likelihood", "yesno", "head"] = field(
         default="three_way",
         metadata={
-            "description": "Claim judge for the sentence check (nodes.support): 'three_way' "
+            "description": "Claim judge for the sentence check (nodes.judges): 'three_way' "
             "also finds sentences a passage contradicts (dropped, or marked [contradicted]); "
             "the others judge support only."
         },
@@ -154,8 +154,8 @@ class GroundedContext(MethodSettings):
     relevance_judge: Literal["off", "trained"] = field(
         default="off",
         metadata={
-            "description": "Answer-relevance judge (nodes/relevance.py): 'trained' picks the "
-            "extract's sentences by P(the sentence addresses the question) and keeps only "
+            "description": "Answer-relevance judge (nodes/judges/relevance.py): 'trained' picks "
+            "the extract's sentences by P(the sentence addresses the question) and keeps only "
             "sentences reaching relevant_sentence_at; 'off' (default: on 120 MEDIQA consumer "
             "questions the judge refused more and scored lower F1, docs/results/"
             "mediqa_grounded_relevance_n120) picks by MiniLM cosine and checks support only."

@@ -10,14 +10,14 @@ The pieces of the grounded default (`graphs/grounded.py`), each usable on its ow
 - `extract_sentences`: an extractive answer, the passage sentences closest to the question.
 - `check_sentences`: each answer sentence against the passages with a claim-support judge
   (read after the question): the grounded default's is the trained judge gated on how
-  much of the sentence's content the passage holds (`nodes.support.CoverageGatedJudge`).
+  much of the sentence's content the passage holds (`nodes.judges.CoverageGatedJudge`).
   The judge alone is lenient on on-topic inventions (docs/benchmarks/support_judges.md:
   it separates backed from made-up or off-topic text, not plausible detail on the right
   topic), so a kept sentence must pass both.
 - `relevance_judge`: backed is not relevant. The answer-relevance judge
-  (`nodes.relevance`) scores whether each sentence addresses the question; `extract_sentences`
-  quotes the sentences it scores highest, and `check_sentences` keeps a sentence only when
-  it is backed *and* its relevance reaches `relevant_at`.
+  (`nodes.judges.relevance`) scores whether each sentence addresses the question;
+  `extract_sentences` quotes the sentences it scores highest, and `check_sentences` keeps
+  a sentence only when it is backed *and* its relevance reaches `relevant_at`.
 """
 
 from __future__ import annotations
@@ -37,9 +37,7 @@ from veriloop.knowledge.triplets import rank_rows
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
-from veriloop.nodes.retrieval import open_knowledge_base, retrieve
-from veriloop.nodes.subject import SubjectMatch, match_subject
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     ClaimVerdict,
     CoverageGatedJudge,
     SupportJudge,
@@ -47,6 +45,8 @@ from veriloop.nodes.support import (
     claim_verdict,
     support_judge,
 )
+from veriloop.nodes.retrieval import open_knowledge_base, retrieve
+from veriloop.nodes.subject import SubjectMatch, match_subject
 from veriloop.standalone import standalone_units
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
@@ -90,7 +90,7 @@ class CheckedSentence(TypedDict):
 
 
 class RelevanceScorer(Protocol):
-    """Scores whether sentences address a question (`nodes.relevance.RelevanceJudge`)."""
+    """Scores whether sentences address a question (`nodes.judges.relevance.RelevanceJudge`)."""
 
     name: str
 
@@ -108,7 +108,7 @@ def relevance_judge(kind: str) -> RelevanceScorer | None:
     if kind == "off":
         return None
     if kind == "trained":
-        from veriloop.nodes.relevance import RelevanceJudge
+        from veriloop.nodes.judges.relevance import RelevanceJudge
 
         return RelevanceJudge()
     raise InvalidInputError(f"unknown relevance judge {kind!r}; choose trained or off")

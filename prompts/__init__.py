@@ -67,7 +67,7 @@ Factored Verification and the self-correction baseline:
 - sc_feedback (answer, document, question): self-correction's unfactored feedback.
 - sc_revise (answer, feedback, question): self-correction's revision.
 
-Claim-support judges (nodes/support.py), teacher-forced, never generated from:
+Claim-support judges (nodes/judges/), teacher-forced, never generated from:
 - support_answer_given_evidence (evidence, question): an answer after its evidence.
 - support_answer_prior (question): the same answer without the evidence.
 - support_claim_given_evidence (evidence): a claim after its evidence (no question).

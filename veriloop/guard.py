@@ -147,7 +147,7 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
             chain: The chain or chat model whose output is checked.
             policy: "check" (answer unchanged), "mark" or "drop" (see the module docstring).
             sources: Fixed documents to check against (when the output carries none).
-            judge: The sentence judge (`nodes.support.support_judge` kinds).
+            judge: The sentence judge (`nodes.judges.support_judge` kinds).
             supported_at: P(supported) a backed sentence needs (the grounded default's).
             min_coverage: Share of its content words the document must hold.
             settings: Model settings (backend etc.); default the embedded models.

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from veriloop.nodes.relevance import RELEVANCE_DIR, RelevanceJudge
+from veriloop.nodes.judges.relevance import RELEVANCE_DIR, RelevanceJudge
 
 pytestmark = [pytest.mark.integration, pytest.mark.full]
 

@@ -42,7 +42,7 @@ def test_a_claim_pooled_adapter_reads_the_mean_over_the_claim_segment(tmp_path: 
     from transformers import AutoModel, AutoTokenizer
 
     from veriloop.models.locate import bundled_embedding_model_path
-    from veriloop.nodes.support import CrossEncoderJudge, SupportQuery, cross_encoder_input
+    from veriloop.nodes.judges import CrossEncoderJudge, SupportQuery, cross_encoder_input
 
     hidden = 384
     claim_weights = torch.linspace(-1.0, 1.0, hidden)
@@ -78,7 +78,7 @@ def test_a_claim_pooled_adapter_reads_the_mean_over_the_claim_segment(tmp_path: 
 
 def test_a_head_that_does_not_fit_the_recorded_pooling_is_refused_clearly(tmp_path: Path) -> None:
     from veriloop.errors import InvalidInputError
-    from veriloop.nodes.support import CrossEncoderJudge
+    from veriloop.nodes.judges import CrossEncoderJudge
 
     # a mean+claim head (768 inputs) beside a training.json that says `mean` (384)
     _build_adapter(tmp_path, pooling="mean", head_width=768, claim_weights=torch.ones(384))

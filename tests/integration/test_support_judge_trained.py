@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veriloop.nodes.support import CrossEncoderJudge, SupportQuery
+from veriloop.nodes.judges import CrossEncoderJudge, SupportQuery
 
 
 def test_trained_judge_prefers_the_supported_answer_and_names_its_evidence() -> None:

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from veriloop.cli import app
-from veriloop.nodes.support import SupportQuery
-from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
+from veriloop.nodes.judges import SupportQuery
+from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
 
 pytestmark = pytest.mark.integration
 

@@ -26,7 +26,7 @@ from veriloop.evaluation.bench import ResultsFile
 from veriloop.evaluation.verify_report import write_verify_reports
 from veriloop.graphs.factored_verification import FVContext
 from veriloop.models import Models
-from veriloop.nodes.support import SupportQuery
+from veriloop.nodes.judges import SupportQuery
 from veriloop.testing import assert_grounded
 
 Make = Callable[..., tuple[str, Models]]
@@ -293,7 +293,7 @@ asked: list[list[tuple[str, str]]] = []
 def test_relevance_scores_each_claim_of_rows_with_a_question(
     judge: WordJudge, fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("veriloop.nodes.relevance.RelevanceJudge", BleedingRelevance)
+    monkeypatch.setattr("veriloop.nodes.judges.relevance.RelevanceJudge", BleedingRelevance)
     asked.clear()
     fake, _ = fake_backend([])
     chosen = settings(fake, relevance=True)

@@ -18,7 +18,7 @@ from veriloop.evaluation.items import DatasetError, Item
 from veriloop.evaluation.nli import EmbeddingNLI
 from veriloop.evaluation.report import write_report
 from veriloop.evaluation.timing import timed_bench
-from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict
+from veriloop.nodes.judges import Judged, SupportQuery, SupportVerdict
 
 ITEMS = [
     Item(id=str(i), question=f"Question {i}?", references=[f"answer {i}"], dataset="t")

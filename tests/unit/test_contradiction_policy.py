@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from veriloop.nodes.grounding import SourcePassage, check_sentences, cited_answer
-from veriloop.nodes.support import CoverageGatedJudge, Judged, SupportQuery, SupportVerdict
+from veriloop.nodes.judges import CoverageGatedJudge, Judged, SupportQuery, SupportVerdict
 
 BACKS = "Warfarin thins the blood and the most common serious side effect is bleeding."
 DENIES = "Warfarin hair loss is an uncommon side effect in patients."

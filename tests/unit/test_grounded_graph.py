@@ -23,7 +23,7 @@ from veriloop.nodes.grounding import (
     extract_sentences,
     retrieve_ranked,
 )
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     CoverageGatedJudge,
     Judged,
     SupportQuery,

@@ -17,7 +17,7 @@ from veriloop.evaluation.grounding import (
 )
 from veriloop.evaluation.grounding_report import grounding_section
 from veriloop.models import Models
-from veriloop.nodes.support import Judged, SupportQuery, SupportVerdict, unusable
+from veriloop.nodes.judges import Judged, SupportQuery, SupportVerdict, unusable
 
 
 class WordJudge:

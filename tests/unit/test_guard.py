@@ -15,7 +15,7 @@ from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
 from veriloop.guard import GroundingGuard, merge_chunk, source_texts, text_of
 from veriloop.models import Models
-from veriloop.nodes.support import CoverageGatedJudge, SupportQuery
+from veriloop.nodes.judges import CoverageGatedJudge, SupportQuery
 
 Make = Callable[..., tuple[str, Models]]
 SOURCE = "Warfarin thins the blood. Hair loss is an uncommon side effect."

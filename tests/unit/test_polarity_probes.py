@@ -10,7 +10,7 @@ from benchmarks.polarity_probes import FlipContrastJudge, OnnxPairClassifierJudg
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_sets import perturbed_claim
 from veriloop.models.fakes import fake_models
-from veriloop.nodes.support import SupportQuery
+from veriloop.nodes.judges import SupportQuery
 
 CLAIM = "Warfarin does not cause hair loss."
 

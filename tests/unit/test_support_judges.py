@@ -11,8 +11,7 @@ import pytest
 
 from veriloop.errors import InvalidInputError
 from veriloop.models.fakes import fake_models
-from veriloop.nodes import support
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     Calibration,
     Judged,
     LikelihoodJudge,
@@ -23,6 +22,7 @@ from veriloop.nodes.support import (
     fit_calibration,
     unusable,
 )
+from veriloop.nodes.judges import calibration as support
 
 
 def scorer_rule(prompt: str, target: str) -> float | None:
@@ -201,7 +201,7 @@ def test_stances_pass_the_question_and_refuse_bad_thresholds() -> None:
 
 
 def test_a_long_question_never_pushes_the_claim_out_of_the_cross_encoder_input() -> None:
-    from veriloop.nodes.support import QUESTION_CHARS, SupportQuery, cross_encoder_input
+    from veriloop.nodes.judges import QUESTION_CHARS, SupportQuery, cross_encoder_input
 
     question = "My mother has a question about her treatment. " * 40
     text = cross_encoder_input(SupportQuery("Warfarin causes bleeding.", ["e"], question))
@@ -212,7 +212,7 @@ def test_a_long_question_never_pushes_the_claim_out_of_the_cross_encoder_input()
 
 
 def test_the_adapter_label_names_a_recorded_version_only(tmp_path) -> None:
-    from veriloop.nodes.support import adapter_label
+    from veriloop.nodes.judges import adapter_label
 
     folder = tmp_path / "support_cross_encoder"
     folder.mkdir()
@@ -228,7 +228,7 @@ def test_the_adapter_label_names_a_recorded_version_only(tmp_path) -> None:
 def test_claim_pooling_appends_the_mean_over_the_second_segment_only() -> None:
     import torch
 
-    from veriloop.nodes.support import pooled
+    from veriloop.nodes.judges import pooled
 
     # one pair: two evidence tokens, two claim tokens, one padding token
     hidden = torch.tensor([[[1.0, 0.0], [3.0, 0.0], [0.0, 2.0], [0.0, 4.0], [9.0, 9.0]]])
@@ -241,7 +241,7 @@ def test_claim_pooling_appends_the_mean_over_the_second_segment_only() -> None:
 
 
 def test_an_adapter_pooling_is_read_from_its_training_record(tmp_path) -> None:
-    from veriloop.nodes.support import adapter_pooling
+    from veriloop.nodes.judges import adapter_pooling
 
     assert adapter_pooling(tmp_path) == "mean"  # no training.json: v1 and v2 predate it
     (tmp_path / "training.json").write_text('{"version": 2}')

@@ -24,7 +24,7 @@ from veriloop.evaluation.support_sets import (
     healthver_pairs,
     training_pairs,
 )
-from veriloop.nodes.support import SupportQuery, SupportVerdict
+from veriloop.nodes.judges import SupportQuery, SupportVerdict
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -208,7 +208,7 @@ def test_records_of_a_name_made_by_other_weights_stop_the_run(tmp_path: Path) ->
 
 
 def test_a_cross_encoders_identity_is_its_weights(tmp_path: Path) -> None:
-    from veriloop.nodes.support import CrossEncoderJudge
+    from veriloop.nodes.judges import CrossEncoderJudge
 
     folder = tmp_path / "adapter"
     folder.mkdir()

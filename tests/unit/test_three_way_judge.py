@@ -17,7 +17,7 @@ from veriloop.evaluation.nli_sets import (
     nli_training_pairs,
 )
 from veriloop.evaluation.support_measure import three_way_accuracy, verdict_rate
-from veriloop.nodes.support import (
+from veriloop.nodes.judges import (
     CONTRADICTED,
     ENTAILED,
     NEITHER,
@@ -26,7 +26,7 @@ from veriloop.nodes.support import (
     SupportVerdict,
     claim_verdict,
 )
-from veriloop.nodes.three_way import MismatchCheckedJudge, ThreeWayJudge
+from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
 
 HELD_OUT_PREMISE = "A dog runs on the beach."
 

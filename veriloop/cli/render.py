@@ -159,14 +159,21 @@ def render_cited_answer(result: dict[str, Any], *, show_rationale: bool) -> None
         out.print(table)
         versions = result.get("rationale_versions") or []
         out.print(f"rationale versions: {len(versions)} (all in --json output)")
+    print_stops_and_usage(trace)
+
+
+def print_stops_and_usage(trace: dict[str, Any], *, compact: bool = False) -> None:
+    """Print why each loop stopped and what the model calls cost (`compact`: no tokens)."""
     for stop in trace.get("stops", []):
-        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {stop['detail']}")
+        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {escape(stop['detail'])}")
     usage = trace.get("usage")
     if usage:
+        tokens = "" if compact else f"tokens in {usage['tokens_in']}, out {usage['tokens_out']}, "
         out.print(
-            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['embed_calls']} "
-            f"embed; {usage['cached_calls']} cached), tokens in {usage['tokens_in']}, out "
-            f"{usage['tokens_out']}, model time {usage['model_seconds']:.1f} s"
+            ("[dim]" if compact else "")
+            + f"model calls: {usage['calls']} ({usage['chat_calls']} chat, "
+            f"{usage['embed_calls']} embed; {usage['cached_calls']} cached), {tokens}"
+            f"model time {usage['model_seconds']:.1f} s" + ("[/dim]" if compact else "")
         )
 
 
@@ -217,15 +224,7 @@ def render_grounded_compact(result: dict[str, Any]) -> None:
             style = "green" if sentence["supported"] else "red"
             text = fitted(sentence["text"], max(out.width - len(head), 20))
             out.print(f"[{style}]{escape(head)}[/{style}]{escape(text)}", soft_wrap=True)
-    for stop in trace.get("stops", []):
-        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {escape(stop['detail'])}")
-    usage = trace.get("usage")
-    if usage:
-        out.print(
-            f"[dim]model calls: {usage['calls']} ({usage['chat_calls']} chat, "
-            f"{usage['embed_calls']} embed; {usage['cached_calls']} cached), "
-            f"model time {usage['model_seconds']:.1f} s[/dim]"
-        )
+    print_stops_and_usage(trace, compact=True)
 
 
 def render_grounded_answer(result: dict[str, Any]) -> None:
@@ -279,15 +278,7 @@ def render_grounded_answer(result: dict[str, Any]) -> None:
                 _evidence_preview(passage["text"], 200),
             )
         out.print(table)
-    for stop in trace.get("stops", []):
-        out.print(f"[bold]{stop['loop']}[/bold]: {stop['reason']} — {stop['detail']}")
-    usage = trace.get("usage")
-    if usage:
-        out.print(
-            f"model calls: {usage['calls']} ({usage['chat_calls']} chat, {usage['embed_calls']} "
-            f"embed; {usage['cached_calls']} cached), tokens in {usage['tokens_in']}, out "
-            f"{usage['tokens_out']}, model time {usage['model_seconds']:.1f} s"
-        )
+    print_stops_and_usage(trace)
 
 
 def hits_table(hits: list[Hit], title: str) -> Table:

@@ -26,7 +26,7 @@ undetermined, or None when the row failed), `p_answer`, and `claims`, each with 
 
 With `relevance` on (`veriloop verify rows --relevance`, `veriloop.check(...,
 relevance=True)`), a row with a question also gets, per claim, `relevance`: the
-answer-relevance judge's P(the sentence addresses the question) (`nodes.relevance`), and
+answer-relevance judge's P(the sentence addresses the question) (`nodes.judges.relevance`), and
 per row `answer_relevance` (the mean over its claims) and `off_question_claims` (claims
 below `RELEVANT_AT`): backed is not relevant, and this is how a pipeline's on-source but
 beside-the-point sentences are found.
@@ -67,7 +67,7 @@ from veriloop.nodes.claims import (
     statement_claims,
     word_count,
 )
-from veriloop.nodes.support import evidence_windows
+from veriloop.nodes.judges import evidence_windows
 
 RUN = "verify"
 """The `run` every batch-verification record carries (results.jsonl is shared with bench's
@@ -138,7 +138,7 @@ class BatchSettings:
     max_windows: int = DEFAULT_MAX_WINDOWS
     """Evidence windows per claim (`candidate_windows`; 0: every window of every source)."""
     relevance: bool = False
-    """Also score whether each claim addresses the row's question (`nodes.relevance`)."""
+    """Also score whether each claim addresses the row's question (`nodes.judges.relevance`)."""
 
     def recorded(self) -> dict[str, Any]:
         """Return the settings that decide results (for the manifest)."""
@@ -329,7 +329,7 @@ def relevance_scores(
 
     A row without a question gets None.
     """
-    from veriloop.nodes.relevance import RelevanceJudge
+    from veriloop.nodes.judges.relevance import RelevanceJudge
 
     pairs = [
         (row.question, sentence)

@@ -2,7 +2,7 @@
 
 - Faithfulness (after RAGAS, as Muneeswaran et al. use it): the answer's claims (its
   sentences, citation markers removed) that the retrieved context supports, over all its
-  claims. A claim is supported when the claim-support judge (`nodes.support`; the report
+  claims. A claim is supported when the claim-support judge (`nodes.judges`; the report
   uses the trained one) gives P(supported) >= 0.5 against its most supportive context
   unit, read after the question. A claim the judge could not score is *undetermined* and
   an answer with no
@@ -31,7 +31,7 @@ from veriloop.knowledge.hybrid import ContextUnit, format_units
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.citations import strip_citations
-from veriloop.nodes.support import SupportJudge, SupportQuery, claim_verdict
+from veriloop.nodes.judges import SupportJudge, SupportQuery, claim_verdict
 from veriloop.prompts import render
 from veriloop.text import split_sentences
 

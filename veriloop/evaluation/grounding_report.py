@@ -25,7 +25,7 @@ from veriloop.evaluation.tables import (
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings
 from veriloop.models import Models
 from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
-from veriloop.nodes.support import SupportJudge
+from veriloop.nodes.judges import SupportJudge
 
 GROUNDING_VERSION = "2"  # 2: faithfulness by the claim-support judge
 

@@ -14,7 +14,7 @@ Two kinds of material, both read from `../shared/data`:
   HaluEval hallucinated answer) allows both *neither* and *contradicted*: the loss asks the
   model to put its mass on either, not to guess which (`allowed`).
 
-Labels are class indices in the judge's order, `nodes.support.THREE_WAY`:
+Labels are class indices in the judge's order, `nodes.judges.THREE_WAY`:
 0 entailed, 1 neither, 2 contradicted.
 """
 
@@ -36,7 +36,7 @@ from veriloop.evaluation.support_sets import (
     held_out_sets,
     training_pairs,
 )
-from veriloop.nodes.support import CONTRADICTED, ENTAILED, NEITHER, SupportQuery
+from veriloop.nodes.judges import CONTRADICTED, ENTAILED, NEITHER, SupportQuery
 
 NLI_LABELS: dict[str, frozenset[int]] = {
     "entailment": frozenset({ENTAILED}),

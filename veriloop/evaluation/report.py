@@ -41,7 +41,7 @@ from veriloop.evaluation.tables import (
     read_keyed_metrics,
 )
 from veriloop.models import Models, get_models
-from veriloop.nodes.support import CoverageGatedJudge, SupportJudge, support_judge
+from veriloop.nodes.judges import CoverageGatedJudge, SupportJudge, support_judge
 
 METRICS_VERSION = "5"  # 5: three-way judge, + contradicted claims; 4: + refused, per-item
 # unsupported, wall s; 3: gated judge; 2: judge

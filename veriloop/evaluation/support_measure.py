@@ -20,7 +20,7 @@ import numpy as np
 
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.support_sets import LabelledPair
-from veriloop.nodes.support import SupportJudge
+from veriloop.nodes.judges import SupportJudge
 
 BINS = 10
 
@@ -160,25 +160,18 @@ def _by_item_bootstrap(
     resamples: int = 1000,
     seed: int = 0,
 ) -> tuple[float, float] | None:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        groups[record["item"]].append(record)
-    keys = list(groups)
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(resamples):
-        chosen = [r for k in rng.choice(len(keys), size=len(keys)) for r in groups[keys[k]]]
-        value = statistic([r["probability"] for r in chosen], [r["supported"] for r in chosen])
-        if value is not None:
-            values.append(value)
-    if not values:
-        return None
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
+    return _records_bootstrap(
+        records,
+        lambda chosen: statistic(
+            [r["probability"] for r in chosen], [r["supported"] for r in chosen]
+        ),
+        resamples,
+        seed,
+    )
 
 
 VERDICT_CLASS = {"supported": 0, "unsupported": 1, "contradicted": 2}
-"""A claim verdict as a three-way class (`nodes.support.THREE_WAY` order)."""
+"""A claim verdict as a three-way class (`nodes.judges.THREE_WAY` order)."""
 
 
 def three_way_accuracy(records: Sequence[dict[str, Any]]) -> float | None:

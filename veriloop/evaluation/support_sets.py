@@ -38,7 +38,7 @@ from veriloop.evaluation.loaders.claims import load_claims
 from veriloop.evaluation.loaders.halueval import load_halueval
 from veriloop.evaluation.loaders.healthver import load_healthver
 from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
-from veriloop.nodes.support import SupportQuery
+from veriloop.nodes.judges import SupportQuery
 
 HALUEVAL_TRAIN = 400
 SEED = 0
@@ -53,7 +53,7 @@ class LabelledPair:
     supported: bool
     item: str
     label: int | None = None
-    """The three-way gold class (`nodes.support.THREE_WAY` order), where the set has one."""
+    """The three-way gold class (`nodes.judges.THREE_WAY` order), where the set has one."""
 
 
 def halueval_pairs(data_dir: Path, part: str) -> list[LabelledPair]:

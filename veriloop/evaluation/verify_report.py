@@ -19,7 +19,7 @@ from typing import Any
 from veriloop.evaluation.batch_verify import latest_records, summarise
 from veriloop.evaluation.bench import ResultsFile, read_manifest
 from veriloop.evaluation.html_report import AnswerView, render_page, summary_table
-from veriloop.nodes.support import CALIBRATION_DIR
+from veriloop.nodes.judges import CALIBRATION_DIR
 
 ROW_VERDICTS = ("supported", "hallucinated", "undetermined", "failed")
 CLAIM_VERDICTS = ("supported", "contradicted", "unsupported", "not judged")

@@ -21,8 +21,12 @@ from functools import cached_property
 from pathlib import Path
 
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.pair_classifier import load_pair_classifier, pair_logits, weights_fingerprint
-from veriloop.nodes.support import CALIBRATION_DIR, sigmoid
+from veriloop.nodes.judges.calibration import CALIBRATION_DIR, sigmoid
+from veriloop.nodes.judges.pair_classifier import (
+    load_pair_classifier,
+    pair_logits,
+    weights_fingerprint,
+)
 
 RELEVANCE_DIR = CALIBRATION_DIR / "relevance_judge"
 QUESTION_CHARS = 400

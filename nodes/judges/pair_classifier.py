@@ -1,7 +1,7 @@
 """Pair classifiers on the bundled MiniLM: loading a trained one, and reading it.
 
-The three-way claim judge (`nodes.three_way`) and the answer-relevance judge
-(`nodes.relevance`) are the same kind of model: the bundled all-MiniLM-L6-v2 reading two
+The three-way claim judge (`nodes.judges.three_way`) and the answer-relevance judge
+(`nodes.judges.relevance`) are the same kind of model: the bundled all-MiniLM-L6-v2 reading two
 texts as one sequence, its encoder layers fine-tuned (saved in float16 as
 `encoder.safetensors`, or a LoRA adapter), the token states mean-pooled and mapped to
 logits by a linear head (`head.safetensors`); `training.json` says what it is (`kind`),
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.support import mean_pooled
+from veriloop.nodes.judges.cross_encoder import mean_pooled
 
 WEIGHT_FILES = ("encoder.safetensors", "adapter_model.safetensors", "head.safetensors")
 

@@ -30,23 +30,26 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.mismatch import closest_sentence, find_mismatches
-from veriloop.nodes.pair_classifier import load_pair_classifier, pair_logits, weights_fingerprint
-from veriloop.nodes.support import (
+from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR, cross_encoder_input
+from veriloop.nodes.judges.evidence import windowed_pairs
+from veriloop.nodes.judges.pair_classifier import (
+    load_pair_classifier,
+    pair_logits,
+    weights_fingerprint,
+)
+from veriloop.nodes.judges.protocol import (
     CONTRADICTED,
     ENTAILED,
     NEITHER,
     THREE_WAY,
-    THREE_WAY_DIR,
     Judged,
     SupportJudge,
     SupportQuery,
     SupportVerdict,
     check_queries,
-    cross_encoder_input,
     unusable,
-    windowed_pairs,
 )
+from veriloop.nodes.mismatch import closest_sentence, find_mismatches
 
 CONTRADICTION_SHARED = 1
 """Content words (numbers and units aside) a window must share with the claim before its
