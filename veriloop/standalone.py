@@ -33,6 +33,8 @@ BOILERPLATE = re.compile(
     r"would like to thank|is not copyrighted|encourages? (people|users|you) to share|"
     r"check (the|our) list of|clinical trials? (that are|search)|listing of clinical trials|"
     r"(for|to) (more|additional) information,? (see|visit|contact|call)|"
+    r"^for (more )?information (about|on|regarding) [^.]{0,150}?,? "
+    r"(see|visit|contact|call|go to|read)\b|\bsee the [\w\s'-]{0,40}web ?site\b|"
     r"^(see|visit|call|contact|read|click|learn more)\b|"
     r"\bcontent is (provided|reviewed)|carefully reviewed by|PDQ summar|"
     r"^(last (updated|reviewed)|updated|reviewed|page last)\b|"

@@ -65,6 +65,12 @@ def test_boilerplate_and_first_person_lines_are_left_out() -> None:
     assert not any("gestational diabetes" in u and " I " in f" {u} " for u in checklist)
     assert is_boilerplate("Check the list of NCI-supported cancer clinical trials now.")
     assert not is_boilerplate("Dengue is rare in the United States.")
+    # pointers to other pages (the hand check of issue 31 found one quoted as an answer)
+    assert is_boilerplate("For information about AIDS and its treatment, see the AIDSinfo website.")
+    assert is_boilerplate(
+        "For more information about BMI, go to the Health Topics Overweight and Obesity article."
+    )
+    assert not is_boilerplate("For information to reach the brain, nerves must be intact.")
 
 
 @pytest.mark.parametrize(
