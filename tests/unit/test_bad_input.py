@@ -890,3 +890,43 @@ def test_a_served_backend_with_nothing_listening_says_so() -> None:
     with pytest.raises(VeriloopError, match="could not be reached") as caught:
         get_models(ModelSettings(backend="openai", base_url=url, model_name="m", max_retries=0))
     assert url in str(caught.value) and "Check that the server is running" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["ask", "Is it inherited?", "--corpus", "/no/such/dir"],
+            "--corpus /no/such/dir does not exist",
+        ),
+        (["ask", "Is it inherited?", "--kb", "/no/such/kb"], "--kb /no/such/kb does not exist"),
+        (["ask", "Is it inherited?", "--set", "top_k=abc"], "--set top_k='abc' is not a valid int"),
+        (["kb", "add", "/no/such/kb", "A fact."], "is not a veriloop knowledge base"),
+        (
+            ["bench", "--dataset", "nosuch", "--data-dir", "/tmp", "-m", "direct"],
+            "unknown dataset 'nosuch'; choose one of: pubmedqa",
+        ),
+    ],
+)
+def test_paths_and_values_a_newcomer_mistypes_are_one_error_line(
+    args: list[str], message: str
+) -> None:
+    fails(args, message)
+
+
+def test_an_empty_answer_file_and_a_rows_file_without_answers(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    fails(["verify", str(empty)], "is not valid JSON")
+    rows = tmp_path / "rows.csv"
+    rows.write_text("question,text\nWhat is it?,An answer.\n")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["verify", str(rows), "--out", str(out)])
+    assert result.exit_code == 0, result.output  # the run goes on; the row is recorded as failed
+    [line] = (out / "results.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert record["verdict"] is None and record["field"] == "answer"
+    assert (
+        "answer: missing (give one of: answer / response / actual_output / output)"
+        in record["error"]
+    )

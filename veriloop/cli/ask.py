@@ -84,6 +84,9 @@ def ask(
         check_question(question, max_chars=sys.maxsize)
         chosen = get_method(method, "answer")
         verifier = get_method(verify, "verify") if verify else None  # before anything runs
+        for flag, path in (("--kb", kb), ("--corpus", corpus)):
+            if path is not None and not path.exists():
+                raise InvalidInputError(f"{flag} {path} does not exist; give an existing folder")
         from veriloop.cli.render import progress_line, render_result, render_verification
         from veriloop.cli.verify import run_verifier, verification_input
 
