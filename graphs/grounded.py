@@ -102,6 +102,15 @@ class GroundedContext(MethodSettings):
         default=3,
         metadata={"ge": 1, "description": "Passages kept after MiniLM re-ranking."},
     )
+    question_match: int = field(
+        default=0,
+        metadata={
+            "ge": 0,
+            "description": "MedQuAD source: answers to this many MedQuAD questions nearest the "
+            "user's (MiniLM cosine, question entailment) join the BM25 candidates; 0: BM25 "
+            "only (measured in docs/results/mediqa_grounded_question_match_n120).",
+        },
+    )
     match_focus: bool = field(
         default=True,
         metadata={
@@ -229,6 +238,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         keep=context.top_k,
         match_focus=context.match_focus,
         relevant_at=context.relevant_at,
+        question_match=context.question_match,
     )
     best = got.best_relevance
     relevant = best is not None and best >= context.relevant_at

@@ -29,13 +29,20 @@ import shutil
 import tempfile
 import threading
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import bm25s
+import numpy as np
+import numpy.typing as npt
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.text import split_sentences
+
+if TYPE_CHECKING:
+    from veriloop.models.embeddings import Embedder
 
 DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
@@ -160,10 +167,15 @@ def _cache_key(path: Path) -> str:
 class MedQuADIndex:
     """BM25 over MedQuAD passages (focus + question + text), cached on disk."""
 
-    def __init__(self, passages: list[Passage], bm25: bm25s.BM25) -> None:
+    def __init__(
+        self, passages: list[Passage], bm25: bm25s.BM25, folder: Path | None = None
+    ) -> None:
         """Wrap passages and their BM25 index (use `open_medquad` to get one)."""
         self.passages = passages
         self.bm25 = bm25
+        self.folder = folder
+        """The cache folder the index was read from or saved to (None: not cached)."""
+        self._question_vectors: dict[str, npt.NDArray[Any]] = {}
 
     @classmethod
     def build(cls, passages: list[Passage]) -> MedQuADIndex:
@@ -198,7 +210,58 @@ class MedQuADIndex:
         """Read an index `save` wrote."""
         with gzip.open(folder / "passages.jsonl.gz", "rt", encoding="utf-8") as lines:
             passages = [Passage(**json.loads(line)) for line in lines]
-        return cls(passages, bm25s.BM25.load(str(folder / "bm25")))
+        return cls(passages, bm25s.BM25.load(str(folder / "bm25")), folder)
+
+    @cached_property
+    def questions(self) -> list[str]:
+        """Return MedQuAD's distinct questions, in passage order."""
+        return list(dict.fromkeys(p.question for p in self.passages if p.question))
+
+    @cached_property
+    def _by_question(self) -> dict[str, list[Passage]]:
+        rows: dict[str, list[Passage]] = {}
+        for passage in self.passages:
+            rows.setdefault(passage.question, []).append(passage)
+        return rows
+
+    def question_vectors(self, embedder: Embedder, folder: Path | None = None) -> npt.NDArray[Any]:
+        """Return one unit vector per `questions` entry, embedded once and cached.
+
+        The matrix (about 15,000 x 384, 25 s on 2 cores) is kept beside the BM25 index,
+        keyed by the embedding model's name.
+        """
+        key = "".join(ch if ch.isalnum() else "_" for ch in embedder.name)
+        if key in self._question_vectors:
+            return self._question_vectors[key]
+        path = (folder or self.folder or Path(tempfile.gettempdir())) / f"questions-{key}.npy"
+        vectors: npt.NDArray[Any] | None = None
+        if path.is_file():
+            loaded = np.load(path)
+            vectors = loaded if loaded.shape[0] == len(self.questions) else None
+        if vectors is None:
+            vectors = np.asarray(embedder.embed(self.questions), dtype=np.float32)
+            try:
+                staging = path.with_suffix(f".{os.getpid()}.tmp.npy")
+                np.save(staging, vectors)
+                staging.replace(path)
+            except OSError:  # a read-only cache costs a re-embedding next time
+                pass
+        self._question_vectors[key] = vectors
+        return vectors
+
+    def match_questions(
+        self, query_vector: npt.NDArray[Any], vectors: npt.NDArray[Any], k: int
+    ) -> list[tuple[str, float]]:
+        """Return the `k` MedQuAD questions nearest `query_vector` (cosine), best first."""
+        if k < 1 or not len(vectors):
+            return []
+        sims = vectors @ np.asarray(query_vector, dtype=np.float32)
+        best = np.argsort(-sims)[:k]
+        return [(self.questions[i], float(sims[i])) for i in best]
+
+    def answer_passages(self, question: str, limit: int = 2) -> list[Passage]:
+        """Return the first `limit` passages of the answer to a MedQuAD `question`."""
+        return self._by_question.get(question, [])[:limit]
 
     def search(self, query: str, k: int) -> list[tuple[Passage, float]]:
         """Return up to `k` passages with a positive BM25 score, best first."""
@@ -229,6 +292,7 @@ def open_medquad(path: Path = MEDQUAD_FILE, cache_root: Path | None = None) -> M
             index = MedQuADIndex.build(load_passages(path))
             try:
                 index.save(folder)
+                index.folder = folder
             except OSError:  # a read-only cache costs a rebuild next time, not this answer
                 pass
         _open[path] = index

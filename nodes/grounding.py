@@ -126,16 +126,37 @@ class PassageSource(Protocol):
 
 @dataclass
 class MedQuADSource:
-    """The bundled MedQuAD answers (BM25 over focus + question + passage)."""
+    """The bundled MedQuAD answers (BM25 over focus + question + passage).
 
+    With `question_match`, the answers to the MedQuAD questions nearest the user's (MiniLM
+    cosine: question entailment, as the MEDIQA 2019 organisers suggest for consumer
+    questions) join the BM25 candidates, their first two passages each.
+    """
+
+    models: Models | None = None
+    question_match: int = 0
     name: str = "MedQuAD (NIH answers, CC BY 4.0)"
 
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
-        """Return up to `k` passages by BM25."""
-        return [
+        """Return up to `k` passages by BM25, then those of the matched questions."""
+        index = open_medquad()
+        found = [
             SourcePassage(id=p.id, text=p.text, title=p.focus, url=p.url, relevance=0.0)
-            for p, _ in open_medquad().search(question, k)
-        ], []
+            for p, _ in index.search(question, k)
+        ]
+        if not self.question_match or self.models is None:
+            return found, []
+        vectors = index.question_vectors(self.models.embedder)
+        asked, call = self.models.embed([question], purpose="question match")
+        have = {p["id"] for p in found}
+        for matched, _ in index.match_questions(asked[0], vectors, self.question_match):
+            for p in index.answer_passages(matched):
+                if p.id not in have:
+                    have.add(p.id)
+                    found.append(
+                        SourcePassage(id=p.id, text=p.text, title=p.focus, url=p.url, relevance=0.0)
+                    )
+        return found, [call]
 
 
 @dataclass
@@ -175,13 +196,19 @@ class CorpusSource:
         ], [call]
 
 
-def open_source(models: Models, *, kb_dir: str = "", corpus_dir: str = "") -> PassageSource:
-    """Return the user's corpus or knowledge base when given, else the bundled MedQuAD."""
+def open_source(
+    models: Models, *, kb_dir: str = "", corpus_dir: str = "", question_match: int = 0
+) -> PassageSource:
+    """Return the user's corpus or knowledge base when given, else the bundled MedQuAD.
+
+    `question_match`: MedQuAD only, how many of its questions nearest the user's bring
+    their answers into the candidates (`MedQuADSource`).
+    """
     if corpus_dir:
         return CorpusSource(models, corpus_dir)
     if kb_dir:
         return KnowledgeBaseSource(models, kb_dir)
-    return MedQuADSource()
+    return MedQuADSource(models, question_match)
 
 
 def rank_passages(
@@ -268,6 +295,7 @@ def retrieve_ranked(
     keep: int,
     match_focus: bool = True,
     relevant_at: float | None = None,
+    question_match: int = 0,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
@@ -279,7 +307,9 @@ def retrieve_ranked(
     about what was asked: "Drinking Water" for quinine in seltzer water), the rule has
     nothing to offer and every candidate is ranked as without it.
     """
-    source = open_source(models, kb_dir=kb_dir, corpus_dir=corpus_dir)
+    source = open_source(
+        models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
+    )
     found, calls = source.search(question, candidates)
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep)

@@ -86,3 +86,44 @@ def test_the_shipped_file_has_its_licence_and_attribution() -> None:
     text = (MEDQUAD_FILE.parent / "ATTRIBUTION.md").read_text()
     assert "CC BY 4.0" in text and "Ben Abacha" in text
     assert "Attribution 4.0 International" in (MEDQUAD_FILE.parent / "LICENSE.txt").read_text()
+
+
+class CountingEmbedder:
+    """Unit vectors by rule: the flu question and 'flu' texts point one way, the rest another."""
+
+    name = "counting/embedder"
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> object:
+        import numpy as np
+
+        self.texts += texts
+        return np.asarray([[1.0, 0.0] if "flu" in t.lower() else [0.0, 1.0] for t in texts])
+
+
+def test_questions_are_matched_by_embedding_and_cached_beside_the_index(tmp_path: Path) -> None:
+    import numpy as np
+
+    data = write_pairs(tmp_path / "m.jsonl.gz", PAIRS)
+    medquad._open.clear()
+    index = open_medquad(data, cache_root=tmp_path / "cache")
+    embedder = CountingEmbedder()
+    vectors = index.question_vectors(embedder)  # type: ignore[arg-type]
+    assert index.questions == ["Is Noonan syndrome inherited ?", "How is flu spread ?"]
+    assert vectors.shape == (2, 2) and len(embedder.texts) == 2
+    assert index.folder is not None
+    assert (index.folder / "questions-counting_embedder.npy").is_file()
+    [(question, cosine)] = index.match_questions(np.asarray([1.0, 0.0]), vectors, 1)
+    assert question == "How is flu spread ?" and cosine == pytest.approx(1.0)
+    assert [p.source for p in index.answer_passages(question)] == ["CDC"]
+    assert len(index.answer_passages("Is Noonan syndrome inherited ?", limit=2)) == 2
+    assert index.answer_passages("never asked") == []
+    medquad._open.clear()
+    again = open_medquad(data, cache_root=tmp_path / "cache")
+    fresh = CountingEmbedder()
+    assert np.array_equal(again.question_vectors(fresh), vectors)  # type: ignore[arg-type]
+    assert fresh.texts == []  # read from the cache, not embedded again
+    assert again.match_questions(np.asarray([1.0, 0.0]), vectors, 0) == []
+    medquad._open.clear()
