@@ -10,7 +10,9 @@ default reads the question's subject against it:
   passages also write adjacent ("anal fissure", "sickle cell anemia"; not "battling anal")
   and that hold a word some candidate's focus uses ("anal"). Stop words, question-type words
   ("treatments", "causes") and generic words ("disease", "disorders") break a run.
-- **A page on the subject**: its focus's specific words all appear in the question, and
+- **A page on the subject**: its text gives a subject phrase as another name for what it is
+  about ("... is called otitis media": the Ear Infections page), or its focus's specific
+  words all appear in the question, and
   when a subject phrase shares a word with the focus, the phrase does not reach past the
   focus's words ("Anal Disorders" names "anal", but the question's phrase is "anal
   fissure": that page is about a wider family, not the subject; "Snoring" is on "stop
@@ -40,7 +42,8 @@ _STEMMER: Stemmer.Stemmer | None = None
 
 GENERIC_SUBJECT_WORDS = frozenset(
     """disease diseases disorder disorders syndrome syndromes condition conditions problem
-    problems information overview health type types need know about treatment treatments
+    problems information overview health type types need know about use uses used using
+    treatment treatments
     treat treated cause causes caused symptom symptoms sign signs diagnose diagnosed
     diagnosis prevent prevention test tests testing help please question questions thank
     thanks doctor doctors""".split()
@@ -183,6 +186,26 @@ def on_subject(
     return not touching or any(fits(p, terms, vocabulary) for p in touching)
 
 
+def names_a_phrase(text: str, phrases: Sequence[SubjectPhrase]) -> bool:
+    """Tell whether `text` gives a subject phrase as another name for what it is about.
+
+    A page that says "... is called otitis media" or "also known as otitis media" is about
+    otitis media whatever its focus ("Ear Infections"): the source's own synonyms. The verb
+    must name its own subject ("is called", "also known as"); "an eye disease called
+    retinitis pigmentosa" on a syndrome's page introduces a feature, not another name.
+    """
+    for phrase in phrases:
+        words = r"\s+".join(re.escape(word) for word in phrase.words if word)
+        if re.search(
+            rf"\b(?:is|are|also)\s+(?:also\s+|often\s+|sometimes\s+)?(?:called|known as|named)"
+            rf"\s+(?:an?\s+|the\s+)?{words}s?\b",
+            text,
+            re.IGNORECASE,
+        ):
+            return True
+    return False
+
+
 @dataclass
 class SubjectMatch:
     """What the subject rule kept, and what it found missing."""
@@ -228,7 +251,12 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
-    on = [i for i in every if titles[i] and on_subject(asked, titles[i], phrases, vocabulary)]
+    named = {titles[i] for i in every if titles[i] and names_a_phrase(texts[i], phrases)}
+    on = [
+        i
+        for i in every
+        if titles[i] and (titles[i] in named or on_subject(asked, titles[i], phrases, vocabulary))
+    ]
     if on:
         return SubjectMatch(kept=on, phrases=phrases, on_subject=len(on), total=len(titles))
     if phrases:

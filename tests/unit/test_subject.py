@@ -115,3 +115,23 @@ def test_a_question_without_a_subject_phrase_keeps_everything() -> None:
 def test_passages_without_titles_are_never_ruled_on() -> None:
     got = match_subject(FISSURE, ["", ""], FISSURE_TEXTS[:2])
     assert got.kept == [0, 1] and got.uncovered is None and got.phrases == []
+
+
+def test_a_page_that_names_the_subject_as_its_other_name_is_on_it() -> None:
+    question = "Ear Ache. My son was treated for otitis media. Is the pain normal?"
+    titles = ["Ear Infections", "Hearing Loss", "Otitis"]
+    texts = [
+        "The infection usually affects the middle ear and is called otitis media.",
+        "Otitis media can cause hearing loss in children.",  # mentions it, names nothing
+        "Otitis is inflammation of the ear.",
+    ]
+    got = match_subject(question, titles, texts)
+    assert [p.text for p in got.phrases] == ["otitis media"]
+    assert got.kept == [0]  # "Otitis" is a wider family; Hearing Loss only mentions it
+
+
+def test_use_is_no_part_of_a_subject() -> None:
+    question = "What is Alcohol Use Disorder?"
+    titles = ["Alcohol", "Alcohol Use and Older Adults", "Dual Diagnosis"]
+    texts = ["Alcohol use can harm the liver.", "Alcohol use in older adults.", "Both."]
+    assert match_subject(question, titles, texts).kept == [0]
