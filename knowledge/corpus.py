@@ -79,14 +79,18 @@ class FolderReport:
     """(path, reason) for every file that was not read."""
 
 
-def _decode(path: Path) -> str | None:
-    data = path.read_bytes()
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        return None
+def _decode(path: Path) -> tuple[str | None, str]:
+    """Return the file's text, or None and why it cannot be read as text."""
     try:
-        return data.decode("utf-8-sig")
+        data = path.read_bytes()
+    except OSError as error:
+        return None, f"cannot be read ({error.strerror or error}); check its permissions"
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return None, "binary or not UTF-8 text"
+    try:
+        return data.decode("utf-8-sig"), ""
     except UnicodeDecodeError:
-        return None
+        return None, "binary or not UTF-8 text"
 
 
 def _size(path: Path) -> int | None:
@@ -139,21 +143,13 @@ def read_folder(folder: Path) -> FolderReport:
                 "file may hold; split it into smaller files to index it"
             )
         else:
-            try:
-                text = _decode(path)
-            except OSError as error:
-                reason = f"cannot be read ({error.strerror or error}); check its permissions"
-                report.skipped.append((relative, reason))
-                warnings.warn(f"skipped {path}: {reason}", CorpusWarning, stacklevel=2)
-                continue
-            if text is None:
-                reason = "binary or not UTF-8 text"
-            elif suffix in JSONL_SUFFIXES:
+            text, reason = _decode(path)
+            if text is not None and suffix in JSONL_SUFFIXES:
                 report.documents.extend(_jsonl_documents(path, text, relative))
                 continue
-            elif not text.strip():
+            if text is not None and not text.strip():
                 reason = "empty"
-            else:
+            elif text is not None:
                 title = path.stem
                 if suffix != ".txt":
                     heading = next((ln for ln in text.splitlines() if ln.startswith("# ")), "")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,7 +67,10 @@ class CorpusIndexError(VeriloopError):
     """A corpus index is missing, damaged, or was built with other embeddings."""
 
 
-_STEMMER: Any = None
+@cache
+def snowball() -> Any:
+    """Return the one English Snowball stemmer every lexical match shares."""
+    return Stemmer.Stemmer("english")
 
 
 def check_index_target(directory: Path) -> None:
@@ -102,11 +106,8 @@ def lexical_tokens(
     `stopwords`: bm25s's list: "en" (33 words, the index's), "en_plus" (179, also "most",
     "many", "these": for telling content words apart).
     """
-    global _STEMMER
-    if _STEMMER is None:
-        _STEMMER = Stemmer.Stemmer("english")
     tokens: list[list[str]] = bm25s.tokenize(
-        list(texts), stopwords=stopwords, stemmer=_STEMMER, return_ids=False, show_progress=False
+        list(texts), stopwords=stopwords, stemmer=snowball(), return_ids=False, show_progress=False
     )
     return tokens
 

@@ -32,7 +32,7 @@ from typing_extensions import TypedDict
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.hybrid import RetrievalSettings
-from veriloop.knowledge.medquad import open_medquad
+from veriloop.knowledge.medquad import Passage, open_medquad
 from veriloop.knowledge.triplets import rank_rows
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
@@ -124,6 +124,13 @@ class PassageSource(Protocol):
         ...
 
 
+def medquad_passage(passage: Passage) -> SourcePassage:
+    """Return a MedQuAD passage as a candidate: its page's focus is its title."""
+    return SourcePassage(
+        id=passage.id, text=passage.text, title=passage.focus, url=passage.url, relevance=0.0
+    )
+
+
 @dataclass
 class MedQuADSource:
     """The bundled MedQuAD answers (BM25 over focus + question + passage).
@@ -140,10 +147,7 @@ class MedQuADSource:
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
         """Return up to `k` passages by BM25, then those of the matched questions."""
         index = open_medquad()
-        found = [
-            SourcePassage(id=p.id, text=p.text, title=p.focus, url=p.url, relevance=0.0)
-            for p, _ in index.search(question, k)
-        ]
+        found = [medquad_passage(p) for p, _ in index.search(question, k)]
         if not self.question_match or self.models is None:
             return found, []
         vectors = index.question_vectors(self.models.embedder)
@@ -153,9 +157,7 @@ class MedQuADSource:
             for p in index.answer_passages(matched):
                 if p.id not in have:
                     have.add(p.id)
-                    found.append(
-                        SourcePassage(id=p.id, text=p.text, title=p.focus, url=p.url, relevance=0.0)
-                    )
+                    found.append(medquad_passage(p))
         return found, [call]
 
 

@@ -33,12 +33,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
+from veriloop.knowledge.corpus_index import snowball
+
 _WORD = re.compile(r"(?u)\b\w\w+\b")
-_STEMMER: Stemmer.Stemmer | None = None
 
 GENERIC_SUBJECT_WORDS = frozenset(
     """disease diseases disorder disorders syndrome syndromes condition conditions problem
@@ -49,13 +50,6 @@ GENERIC_SUBJECT_WORDS = frozenset(
     thanks doctor doctors""".split()
 )
 """Words that break a subject run: they say what is asked about a subject, not which one."""
-
-
-def _stem(word: str) -> str:
-    global _STEMMER
-    if _STEMMER is None:
-        _STEMMER = Stemmer.Stemmer("english")
-    return str(_STEMMER.stemWord(word))
 
 
 def _scan(text: str) -> list[tuple[str, str | None]]:
@@ -69,7 +63,7 @@ def _scan(text: str) -> list[tuple[str, str | None]]:
         word = match.group()
         lowered = word.lower()
         stop = lowered in STOPWORDS_EN_PLUS or lowered in GENERIC_SUBJECT_WORDS or word.isdigit()
-        scanned.append((word, None if stop else _stem(lowered)))
+        scanned.append((word, None if stop else str(snowball().stemWord(lowered))))
     return scanned
 
 
@@ -90,6 +84,7 @@ def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
     }
 
 
+@lru_cache(maxsize=16384)
 def focus_terms(focus: str) -> frozenset[str]:
     """Return a focus's specific words, stemmed ("Anal Disorders" -> {"anal"})."""
     return frozenset(t for t in subject_tokens(focus) if t is not None)
@@ -186,24 +181,23 @@ def on_subject(
     return not touching or any(fits(p, terms, vocabulary) for p in touching)
 
 
-def names_a_phrase(text: str, phrases: Sequence[SubjectPhrase]) -> bool:
-    """Tell whether `text` gives a subject phrase as another name for what it is about.
+def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
+    """Return the pattern of a text giving a subject phrase as another name for its subject.
 
     A page that says "... is called otitis media" or "also known as otitis media" is about
     otitis media whatever its focus ("Ear Infections"): the source's own synonyms. The verb
     must name its own subject ("is called", "also known as"); "an eye disease called
     retinitis pigmentosa" on a syndrome's page introduces a feature, not another name.
+    None when there are no phrases.
     """
-    for phrase in phrases:
-        words = r"\s+".join(re.escape(word) for word in phrase.words if word)
-        if re.search(
-            rf"\b(?:is|are|also)\s+(?:also\s+|often\s+|sometimes\s+)?(?:called|known as|named)"
-            rf"\s+(?:an?\s+|the\s+)?{words}s?\b",
-            text,
-            re.IGNORECASE,
-        ):
-            return True
-    return False
+    if not phrases:
+        return None
+    names = "|".join(r"\s+".join(re.escape(word) for word in p.words) for p in phrases)
+    return re.compile(
+        rf"\b(?:is|are|also)\s+(?:also\s+|often\s+|sometimes\s+)?(?:called|known as|named)"
+        rf"\s+(?:an?\s+|the\s+)?(?:{names})s?\b",
+        re.IGNORECASE,
+    )
 
 
 @dataclass
@@ -213,8 +207,6 @@ class SubjectMatch:
     kept: list[int]
     """Indexes of the candidates kept (all of them when the rule did not apply)."""
     phrases: list[SubjectPhrase] = field(default_factory=list)
-    on_subject: int = 0
-    """Candidates whose page is on the question's subject."""
     uncovered: SubjectPhrase | None = None
     """The subject phrase no candidate's page is about (the source has no page on it)."""
     nearest: list[str] = field(default_factory=list)
@@ -251,14 +243,15 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
-    named = {titles[i] for i in every if titles[i] and names_a_phrase(texts[i], phrases)}
+    naming = naming_pattern(phrases)
+    named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
     on = [
         i
         for i in every
         if titles[i] and (titles[i] in named or on_subject(asked, titles[i], phrases, vocabulary))
     ]
     if on:
-        return SubjectMatch(kept=on, phrases=phrases, on_subject=len(on), total=len(titles))
+        return SubjectMatch(kept=on, phrases=phrases, total=len(titles))
     if phrases:
         subject = phrases[0].terms
         foci = list(dict.fromkeys(t for t in titles if t))

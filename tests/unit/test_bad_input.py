@@ -6,6 +6,7 @@ loss, and never model work before the input is known to be usable.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
@@ -647,34 +648,24 @@ def test_error_messages_with_brackets_are_printed_as_text(tmp_path: Path) -> Non
 def _read(folder: Path) -> tuple[list[str], dict[str, str]]:
     from veriloop.knowledge.corpus import CorpusWarning, read_folder
 
-    with pytest.warns(CorpusWarning) if any(folder.iterdir()) else _no_warning():
+    with pytest.warns(CorpusWarning) if any(folder.iterdir()) else contextlib.nullcontext():
         report = read_folder(folder)
     return [d.source for d in report.documents], dict(report.skipped)
-
-
-class _no_warning:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def test_an_unreadable_file_is_skipped_with_its_name_and_the_rest_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import veriloop.knowledge.corpus as corpus
-
     (tmp_path / "ok.txt").write_text(FACT)
     (tmp_path / "secret.txt").write_text("private")
-    real = corpus._decode
+    real = Path.read_bytes
 
-    def denied(path: Path) -> str | None:
+    def denied(path: Path) -> bytes:
         if path.name == "secret.txt":  # root reads any file, so the refusal is raised here
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(corpus, "_decode", denied)
+    monkeypatch.setattr(Path, "read_bytes", denied)
     read, skipped = _read(tmp_path)
     assert read == ["ok.txt"]
     assert skipped == {"secret.txt": "cannot be read (Permission denied); check its permissions"}
@@ -705,14 +696,14 @@ def test_a_file_over_the_size_limit_is_skipped_saying_how_to_index_it(
 
 
 def test_a_folder_of_binary_and_invalid_utf8_files_is_an_empty_corpus(tmp_path: Path) -> None:
-    from veriloop.knowledge.corpus import CorpusError, chunk_documents
+    from veriloop.knowledge.corpus import CorpusError, CorpusWarning, chunk_documents, read_folder
 
     (tmp_path / "scan.txt").write_bytes(b"%PDF-1.4\x00\x01\x02")
     (tmp_path / "latin1.md").write_bytes("Caf\xe9 au lait".encode("latin-1"))
     read, skipped = _read(tmp_path)
     assert read == [] and set(skipped.values()) == {"binary or not UTF-8 text"}
-    with pytest.raises(CorpusError, match="the corpus is empty"):
-        chunk_documents([])
+    with pytest.warns(CorpusWarning), pytest.raises(CorpusError, match="the corpus is empty"):
+        chunk_documents(read_folder(tmp_path).documents)
 
 
 def test_an_ask_on_an_unusable_folder_is_one_error_line(tmp_path: Path) -> None:
@@ -780,13 +771,16 @@ def test_doctor_names_a_file_that_is_no_gguf_model(
 
 
 def test_a_truncated_gguf_file_is_named_as_damaged(tmp_path: Path) -> None:
-    from veriloop.models.locate import load_failure, not_gguf
+    from veriloop.errors import ModelNotFoundError
+    from veriloop.models import get_models
+    from veriloop.models.locate import not_gguf
 
     path = tmp_path / "cut.gguf"
     path.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 100)
     assert not_gguf(path) is None  # it starts right: llama.cpp finds the damage
-    error = ValueError("1 validation error ... Failed to load model from file: cut.gguf [type=...]")
-    said = load_failure(path, error)
+    with pytest.raises(ModelNotFoundError) as caught:  # the real llama.cpp load
+        get_models(ModelSettings(chat_model_path=str(path)))
+    said = str(caught.value)
     assert "Failed to load model from file" in said and "damaged or truncated" in said
     assert "validation error" not in said and "type=" not in said
 

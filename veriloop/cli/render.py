@@ -178,9 +178,12 @@ def print_stops_and_usage(trace: dict[str, Any], *, compact: bool = False) -> No
 
 
 def fitted(text: str, width: int) -> str:
-    """Return `text` on one line, cut with an ellipsis to at most `width` characters."""
+    """Return `text` on one line, cut at a word with an ellipsis to at most `width` characters."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip() + "…"
+    if len(text) <= width:
+        return text
+    cut = text[: max(width - 1, 0)]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip() + "…"
 
 
 def render_grounded_compact(result: dict[str, Any]) -> None:
@@ -275,7 +278,7 @@ def render_grounded_answer(result: dict[str, Any]) -> None:
                 passage["id"],
                 f"{passage['relevance']:.2f}",
                 passage["title"],
-                _evidence_preview(passage["text"], 200),
+                fitted(passage["text"], 200),
             )
         out.print(table)
     print_stops_and_usage(trace)
@@ -297,12 +300,6 @@ def hits_table(hits: list[Hit], title: str) -> Table:
             hit["knowledge"],
         )
     return table
-
-
-def _evidence_preview(text: str, limit: int = 160) -> str:
-    """Return the evidence a claim rests on, cut to `limit` characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
 VERDICT_STYLE = {
@@ -342,15 +339,15 @@ def claim_lines(
     for check in checks:
         verdict = check.get("verdict") or ("supported" if check.get("supported") else "unsupported")
         p_s, p_c = check["p_supported"], check.get("p_contradicted")
-        head = (
-            f"r{check['round'] + 1} " if show_round else ""
-        ) + f"{verdict:<12} {probability_cell(p_s)[:4]:>4}/{probability_cell(p_c)[:4]:<4} "
+        where = f"r{check['round'] + 1} " if show_round else ""
+        scores = f" {probability_cell(p_s)[:4]:>4}/{probability_cell(p_c)[:4]:<4} "
+        pad = " " * (12 - len(verdict))
         claim = check["claim"]
         if frame and claim.startswith(frame):
             claim = claim[len(frame) :]
-        text = fitted(claim, max(width - len(head) - 2, 20))
+        text = fitted(claim, max(width - len(where) - len(verdict + pad + scores) - 2, 20))
         mark = VERDICT_MARK.get(verdict, "[yellow]?[/yellow]")
-        lines.append(f"{mark} {head.replace(verdict, verdict_cell(check), 1)}{escape(text)}")
+        lines.append(f"{mark} {where}{verdict_cell(check)}{pad}{scores}{escape(text)}")
         for mismatch in check.get("mismatches") or []:
             reason = fitted(str(mismatch["reason"]), max(width - 6, 20))
             lines.append(f"      [red]{escape(reason)}[/red]")
@@ -397,9 +394,7 @@ def render_verification(result: dict[str, Any], *, details: bool = False) -> Non
                 verdict_cell(check) + error,
                 probability_cell(check["p_supported"]),
                 probability_cell(check.get("p_contradicted")),
-                escape(
-                    _evidence_preview(check.get("evidence_sentence") or check.get("evidence") or "")
-                ),
+                escape(fitted(check.get("evidence_sentence") or check.get("evidence") or "", 160)),
             )
         out.print(table)
     if "claims" in result:

@@ -272,7 +272,6 @@ def verify_command(
             raise InvalidInputError(f"{input_file} is a folder; give a JSON file")
         if not input_file.is_file():
             raise InvalidInputError(f"{input_file} does not exist")
-        load_verifier(method)
         cache = cache_setting(no_cache, cache_dir)
         if is_batch(input_file, out_dir):
             if get_method(method, "verify").id != "factored":

@@ -18,6 +18,7 @@ import os
 import threading
 import time
 import typing
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,8 +196,6 @@ def reportable_records(
     line kept; a line of a run the manifest does not list is left out. Each note is also
     raised as a `ResultsWarning`.
     """
-    import warnings
-
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for record in records:
         latest[(str(record["run"]), str(record["item_id"]))] = record
