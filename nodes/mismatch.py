@@ -17,6 +17,12 @@ spans:
   always: "in most patients" vs "an uncommon side effect"), about shared words.
 - `direction`: a change the evidence states the other way (increased vs decreased, higher
   vs lower), the claim's own direction absent from the sentence.
+- `contrast`, `frequency`, `entity` and a clause-level `negation`: the aligned contrast rule
+  (`nodes.contrast`): the claim says an evidence clause word for word but for one pair of
+  the medical contrast lexicon (benign / malignant, speeds up / slows, hyper- / hypo-),
+  one rate ("twice a day" vs "once a week"), one entity of the same kind (disease, gene,
+  drug) or one negation. It reads every evidence sentence the claim shares words with, not
+  only the closest.
 
 What the evidence does not mention is never a mismatch: that is "unsupported", the
 judge's call. The rules are measured on held-out pairs by
@@ -32,9 +38,12 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.nodes.contrast import aligned_mismatches, content_stems
 from veriloop.text import split_sentences
 
-MismatchKind = Literal["number", "date", "negation", "quantifier", "direction"]
+MismatchKind = Literal[
+    "number", "date", "negation", "quantifier", "direction", "contrast", "frequency", "entity"
+]
 
 MIN_SHARED_WORDS = 2
 """Content words a claim and an evidence sentence must share before anything in one is
@@ -304,18 +313,53 @@ def closest_sentence(claim: str, evidence: str) -> tuple[str, int, float]:
 
 
 def find_mismatches(claim: str, evidence: str) -> list[Mismatch]:
-    """Return every conflict between `claim` and the evidence sentence closest to it.
+    """Return every conflict between `claim` and the evidence.
 
-    Nothing is compared unless the two share `MIN_SHARED_WORDS` content words (numbers and
-    units aside); a negation needs the two to be nearly the same sentence
-    (`NEGATION_SIMILARITY`); a number is compared only with a sentence that gives exactly
-    one quantity in its unit. Empty when nothing conflicts or the evidence has no sentence.
+    The word-level rules compare the claim with the evidence sentence closest to it: nothing
+    is compared unless the two share `MIN_SHARED_WORDS` content words (numbers and units
+    aside); a negation needs the two to be nearly the same sentence (`NEGATION_SIMILARITY`);
+    a number is compared only with a sentence that gives exactly one quantity in its unit.
+    The aligned contrast rule (`nodes.contrast`) then reads the sentences the claim shares
+    words with, closest first, and adds what it finds that the others did not name. Empty
+    when nothing conflicts or the evidence has no sentence.
     """
     sentence, shared, similarity = closest_sentence(claim, evidence)
-    if not sentence or shared < MIN_SHARED_WORDS:
-        return []
-    return [
-        *_number_mismatches(claim, sentence),
-        *_date_mismatches(claim, sentence),
-        *_word_mismatches(claim, sentence, shared, similarity),
-    ]
+    found: list[Mismatch] = []
+    if sentence and shared >= MIN_SHARED_WORDS:
+        found = [
+            *_number_mismatches(claim, sentence),
+            *_date_mismatches(claim, sentence),
+            *_word_mismatches(claim, sentence, shared, similarity),
+        ]
+    return found + _aligned(claim, evidence, found)
+
+
+ALIGNED_SENTENCES = 3
+"""Evidence sentences (those sharing most content words with the claim) the aligned rule
+reads."""
+
+
+def _aligned(claim: str, evidence: str, found: list[Mismatch]) -> list[Mismatch]:
+    """Return the aligned rule's conflicts that the word-level rules did not already name."""
+    claim_stems = content_stems(claim)
+    ranked = sorted(
+        (
+            (len(claim_stems & content_stems(sentence)), -index, sentence)
+            for index, sentence in enumerate(split_sentences(evidence))
+        ),
+        reverse=True,
+    )
+    spans = [m.claim_span.lower() for m in found]
+    negated = any(m.kind == "negation" for m in found)
+    out: list[Mismatch] = []
+    for overlap, _, sentence in ranked[:ALIGNED_SENTENCES]:
+        if overlap < 1:
+            break
+        for item in aligned_mismatches(claim, sentence):
+            span = item.claim_span.lower()
+            if (item.kind == "negation" and negated) or any(s in span or span in s for s in spans):
+                continue  # the word-level rules named it already
+            out.append(Mismatch(item.kind, item.claim_span, item.evidence_span, sentence))
+        if out:
+            break
+    return out

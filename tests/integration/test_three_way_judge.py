@@ -117,3 +117,38 @@ def test_meval_weighs_an_abstract_that_denies_the_claim() -> None:
     assert by_article["W2"]["stance"] == 0
     main = out["claims"][0]
     assert (main["supporting"], main["contradicting"]) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("answer", "source", "spans"),
+    [
+        (
+            "Hyperthyroidism slows the body's metabolism.",
+            "Hyperthyroidism speeds up the body's metabolism.",
+            ("slows", "speeds up"),
+        ),
+        (
+            "The usual adult dose is 50 mg twice a day.",
+            "The usual adult dose is 5 mg twice a day.",
+            ("50 mg", "5 mg"),
+        ),
+    ],
+)
+def test_verify_names_both_spans_of_an_inverted_claim(
+    tmp_path: Path, answer: str, source: str, spans: tuple[str, str]
+) -> None:
+    """Issue 35's done-when: contradicted with both spans; the source's own sentence holds."""
+    for text, verdict in ((answer, "contradicted"), (source, "supported")):
+        path = tmp_path / "row.json"
+        path.write_text(json.dumps({"answer": text, "sources": [source]}))
+        result = CliRunner().invoke(
+            app, ["verify", str(path), "--json", "--set", "max_revisions=0"]
+        )
+        assert result.exit_code == 0, result.output
+        output = json.loads(result.stdout[result.stdout.index("{") :])
+        [claim] = [c for c in output["claims"] if c["round"] == 0]
+        assert claim["verdict"] == verdict, claim
+        if verdict == "contradicted":
+            [mismatch] = claim["mismatches"]
+            assert (mismatch["claim_span"], mismatch["evidence_span"]) == spans
+            assert spans[0] in mismatch["reason"] and spans[1] in mismatch["reason"]
