@@ -18,6 +18,7 @@ import argparse
 import json
 import platform
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,21 @@ from veriloop.evaluation.support_measure import (
 from veriloop.evaluation.support_sets import halueval_pairs
 from veriloop.models import get_models
 from veriloop.nodes.judges import (
+    QUESTION_CHARS,
     CoverageGatedJudge,
     CrossEncoderJudge,
+    Judged,
     LikelihoodJudge,
     SupportJudge,
+    SupportQuery,
     calibration_file,
+    clip,
     fit_calibration,
     support_judge,
 )
+from veriloop.nodes.judges.cross_encoder import HYPOTHESIS_RULE
 from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
+from veriloop.nodes.mismatch import rules_fingerprint
 
 OUT = Path("docs/benchmarks")
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,8 +82,43 @@ def trained_on(judge: str, set_name: str) -> bool:
     return set_name in HEALTHVER_TEST and trained
 
 
+QUESTION_POLICIES = ("no_question", "question_always")
+
+
+class QuestionPolicy:
+    """A judge that reads every query's question another way (deliverable 0 of issue 35).
+
+    `no_question`: the question is dropped (a bare answer is then read alone);
+    `question_always`: the question is read before every claim, statement or not (the
+    judges' behaviour before a question was kept out of the hypothesis).
+    """
+
+    def __init__(self, inner: SupportJudge, policy: str) -> None:
+        """Wrap `inner`; `policy` is one of `QUESTION_POLICIES`."""
+        self.inner, self.policy = inner, policy
+        self.name = f"{getattr(inner, 'name', 'judge')} ({policy})"
+
+    def judge(self, queries: Sequence[SupportQuery]) -> Judged:
+        """Judge the queries with their questions dropped, or read before every claim."""
+        if self.policy == "no_question":
+            changed = [SupportQuery(q.claim, q.evidence) for q in queries]
+        else:
+            changed = [
+                SupportQuery(
+                    " ".join(f"{clip(q.question, QUESTION_CHARS)} {q.claim}".split()), q.evidence
+                )
+                if q.question
+                else q
+                for q in queries
+            ]
+        return self.inner.judge(changed)
+
+
 def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     """Build the judge called `name` and the name its records carry.
+
+    `JUDGE:no_question` / `JUDGE:question_always` is that judge under a question policy
+    (`QuestionPolicy`), recorded as `JUDGE_no_question` / `JUDGE_question_always`.
 
     Records call the trained judge `cross_encoder`; `cross_encoder@DIR` is an adapter
     trained elsewhere (`train_support_judge.py --out DIR`), recorded as
@@ -87,6 +129,12 @@ def make_judge(name: str, cache_dir: str) -> tuple[str, SupportJudge]:
     --feature`); plain `likelihood` is the shipped default, recorded under the feature it
     decides on.
     """
+    name, _, policy = name.partition(":")
+    if policy:
+        if policy not in QUESTION_POLICIES:
+            raise SystemExit(f"unknown question policy {policy!r}; choose {QUESTION_POLICIES}")
+        recorded, inner = make_judge(name, cache_dir)
+        return f"{recorded}_{policy}", QuestionPolicy(inner, policy)
     kind, _, folder = name.partition("@")
     if kind in ("three_way", "three_way_model"):  # the three-way judge with rules, or alone
         try:
@@ -169,10 +217,16 @@ def judge_identity(judge: SupportJudge) -> str | None:
     None for the judges whose behaviour is code and shipped calibration (head, likelihood,
     P(Yes)): their records are not fingerprinted.
     """
-    if isinstance(judge, CrossEncoderJudge | ThreeWayJudge):
+    if isinstance(judge, QuestionPolicy):
+        inner = judge_identity(judge.inner)
+        return inner and f"{inner}+{judge.policy}"
+    if isinstance(judge, ThreeWayJudge):
+        return f"{judge.identity}+{HYPOTHESIS_RULE}"
+    if isinstance(judge, CrossEncoderJudge):
         return judge.identity
     if isinstance(judge, MismatchCheckedJudge):
-        return judge.identity and f"{judge.identity}+mismatch_rules"
+        inner = judge_identity(judge.inner)  # type: ignore[arg-type]
+        return inner and f"{inner}+rules:{rules_fingerprint()}"
     if isinstance(judge, CoverageGatedJudge) and isinstance(judge.inner, CrossEncoderJudge):
         return f"{judge.inner.identity}+coverage>={judge.min_coverage:g}"
     return None

@@ -33,11 +33,15 @@ evidence sentence must share two content words before anything is compared.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.nodes import contrast
 from veriloop.nodes.contrast import aligned_mismatches, content_stems
 from veriloop.text import split_sentences
 
@@ -363,3 +367,21 @@ def _aligned(claim: str, evidence: str, found: list[Mismatch]) -> list[Mismatch]
         if out:
             break
     return out
+
+
+@cache
+def rules_fingerprint() -> str:
+    """Return a fingerprint of the rules: sha256 of their code and data files, 16 hex.
+
+    Results that a rule changed (a benchmark's records, a batch's resumed rows) carry it, so
+    a run after an edit to a rule or to the lexicon is never served the old verdicts.
+    """
+    digest = hashlib.sha256()
+    for path in (
+        Path(__file__),
+        Path(contrast.__file__),
+        contrast.LEXICON_FILE,
+        contrast.DRUG_FILE,
+    ):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from veriloop.errors import InvalidInputError
+from veriloop.nodes.claims import MIN_STATEMENT_WORDS, word_count
 from veriloop.nodes.judges.calibration import (
     CALIBRATION_DIR,
     sigmoid,
@@ -39,13 +40,30 @@ QUESTION_CHARS = 200
 
 
 def cross_encoder_input(query: SupportQuery) -> str:
-    """Return the second segment a cross-encoder reads after the evidence.
+    """Return the second segment a cross-encoder reads after the evidence: the hypothesis.
 
-    The question is clipped to `QUESTION_CHARS` characters so that a long question (a
-    consumer's whole message) never pushes the claim out of the model's 192 tokens; the
-    judge was trained on short HaluEval and PubMedQA questions, which are not clipped.
+    A question is not a claim: read as part of the hypothesis it turned backed answers
+    contradicted ("Aspirin was first synthesised in 1897." against a source saying so: 0.90
+    supported alone, P(contradicted) 0.77 after "When was aspirin first synthesised?"). So
+    a claim that is a statement (`MIN_STATEMENT_WORDS` words or more) is read alone; only a
+    bare answer ("1897", "Felix Hoffmann"), which says nothing without its question, is
+    read after the question, clipped to `QUESTION_CHARS` characters so that a long
+    question never pushes the answer out of the model's tokens.
     """
-    return " ".join(f"{clip(query.question, QUESTION_CHARS)} {query.claim}".split())
+    claim = " ".join(query.claim.split())
+    if not query.question or is_statement(claim):
+        return claim
+    return " ".join(f"{clip(query.question, QUESTION_CHARS)} {claim}".split())
+
+
+HYPOTHESIS_RULE = "statement-alone"
+"""How `cross_encoder_input` builds the hypothesis (a statement alone, a bare answer after
+its question); records and fingerprints name it, since it changes verdicts as weights do."""
+
+
+def is_statement(claim: str) -> bool:
+    """Return whether `claim` has `MIN_STATEMENT_WORDS` words that contain a letter."""
+    return word_count(claim) >= MIN_STATEMENT_WORDS
 
 
 def mean_pooled(hidden: Any, attention_mask: Any) -> Any:

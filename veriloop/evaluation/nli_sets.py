@@ -21,14 +21,17 @@ Labels are class indices in the judge's order, `nodes.judges.THREE_WAY`:
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.loaders.healthver import load_healthver
+from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
 from veriloop.evaluation.support_sets import (
     SEED,
     TRAINING_SOURCES,
@@ -66,7 +69,26 @@ NLI_FOLDERS: dict[str, str] = {
     "fm2": "fm2_fool_me_twice/pairs.jsonl.gz",
     "wice": "wice/pairs.jsonl.gz",
     "scifact": "scifact/pairs_rte_binary.jsonl.gz",
+    "cannot": "cannot/pairs.jsonl.gz",
+    "scone": "scone/pairs.jsonl.gz",
+    "clinifact": "clinifact/pairs.jsonl.gz",
+    "medhallu": "medhallu/pairs.jsonl.gz",
 }
+
+FOLDER_LABELS: dict[str, dict[str, frozenset[int]]] = {
+    "scifact": SCIFACT_LABELS,
+    "scone": {**NLI_LABELS, "neutral": frozenset({NEITHER, CONTRADICTED})},
+}
+"""Folders whose labels read otherwise than `NLI_LABELS`. ScoNe's `neutral` is "not
+entailed" (its negated hypotheses are often denials), so it allows either class."""
+
+HASH_SPLIT_FOLDERS = ("cannot",)
+"""Folders released without the splits veriloop needs (CANNOT has only `train`): their rows
+get a split by a stable hash of the premise (`hash_split`): 10% `test`, 10% `dev`, the
+rest `train`, so one premise never sits in two splits. MedHallu (also only `train`) shares
+its 1,000 items with PubMedQA PQA-L, whose dev half the support judges train on: its rows
+take their item's PubMedQA split (`test` for the 500 test PMIDs, else `train`), so
+`medhallu_test` is held out from every judge."""
 
 NLI_HELD_OUT: dict[str, tuple[str, str | None]] = {
     "snli_test": ("snli", "test"),
@@ -74,8 +96,24 @@ NLI_HELD_OUT: dict[str, tuple[str, str | None]] = {
     "fm2_test": ("fm2", "test"),
     "wice_test": ("wice", "test"),
     "negation_nli": ("negation", None),
+    "cannot_test": ("cannot", "test"),
+    "scone_test": ("scone", "test"),
+    "clinifact_test": ("clinifact", "test"),
+    "medhallu_test": ("medhallu", "test"),
 }
-"""Held-out set -> (folder, split; None: every split)."""
+"""Held-out set -> (folder, split; None: every split). Never trained on, never used to
+choose a checkpoint or fit a threshold."""
+
+NLI_DEV: dict[str, tuple[str, str]] = {
+    "cannot_dev": ("cannot", "dev"),
+    "clinifact_dev": ("clinifact", "dev"),
+}
+"""Dev parts: never trained on either; they choose checkpoints and fit thresholds, and are
+never reported as results."""
+
+NOT_TRAINED: frozenset[str] = frozenset({"medhallu"})
+"""Folders no judge trains on: MedHallu's items are PubMedQA PQA-L items, which the support
+sources (`pubmedqa`) train on; its test part measures, nothing else."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +136,12 @@ def premise_key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def hash_split(premise: str) -> str:
+    """Return `test`, `dev` or `train` for a premise, stably (sha256 of the folded text)."""
+    bucket = int(hashlib.sha256(premise_key(premise).encode()).hexdigest()[:8], 16) % 10
+    return {0: "test", 1: "dev"}.get(bucket, "train")
+
+
 def _read(data_root: Path, folder: str) -> Iterator[dict[str, str]]:
     path = Path(data_root) / "nli" / NLI_FOLDERS[folder]
     if not path.is_file():
@@ -108,7 +152,20 @@ def _read(data_root: Path, folder: str) -> Iterator[dict[str, str]]:
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         for line in handle:
             if line.strip():
-                yield json.loads(line)
+                row = json.loads(line)
+                if folder in HASH_SPLIT_FOLDERS:
+                    row["split"] = hash_split(row["premise"])
+                elif folder == "medhallu":
+                    asked = " ".join(str(row.get("question", "")).split())
+                    in_test = asked in _pubmedqa_test_questions(Path(data_root))
+                    row["split"] = "test" if in_test else "train"
+                yield row
+
+
+@cache
+def _pubmedqa_test_questions(data_root: Path) -> frozenset[str]:
+    items = load_pubmedqa(data_root / "pubmedqa", "test")
+    return frozenset(" ".join(item.question.split()) for item in items)
 
 
 def nli_pairs(data_root: Path, folder: str, split: str | None = None) -> list[ThreeWayPair]:
@@ -117,7 +174,7 @@ def nli_pairs(data_root: Path, folder: str, split: str | None = None) -> list[Th
     Raises:
         InvalidInputError: The folder's pairs file is missing, or a label is unknown.
     """
-    labels = SCIFACT_LABELS if folder == "scifact" else NLI_LABELS
+    labels = FOLDER_LABELS.get(folder, NLI_LABELS)
     out = []
     for row in _read(data_root, folder):
         if split is not None and row["split"] != split:
@@ -125,7 +182,14 @@ def nli_pairs(data_root: Path, folder: str, split: str | None = None) -> list[Th
         if row["label"] not in labels:
             raise InvalidInputError(f"{folder} pair {row['id']}: unknown label {row['label']!r}")
         query = SupportQuery(" ".join(row["hypothesis"].split()), [row["premise"].strip()])
-        out.append(ThreeWayPair(query, labels[row["label"]], folder, f"{folder}:{row['id']}"))
+        out.append(
+            ThreeWayPair(
+                query,
+                labels[row["label"]],
+                folder,
+                f"{folder}:{row.get('id') or row.get('source_id')}",
+            )
+        )
     return out
 
 
@@ -137,12 +201,10 @@ def nli_held_out_sets(data_root: Path) -> dict[str, list[ThreeWayPair]]:
 
 
 def held_out_premises(data_root: Path) -> set[str]:
-    """Return the folded premise of every held-out NLI pair."""
-    return {
-        premise_key(pair.query.evidence[0])
-        for pairs in nli_held_out_sets(data_root).values()
-        for pair in pairs
-    }
+    """Return the folded premise of every held-out and dev NLI pair."""
+    sets = [*nli_held_out_sets(data_root).values()]
+    sets += [nli_pairs(data_root, folder, split) for folder, split in NLI_DEV.values()]
+    return {premise_key(pair.query.evidence[0]) for pairs in sets for pair in pairs}
 
 
 def nli_training_pairs(data_root: Path) -> tuple[list[ThreeWayPair], dict[str, int]]:
@@ -152,7 +214,8 @@ def nli_training_pairs(data_root: Path) -> tuple[list[ThreeWayPair], dict[str, i
     pair whose premise is a held-out premise. The counts say what was kept per folder and
     what the two filters dropped (`duplicate`, `held_out_premise`).
     """
-    held_out = {(folder, split) for folder, split in NLI_HELD_OUT.values()}
+    held_out = {(folder, split) for folder, split in (*NLI_HELD_OUT.values(), *NLI_DEV.values())}
+    held_out |= {(folder, None) for folder in NOT_TRAINED}
     blocked = held_out_premises(data_root)
     seen: set[tuple[str, str]] = set()
     kept: list[ThreeWayPair] = []
@@ -280,11 +343,16 @@ def all_held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
     """Return the support judges' held-out sets, the held-out NLI sets and HealthVer dev 3-way.
 
     `healthver_dev_3way` is HealthVer dev with its three labels (Supports / Neutral /
-    Refutes), the pairs of `healthver_dev_rest`; the NLI sets are `NLI_HELD_OUT`'s.
+    Refutes), the pairs of `healthver_dev_rest`; the NLI sets are `NLI_HELD_OUT`'s; the
+    `medquad_mp_*` sets are the MedQuAD minimal pairs of held-out pages, one set per edit
+    type (`minimal_pairs.per_edit_sets`).
     """
+    from veriloop.evaluation.minimal_pairs import cached_pairs, per_edit_sets
+
     root = Path(data_root)
     return {
         **held_out_sets(root),
         "healthver_dev_3way": as_labelled(healthver_three_way(root / "healthver", "dev")),
         **{name: as_labelled(pairs) for name, pairs in nli_held_out_sets(root).items()},
+        **per_edit_sets(cached_pairs(), "test"),
     }
