@@ -83,6 +83,15 @@ def markdown(results: dict[str, dict[str, Any]], command: str) -> str:
         "supported pairs it turns 'unsupported' into 'contradicted' (wrong by the label, "
         "harmless for the answer's verdict).",
         "",
+        "Since issue 35 the rules include the aligned contrast rule (`nodes/contrast.py`: a "
+        "medical contrast lexicon, rates, same-kind entities, clause-level negation). The "
+        "`medquad_mp_<edit>` sets are MedQuAD minimal pairs of held-out pages "
+        "(`veriloop/evaluation/minimal_pairs.py`): each contradicted pair of that edit beside "
+        "its entailed twin, so 'contradicted' is the catch rate per edit type and 'entailed' "
+        "the false alarms on the twins. The generator's contrast edits use the rule's own "
+        "lexicon: their catch rate is by construction; the sets it did not make are the test. "
+        "The rules before issue 35 (at 514294a): `mismatch_rules_514294a.md`.",
+        "",
         "| set | gold class | pairs | flagged | share | by kind |",
         "|---|---|---|---|---|---|",
     ]

@@ -64,7 +64,12 @@ _CLAUSE_BREAK = re.compile(
     r"\s(?:but|whereas|while|although|though)\s",
     re.IGNORECASE,
 )
-_NEGATION_CUES = {"not", "no", "never", "none", "neither", "nor", "cannot", "without", "n't"}
+_NEGATION_CUES = {
+    "not", "no", "never", "none", "neither", "nor", "cannot", "without", "n't",
+    "doesnt", "dont", "didnt", "isnt", "arent", "wasnt", "werent", "cant", "wont", "shouldnt",
+}  # fmt: skip
+"""Negation cues; the apostrophe-less spellings are MedQuAD's own ("doesnt")."""
+_PARENTHESIS = re.compile(r"\([^()]*\)")
 _NOT_NEGATION = re.compile(
     r"\bno (?:longer|more than|less than|fewer than|matter)\b|\bnot only\b", re.IGNORECASE
 )
@@ -262,12 +267,17 @@ def _unique(found: list[Contrast]) -> list[Contrast]:
     return list(out.values())
 
 
-def _cues(text: str) -> list[str]:
-    return [w for w in words(_NOT_NEGATION.sub(" ", text)) if w in _NEGATION_CUES]
+def cues(text: str) -> list[str]:
+    """Return the negation cues of `text`, outside parentheses.
+
+    "benign (not cancer)" has none; "no longer", "not only" and the like are no cues.
+    """
+    cleaned = _NOT_NEGATION.sub(" ", _PARENTHESIS.sub(" ", text))
+    return [w for w in words(cleaned) if w in _NEGATION_CUES]
 
 
 def _negation(claim: _Side, clause: _Side) -> list[Contrast]:
-    claim_cues, clause_cues = _cues(claim.text), _cues(clause.text)
+    claim_cues, clause_cues = cues(claim.text), cues(clause.text)
     if len(claim_cues) % 2 == len(clause_cues) % 2:
         return []
     if not _aligned(claim.content, clause, set()):
@@ -426,7 +436,7 @@ def aligned_mismatches(claim: str, sentence: str) -> list[Contrast]:
     parts = clauses(sentence)
     for text in dict.fromkeys([sentence, *parts]):
         clause = _Side.of(text)
-        flipped = len(_cues(claim)) % 2 != len(_cues(text)) % 2
+        flipped = len(cues(claim)) % 2 != len(cues(text)) % 2
         found = [
             # "not common" against "rare" is agreement: a negation undoes a contrast
             *([] if flipped else _contrasts(claim_side, clause)),

@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes import contrast
-from veriloop.nodes.contrast import aligned_mismatches, content_stems
+from veriloop.nodes.contrast import aligned_mismatches, clauses, content_stems, cues
 from veriloop.text import split_sentences
 
 MismatchKind = Literal[
@@ -179,12 +179,6 @@ def _date_mismatches(claim: str, sentence: str) -> list[Mismatch]:
 
 # ----------------------------------------------------------------------- words
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|cannot|without|n't)\b|n't\b", re.IGNORECASE
-)
-_NOT_A_NEGATION = re.compile(
-    r"\bno (?:longer|more than|less than|fewer than|matter)\b|\bnot only\b", re.IGNORECASE
-)
 
 # fmt: off
 _BANDS: dict[str, int] = {
@@ -219,9 +213,8 @@ _DIRECTION_WORD = re.compile(r"\b(" + "|".join(_DIRECTIONS) + r")\b", re.IGNOREC
 
 
 def _negated(text: str) -> tuple[bool, str]:
-    cleaned = _NOT_A_NEGATION.sub(" ", text)
-    cues = [m.group(0) for m in _NEGATION.finditer(cleaned)]
-    return len(cues) % 2 == 1, " ".join(cues)
+    found = cues(text)
+    return len(found) % 2 == 1, " ".join(found)
 
 
 _NEGATED_BAND = re.compile(
@@ -250,7 +243,11 @@ def _word_mismatches(claim: str, sentence: str, shared: int, similarity: float) 
     found = []
     claim_negated, claim_cues = _negated(claim)
     sentence_negated, sentence_cues = _negated(sentence)
-    if claim_negated != sentence_negated and similarity >= NEGATION_SIMILARITY:
+    if (
+        claim_negated != sentence_negated
+        and similarity >= NEGATION_SIMILARITY
+        and len(clauses(sentence)) == 1  # several clauses: the aligned rule reads each
+    ):
         found.append(
             Mismatch(
                 "negation",

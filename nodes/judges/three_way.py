@@ -4,12 +4,15 @@
 contradiction pairs (NLI data plus the support judge's sources;
 `benchmarks/train_three_way_judge.py`). It reads (evidence window, question + claim) as
 the support cross-encoder does and gives P(entailed), P(neither), P(contradicted) per
-window. Per claim, over all its evidence windows:
+window. Per claim, over all its evidence windows, the one decision of `nodes.judges.decision`:
 
-- **supported** when the most entailing window has P(entailed) >= `supported_at`;
-- else **contradicted** when the most contradicting window has P(contradicted) >=
-  `contradicted_at` and shares a content word with the claim (`CONTRADICTION_SHARED`);
+- **contradicted** when the most contradicting window has P(contradicted) >=
+  `contradicted_at`, above the best P(entailed), and shares a content word with the claim
+  (`CONTRADICTION_SHARED`);
+- else **supported** when the most entailing window has P(entailed) >= `supported_at`;
 - else **unsupported** (not in the evidence).
+
+The thresholds are the ones fitted for the weights (`decision.json` beside them).
 
 The verdict's `probability` is P(entailed) of the most entailing window (so every caller
 that reads P(supported) keeps working), `p_contradicted` the highest P(contradicted), and
@@ -29,8 +32,8 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from veriloop.errors import InvalidInputError
 from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR, cross_encoder_input
+from veriloop.nodes.judges.decision import Decision, decide, load_decision
 from veriloop.nodes.judges.evidence import windowed_pairs
 from veriloop.nodes.judges.pair_classifier import (
     load_pair_classifier,
@@ -78,8 +81,8 @@ class ThreeWayJudge:
         self,
         *,
         judge_dir: Path = THREE_WAY_DIR,
-        supported_at: float = 0.5,
-        contradicted_at: float = 0.5,
+        supported_at: float | None = None,
+        contradicted_at: float | None = None,
         max_length: int = 192,
         batch_size: int = 16,
         max_evidence_chars: int = 20_000,
@@ -89,8 +92,11 @@ class ThreeWayJudge:
 
         Args:
             judge_dir: The trained judge (`benchmarks/train_three_way_judge.py`).
-            supported_at: P(entailed) from which a claim is supported.
-            contradicted_at: P(contradicted) from which an unsupported claim is contradicted.
+            supported_at: P(entailed) from which a claim is supported (None: the decision
+                fitted for these weights, `decision.json` in `judge_dir`; see
+                `nodes.judges.decision`).
+            contradicted_at: P(contradicted) from which a claim is contradicted (None: the
+                fitted decision's).
             max_length: Tokens per (evidence window, question + claim) pair.
             batch_size: Pairs per forward pass.
             max_evidence_chars: Evidence text read per evidence item.
@@ -99,12 +105,18 @@ class ThreeWayJudge:
         Raises:
             InvalidInputError: No trained judge in `judge_dir`, or thresholds outside [0, 1].
         """
-        if not (0.0 <= supported_at <= 1.0 and 0.0 <= contradicted_at <= 1.0):
-            raise InvalidInputError("the three-way judge's thresholds must lie in [0, 1]")
+        fitted = load_decision(Path(judge_dir))
+        self.decision = Decision(
+            fitted.supported_at if supported_at is None else supported_at,
+            fitted.contradicted_at if contradicted_at is None else contradicted_at,
+            fitted.fitted_on
+            if supported_at is None and contradicted_at is None
+            else "set by the caller",
+        )
         self.tokenizer, self.encoder, self.head, self.training = load_three_way(Path(judge_dir))
         self.judge_dir = Path(judge_dir)
-        self.supported_at = supported_at
-        self.contradicted_at = contradicted_at
+        self.supported_at = self.decision.supported_at
+        self.contradicted_at = self.decision.contradicted_at
         self.max_length = max_length
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars
@@ -149,6 +161,7 @@ class ThreeWayJudge:
         probs = self.probabilities(
             [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
         )
+        decision = Decision(self.supported_at, self.contradicted_at)
         entailing: dict[int, int] = {}
         contradicting: dict[int, int] = {}
         for row, ((q_index, _, _), p) in enumerate(zip(pairs, probs, strict=True)):
@@ -165,12 +178,8 @@ class ThreeWayJudge:
             e_row, c_row = entailing[q_index], contradicting[q_index]
             p_entailed, p_contradicted = probs[e_row][ENTAILED], probs[c_row][CONTRADICTED]
             about_it = closest_sentence(query.claim, pairs[c_row][2])[1] >= CONTRADICTION_SHARED
-            if p_entailed >= self.supported_at:
-                verdict, row = "supported", e_row
-            elif p_contradicted >= self.contradicted_at and about_it:
-                verdict, row = "contradicted", c_row
-            else:
-                verdict, row = "unsupported", e_row
+            verdict = decide(p_entailed, p_contradicted, decision, about_it=about_it)
+            row = c_row if verdict == "contradicted" else e_row
             _, e_index, window = pairs[row]
             verdicts.append(
                 SupportVerdict(
@@ -182,7 +191,7 @@ class ThreeWayJudge:
                         for name, value in zip(THREE_WAY, probs[row], strict=True)
                     },
                     error=None,
-                    verdict=verdict,  # type: ignore[typeddict-item]
+                    verdict=verdict,
                     p_contradicted=round(p_contradicted, 6),
                     p_neither=round(probs[row][NEITHER], 6),
                     evidence_sentence=closest_sentence(query.claim, window)[0] or window,

@@ -8,9 +8,10 @@ three times on different sites (GHR, GARD, MedlinePlus, NIDDK ...):
 - **entailed**: a sentence of one page as the claim, against a window (the sentence and its
   neighbours) of *another* page that says the same in other words (`cross_page`:
   content-word Jaccard of at least `PARAPHRASE_MIN`, `PARAPHRASE_COVERAGE` of the claim's
-  content words in the twin sentence, and not the same words in the same order); or the source sentence itself trimmed of a parenthesis or
-  a trailing "which ..." / "such as ..." part (`trimmed`), or with the name the page itself
-  gives the subject ("also called ...": `synonym`);
+  content words in the twin sentence, and not the same words in the same order); or the
+  source sentence itself trimmed of a parenthesis or a trailing "which ..." / "such as
+  ..." part (`trimmed`), or with the name the page itself gives the subject ("also called
+  ...": `synonym`);
 - **contradicted**: one meaning edit of such an entailed claim (so a contradicted claim and
   its entailed twin sit at the same distance from the evidence): a term of the contrast
   lexicon swapped for its opposite (`contrast`), a negation added or removed
@@ -198,12 +199,23 @@ def trimmed(sentence: str) -> str | None:
 
 
 def stated_synonym(page_text: str, focus: str) -> str | None:
-    """Return the other name a page gives its subject ("also called X"), if any."""
-    match = _SYNONYM.search(page_text)
-    if match is None:
+    """Return the other name a page gives its subject ("<focus> (also called X)"), if any.
+
+    The phrase must follow the focus's own name closely (within 40 characters): a page
+    about atherosclerosis that says "coronary heart disease (also called coronary artery
+    disease)" gives a name of another condition, not of its subject.
+    """
+    name = re.sub(r"\s*\([^)]*\)", "", focus).strip()
+    if not name:
         return None
-    name = match.group(1).strip()
-    return name if name.lower() != focus.lower() and len(name) > 2 else None
+    for match in _SYNONYM.finditer(page_text):
+        before = page_text[max(0, match.start() - len(name) - 40) : match.start()]
+        if name.lower() not in before.lower():
+            continue
+        other = match.group(1).strip()
+        if other.lower() != name.lower() and len(other) > 2:
+            return other
+    return None
 
 
 def with_synonym(sentence: str, focus: str, synonym: str) -> str | None:

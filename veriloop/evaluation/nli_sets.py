@@ -88,7 +88,8 @@ get a split by a stable hash of the premise (`hash_split`): 10% `test`, 10% `dev
 rest `train`, so one premise never sits in two splits. MedHallu (also only `train`) shares
 its 1,000 items with PubMedQA PQA-L, whose dev half the support judges train on: its rows
 take their item's PubMedQA split (`test` for the 500 test PMIDs, else `train`), so
-`medhallu_test` is held out from every judge."""
+`medhallu_test` is held out from every judge. ScoNe has train and test only: a tenth of
+its train premises (by the same hash) is its `dev`."""
 
 NLI_HELD_OUT: dict[str, tuple[str, str | None]] = {
     "snli_test": ("snli", "test"),
@@ -107,6 +108,7 @@ choose a checkpoint or fit a threshold."""
 NLI_DEV: dict[str, tuple[str, str]] = {
     "cannot_dev": ("cannot", "dev"),
     "clinifact_dev": ("clinifact", "dev"),
+    "scone_dev": ("scone", "dev"),
 }
 """Dev parts: never trained on either; they choose checkpoints and fit thresholds, and are
 never reported as results."""
@@ -155,6 +157,8 @@ def _read(data_root: Path, folder: str) -> Iterator[dict[str, str]]:
                 row = json.loads(line)
                 if folder in HASH_SPLIT_FOLDERS:
                     row["split"] = hash_split(row["premise"])
+                elif folder == "scone" and row["split"] == "train":
+                    row["split"] = "dev" if hash_split(row["premise"]) == "dev" else "train"
                 elif folder == "medhallu":
                     asked = " ".join(str(row.get("question", "")).split())
                     in_test = asked in _pubmedqa_test_questions(Path(data_root))

@@ -1,0 +1,131 @@
+"""Fit the one decision's thresholds (`nodes.judges.decision`) on dev parts no table reports.
+
+    .venv/bin/python benchmarks/fit_decision.py --judge-dir nodes/data/three_way_judge
+
+Runs the three-way judge (the model alone) and the deterministic rules on the dev parts
+(CANNOT dev, CliniFact dev, ScoNe dev: held out of training and of every reported table;
+and the MedQuAD minimal pairs of dev pages), then tries every (supported_at,
+contradicted_at) on a grid of 0.02 and keeps the pair with the best mean three-way
+accuracy over the four sets (a verdict is right when its class is one the gold label
+allows: supported = entailed, unsupported = neither). Writes `decision.json` into the
+judge's folder (the thresholds, the grid's best and the 0.5 / 0.5 scores per set, the
+pairs, the command), where `ThreeWayJudge` reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+if not __package__:  # run as a script (the documented way): let `benchmarks.` resolve
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from veriloop.evaluation.minimal_pairs import cached_pairs, per_edit_sets
+from veriloop.evaluation.nli_sets import NLI_DEV, as_labelled, nli_pairs
+from veriloop.evaluation.support_sets import LabelledPair
+from veriloop.nodes.judges import CONTRADICTED, ENTAILED, NEITHER
+from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR
+from veriloop.nodes.judges.decision import DECISION_FILE, Decision, decide
+from veriloop.nodes.judges.three_way import CONTRADICTION_SHARED, ThreeWayJudge
+from veriloop.nodes.mismatch import closest_sentence, find_mismatches
+
+CLASS = {"supported": ENTAILED, "unsupported": NEITHER, "contradicted": CONTRADICTED}
+GRID = [round(0.1 + 0.02 * i, 2) for i in range(41)]  # 0.10 .. 0.90
+
+
+def dev_sets(data_root: Path, per_set: int, seed: int) -> dict[str, list[LabelledPair]]:
+    """Return the dev parts, each capped at `per_set` pairs (seeded)."""
+    rng = random.Random(seed)
+    sets: dict[str, list[LabelledPair]] = {}
+    for name, (folder, split) in NLI_DEV.items():
+        sets[name] = as_labelled(nli_pairs(data_root, folder, split))
+    medquad = [p for rows in per_edit_sets(cached_pairs(), "dev").values() for p in rows]
+    sets["medquad_mp_dev"] = medquad
+    for name, pairs in sets.items():
+        rng.shuffle(pairs)
+        sets[name] = pairs[:per_set]
+    return sets
+
+
+def allowed(pair: LabelledPair) -> set[int]:
+    """Return the classes the pair's gold label allows."""
+    if pair.label is not None:
+        return {pair.label}
+    return {ENTAILED} if pair.supported else {NEITHER, CONTRADICTED}
+
+
+def scored(judge: ThreeWayJudge, pairs: list[LabelledPair]) -> list[dict[str, Any]]:
+    """Return per pair: P(entailed), P(contradicted), about_it, rule conflicts, gold classes."""
+    out = []
+    for start in tqdm(range(0, len(pairs), 32), desc="judging"):
+        batch = pairs[start : start + 32]
+        verdicts, _ = judge.judge([p.query for p in batch])
+        for pair, verdict in zip(batch, verdicts, strict=True):
+            span = verdict["evidence_span"]
+            out.append(
+                {
+                    "p_e": verdict["probability"] or 0.0,
+                    "p_c": verdict.get("p_contradicted") or 0.0,
+                    "about": closest_sentence(pair.query.claim, span)[1] >= CONTRADICTION_SHARED,
+                    "conflicts": len(find_mismatches(pair.query.claim, span)) if span else 0,
+                    "gold": sorted(allowed(pair)),
+                }
+            )
+    return out
+
+
+def accuracy(rows: list[dict[str, Any]], decision: Decision) -> float:
+    """Return the share of rows whose decided class the gold label allows."""
+    right = sum(
+        CLASS[decide(r["p_e"], r["p_c"], decision, about_it=r["about"], conflicts=r["conflicts"])]
+        in r["gold"]
+        for r in rows
+    )
+    return right / len(rows) if rows else 0.0
+
+
+def main() -> None:
+    """Score the dev parts once, search the grid, write decision.json."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-root", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--judge-dir", type=Path, default=THREE_WAY_DIR)
+    parser.add_argument("--per-set", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    sets = dev_sets(args.data_root, args.per_set, args.seed)
+    judge = ThreeWayJudge(judge_dir=args.judge_dir, supported_at=0.5, contradicted_at=0.5)
+    rows = {name: scored(judge, pairs) for name, pairs in sets.items()}
+
+    def mean_accuracy(decision: Decision) -> float:
+        return sum(accuracy(r, decision) for r in rows.values()) / len(rows)
+
+    best = max(
+        (Decision(s, c) for s in GRID for c in GRID),
+        key=lambda d: (round(mean_accuracy(d), 6), -abs(d.supported_at - 0.5)),
+    )
+    default = Decision()
+    report = {
+        "supported_at": best.supported_at,
+        "contradicted_at": best.contradicted_at,
+        "fitted_on": "mean three-way accuracy (rules + model) over "
+        + ", ".join(f"{name} ({len(r)} pairs)" for name, r in rows.items())
+        + f"; grid {GRID[0]}..{GRID[-1]} step 0.02",
+        "dev_accuracy": {name: round(accuracy(r, best), 4) for name, r in rows.items()},
+        "dev_accuracy_at_0.5": {name: round(accuracy(r, default), 4) for name, r in rows.items()},
+        "judge_weights": judge.identity,
+        "command": "benchmarks/fit_decision.py "
+        + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
+    }
+    path = args.judge_dir / DECISION_FILE
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
