@@ -127,12 +127,14 @@ class FVContext(MethodSettings):
             "uncalibrated default; fit θ on a training split (nodes.claims.fit_threshold).",
         },
     )
-    claim_threshold: float = field(
-        default=0.5,
+    claim_threshold: float | None = field(
+        default=None,
         metadata={
             "ge": 0.0,
             "le": 1.0,
-            "description": "A claim is unsupported (and critiqued) iff P(claim) < this.",
+            "description": "A claim is supported iff P(claim) >= this; else unsupported (and "
+            "critiqued). Unset: the three_way judge takes the decision fitted for its "
+            "weights (nodes/judges/decision.py), the other verifiers 0.5.",
         },
     )
     max_claims: int = field(
@@ -355,6 +357,11 @@ JUDGE_METHOD: dict[str, Literal["three_way", "trained", "likelihood"]] = {
 """The verifiers that are claim-support judges, as a ClaimCheck's method."""
 
 
+def threshold(context: FVContext) -> float:
+    """Return the P(claim) a support-only verifier's claim needs (`claim_threshold` or 0.5)."""
+    return 0.5 if context.claim_threshold is None else context.claim_threshold
+
+
 def judge_claims(
     tasks: Sequence[ClaimTask], context: FVContext
 ) -> tuple[list[ClaimCheck], list[ModelCall]]:
@@ -363,7 +370,9 @@ def judge_claims(
     One call per claim in the graph (`verify_claim`); the batch checker
     (`veriloop.evaluation.batch_verify`) passes many rows' claims at once.
     """
-    judge = support_judge(context.verifier, get_models(context))
+    judge = support_judge(
+        context.verifier, get_models(context), supported_at=context.claim_threshold
+    )
     queries = []
     for task in tasks:
         claim = bare_claim(task["claim"])
@@ -378,15 +387,8 @@ def judge_claims(
     for task, verdict in zip(tasks, verdicts, strict=True):
         p = verdict["probability"]
         said: ClaimVerdict | None = None
-        if p is not None:  # the judge's "contradicted" stands; else the claim threshold
-            denied = claim_verdict(verdict) == "contradicted"
-            said = (
-                "contradicted"
-                if denied
-                else "supported"
-                if p >= context.claim_threshold
-                else "unsupported"
-            )
+        if p is not None:  # the three-way judge's one decision, or P >= the threshold
+            said = claim_verdict(verdict, threshold(context))
         index = verdict["evidence_index"]
         ids = task.get("evidence_ids") or []
         checks.append(
@@ -459,7 +461,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
                 claim=task["claim"],
                 p_supported=round(reading.probability, 6),
                 method="logprob",
-                supported=reading.probability >= context.claim_threshold,
+                supported=reading.probability >= threshold(context),
                 error=None,
                 evidence=task["document"],
                 scores=reading.scores(),
@@ -479,7 +481,7 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
         claim=task["claim"],
         p_supported=p_cot,
         method="cot",
-        supported=None if p_cot is None else p_cot >= context.claim_threshold,
+        supported=None if p_cot is None else p_cot >= threshold(context),
         error=reply.error if reply.value is None else None,
         evidence=task["document"],
         scores={},

@@ -69,6 +69,7 @@ from veriloop.nodes.grounding import (
     sentence_judge,
 )
 from veriloop.nodes.input import check_input
+from veriloop.nodes.judges.decision import decision_of
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
@@ -148,9 +149,15 @@ class GroundedContext(MethodSettings):
             "the others judge support only."
         },
     )
-    supported_at: float = field(
-        default=0.5,
-        metadata={"ge": 0.0, "le": 1.0, "description": "P(supported) a kept sentence needs."},
+    supported_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "P(supported) a kept sentence needs. Unset: the three_way judge "
+            "takes the decision fitted for its weights (nodes/judges/decision.py), the other "
+            "judges 0.5.",
+        },
     )
     min_coverage: float = field(
         default=0.75,
@@ -341,7 +348,9 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     )
     texts = state.quoted or answer_sentences(state.draft or "")
     sentences = [(s, origin) for s in texts]
-    judge = sentence_judge(context.judge, get_models(context), context.min_coverage)
+    judge = sentence_judge(
+        context.judge, get_models(context), context.min_coverage, context.supported_at
+    )
     checked = check_sentences(
         judge,
         sentences,
@@ -352,6 +361,14 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         relevant_at=context.relevant_sentence_at,
     )
     judged_relevance = context.relevance_judge != "off"
+    fitted = decision_of(judge)
+    supported_at = (
+        context.supported_at
+        if context.supported_at is not None
+        else fitted.supported_at
+        if fitted is not None
+        else 0.5
+    )
     candidates = [
         Candidate(
             stage="sentence",
@@ -364,7 +381,7 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
                 **({"relevance": c.get("relevance")} if judged_relevance else {}),
             },
             thresholds={
-                "p_supported": context.supported_at,
+                "p_supported": supported_at,
                 "coverage": context.min_coverage,
                 **({"relevance": context.relevant_sentence_at} if judged_relevance else {}),
             },

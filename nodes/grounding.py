@@ -390,9 +390,15 @@ def extract_sentences(
     return [found[i] for i in best], call
 
 
-def sentence_judge(kind: str, models: Models, min_coverage: float) -> SupportJudge:
-    """Return the grounded default's sentence judge: `kind`, gated on content-word coverage."""
-    return CoverageGatedJudge(support_judge(kind, models), min_coverage=min_coverage)
+def sentence_judge(
+    kind: str, models: Models, min_coverage: float, supported_at: float | None = None
+) -> SupportJudge:
+    """Return the grounded default's sentence judge: `kind`, gated on content-word coverage.
+
+    A three-way `kind` decides at `supported_at` (None: the thresholds fitted for it).
+    """
+    inner = support_judge(kind, models, supported_at=supported_at)
+    return CoverageGatedJudge(inner, min_coverage=min_coverage)
 
 
 def check_sentences(
@@ -401,15 +407,16 @@ def check_sentences(
     passages: Sequence[SourcePassage],
     question: str,
     *,
-    supported_at: float,
+    supported_at: float | None,
     relevance: RelevanceScorer | None = None,
     relevant_at: float = 0.5,
 ) -> list[CheckedSentence]:
     """Judge every sentence against the passages (one batch) and decide which are kept.
 
-    A sentence is backed when the judge's P(supported) against its most supportive
-    passage is at least `supported_at`. With a `CoverageGatedJudge` (the grounded
-    default's), that passage must also hold the sentence's content words; its coverage
+    A sentence is backed when the judge says so: a three-way judge's one decision
+    (`nodes.judges.decision`), or a support-only judge's P(supported) against its most
+    supportive passage at least `supported_at` (None: 0.5). With a `CoverageGatedJudge`
+    (the grounded default's), that passage must also hold the sentence's content words; its coverage
     and the inner judge's probability are read from the verdict's scores. With a
     `relevance` judge, a backed sentence is kept (`supported`) only when its P(addresses
     the question) is at least `relevant_at`; otherwise its reason says it is off the
@@ -444,8 +451,9 @@ def check_sentences(
             )
             continue
         coverage = verdict["scores"].get("coverage")
-        denied = claim_verdict(verdict) == "contradicted"
-        backed = probability >= supported_at and not denied
+        said = claim_verdict(verdict, 0.5 if supported_at is None else supported_at)
+        denied = said == "contradicted"
+        backed = said == "supported"
         on_question = relevant is None or relevant >= relevant_at
         supported = backed and on_question
         if supported:
@@ -459,14 +467,15 @@ def check_sentences(
                 f"{relevant:.2f} < {relevant_at}"
             )
         elif denied:
-            said = verdict.get("evidence_sentence") or verdict["evidence_span"]
+            quoted = verdict.get("evidence_sentence") or verdict["evidence_span"]
             named = "; ".join(m["reason"] for m in verdict.get("mismatches", []))
-            reason = f'contradicted: the passage says "{said}"' + (f" ({named})" if named else "")
+            reason = f'contradicted: the passage says "{quoted}"' + (f" ({named})" if named else "")
         elif gate is not None and "inner_p" not in verdict["scores"]:  # the gate said no
             held = "no content words" if coverage is None else f"{coverage:.0%}"
             reason = f"no passage holds its content words (best: {held}, < {gate:.0%})"
         else:
-            reason = f"P(supported) {probability:.2f} < {supported_at}"
+            below = "the judge's threshold" if supported_at is None else supported_at
+            reason = f"P(supported) {probability:.2f} < {below}"
         checked.append(
             CheckedSentence(
                 text=text,

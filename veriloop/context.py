@@ -40,6 +40,12 @@ def parse_setting(raw: str, annotation: Any, source: str) -> Any:
     """
     target = annotation if isinstance(annotation, type) else None
     text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    parts = [p.strip() for p in text.split("|")]
+    if "None" in parts and len(parts) == 2:  # "float | None": "none" or empty unsets it
+        if raw.strip().lower() in {"", "none", "null"}:
+            return None
+        text = next(p for p in parts if p != "None")
+        target = None
     try:
         if target is bool or text == "bool":
             lowered = raw.strip().lower()

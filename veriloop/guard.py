@@ -137,7 +137,7 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
         policy: Policy = "check",
         sources: Sequence[Any] | None = None,
         judge: str = "three_way",
-        supported_at: float = 0.5,
+        supported_at: float | None = None,
         min_coverage: float = 0.75,
         settings: ModelSettings | None = None,
     ) -> None:
@@ -148,7 +148,8 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
             policy: "check" (answer unchanged), "mark" or "drop" (see the module docstring).
             sources: Fixed documents to check against (when the output carries none).
             judge: The sentence judge (`nodes.judges.support_judge` kinds).
-            supported_at: P(supported) a backed sentence needs (the grounded default's).
+            supported_at: P(supported) a backed sentence needs (None: the three-way judge's
+                fitted decision, 0.5 for the support-only judges; the grounded default's).
             min_coverage: Share of its content words the document must hold.
             settings: Model settings (backend etc.); default the embedded models.
 
@@ -157,7 +158,7 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
         """
         if policy not in ("check", "mark", "drop"):
             raise InvalidInputError(f"policy must be check, mark or drop, got {policy!r}")
-        if not (0.0 <= supported_at <= 1.0 and 0.0 <= min_coverage <= 1.0):
+        if not (0.0 <= (supported_at or 0.0) <= 1.0 and 0.0 <= min_coverage <= 1.0):
             raise InvalidInputError("supported_at and min_coverage must lie in [0, 1]")
         self.chain = chain
         self.policy = policy
@@ -196,7 +197,7 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
         question = question if isinstance(question, str) else ""
         models = get_models(self.settings)
         checked = check_sentences(
-            sentence_judge(self.judge, models, self.min_coverage),
+            sentence_judge(self.judge, models, self.min_coverage, self.supported_at),
             [(s, "generated") for s in answer_sentences(answer)],
             passages,
             question,

@@ -90,11 +90,20 @@ JudgeKind = Literal[
 ]
 
 
-def support_judge(kind: str, models: Models) -> SupportJudge:
+def support_judge(
+    kind: str,
+    models: Models,
+    *,
+    supported_at: float | None = None,
+    contradicted_at: float | None = None,
+) -> SupportJudge:
     """Return the claim-support judge called `kind` (see the module docstring).
 
     `three_way` is the three-way judge with the deterministic mismatch checks beside it
-    (`nodes.judges.three_way`); `three_way_model` the model alone.
+    (`nodes.judges.three_way`); `three_way_model` the model alone. A three-way judge takes
+    the one decision of `nodes.judges.decision` at `supported_at` / `contradicted_at`
+    (None: the thresholds fitted for its weights); the support-only judges give
+    P(supported) and leave the threshold to the caller (`claim_verdict`).
 
     Raises:
         InvalidInputError: An unknown kind, or the trained judge's weights are missing.
@@ -102,7 +111,7 @@ def support_judge(kind: str, models: Models) -> SupportJudge:
     if kind in ("three_way", "three_way_model"):
         from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
 
-        model = ThreeWayJudge()
+        model = ThreeWayJudge(supported_at=supported_at, contradicted_at=contradicted_at)
         return MismatchCheckedJudge(model) if kind == "three_way" else model
     if kind == "trained":
         return CrossEncoderJudge()

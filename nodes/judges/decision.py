@@ -96,3 +96,16 @@ def decide(
     if p_entailed >= decision.supported_at:
         return "supported"
     return "unsupported"
+
+
+def decision_of(judge: object) -> Decision | None:
+    """Return the decision a (possibly wrapped) three-way judge takes; None for other judges.
+
+    Wrappers (the coverage gate, the mismatch rules) keep the judge they wrap in `inner`.
+    """
+    seen = 0
+    while judge is not None and seen < 8:
+        if hasattr(judge, "supported_at") and hasattr(judge, "contradicted_at"):
+            return Decision(judge.supported_at, judge.contradicted_at)
+        judge, seen = getattr(judge, "inner", None), seen + 1
+    return None

@@ -86,7 +86,7 @@ def judge(monkeypatch: pytest.MonkeyPatch) -> WordJudge:
     import veriloop.graphs.factored_verification as fv
 
     scripted = WordJudge()
-    monkeypatch.setattr(fv, "support_judge", lambda kind, models: scripted)
+    monkeypatch.setattr(fv, "support_judge", lambda kind, models, **_: scripted)
     return scripted
 
 

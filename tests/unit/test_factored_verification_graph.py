@@ -475,7 +475,7 @@ def test_a_contradicted_claim_makes_the_answer_hallucinated_and_is_quoted(
 ) -> None:
     import veriloop.graphs.factored_verification as fv
 
-    monkeypatch.setattr(fv, "support_judge", lambda kind, models: ScriptedThreeWay())
+    monkeypatch.setattr(fv, "support_judge", lambda kind, models, **_: ScriptedThreeWay())
     # no chat reply is scripted for a critique: the contradicted claim's must need none
     backend, models = fake_backend([])
     source = (

@@ -103,7 +103,7 @@ def setup(
     )
     base.save()
     judge = judge or ScriptedJudge()
-    monkeypatch.setattr("veriloop.nodes.grounding.support_judge", lambda kind, models: judge)
+    monkeypatch.setattr("veriloop.nodes.grounding.support_judge", lambda kind, models, **_: judge)
     scripted = relevance or ScriptedRelevance()
     monkeypatch.setattr(
         "veriloop.graphs.grounded.relevance_judge",

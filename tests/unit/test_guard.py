@@ -48,7 +48,7 @@ class DenyingJudge:
 @pytest.fixture
 def guard_settings(monkeypatch: pytest.MonkeyPatch, fake_backend: Make) -> ModelSettings:
     monkeypatch.setattr(
-        "veriloop.nodes.grounding.support_judge", lambda kind, models: DenyingJudge()
+        "veriloop.nodes.grounding.support_judge", lambda kind, models, **_: DenyingJudge()
     )
     fake, _ = fake_backend([])
     return ModelSettings(backend=fake)
