@@ -221,7 +221,8 @@ def judge_identity(judge: SupportJudge) -> str | None:
         inner = judge_identity(judge.inner)
         return inner and f"{inner}+{judge.policy}"
     if isinstance(judge, ThreeWayJudge):
-        return f"{judge.identity}+{HYPOTHESIS_RULE}"
+        decision = f"decision:{judge.supported_at:g}/{judge.contradicted_at:g}"
+        return f"{judge.identity}+{HYPOTHESIS_RULE}+{decision}"
     if isinstance(judge, CrossEncoderJudge):
         return judge.identity
     if isinstance(judge, MismatchCheckedJudge):

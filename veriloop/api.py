@@ -119,6 +119,7 @@ def check(
     report: bool = True,
     max_windows: int = 2,
     relevance: bool = False,
+    continue_run: bool = False,
     **settings: Any,
 ) -> Any:
     """Check answers against their sources, one result per row, the way `veriloop verify` does.
@@ -140,6 +141,9 @@ def check(
         relevance: Also score whether each sentence addresses the row's question (the
             answer-relevance judge): claims get `relevance`, rows `answer_relevance` and
             `off_question_claims` (None for a row without a question).
+        continue_run: Check into an `out` folder that holds another file's results
+            (refused otherwise). A resumed row is checked again when its text, the
+            settings or the judge changed (each result carries a `fingerprint`).
         **settings: Factored Verification settings, e.g. `threshold=0.3`,
             `claim_threshold=0.5`, `verifier="trained"`, `max_claims=20`.
 
@@ -150,8 +154,10 @@ def check(
         `evidence_span`, `evidence_sentence`, `mismatches`) and `error`.
 
     Raises:
-        InvalidInputError: An unknown setting, a verifier a batch cannot run, or a file
-            that cannot be read (a bad row is a result with `error`, not an exception).
+        InvalidInputError: An unknown setting, a verifier a batch cannot run, rows that
+            are not rows (None, a number), a file that cannot be read, an `out` folder
+            holding another input's results or written by another process (a bad row is
+            a result with `error`, not an exception).
     """
     import tempfile
 
@@ -161,6 +167,7 @@ def check(
         BatchSettings,
         check_rows,
         latest_records,
+        run_lock,
         start_run,
     )
     from veriloop.graphs.factored_verification import FVContext
@@ -172,20 +179,23 @@ def check(
     with tempfile.TemporaryDirectory(prefix="veriloop-check-") as scratch:
         run_dir = Path(out) if out is not None else Path(scratch)
         source = str(rows) if isinstance(rows, str | Path) else "veriloop.check(rows)"
-        results = start_run(run_dir, source, batch, command="veriloop.check(...)")
-        bar = None
-        if progress:
-            from tqdm import tqdm
+        with run_lock(run_dir):
+            results = start_run(
+                run_dir, source, batch, command="veriloop.check(...)", continue_run=continue_run
+            )
+            bar = None
+            if progress:
+                from tqdm import tqdm
 
-            bar = tqdm(total=len(parsed), desc="check", unit="row")
-        check_rows(parsed, results, batch, on_row=(lambda _: bar.update(1)) if bar else None)
-        if bar is not None:
-            bar.close()
-        latest = latest_records(results)
-        if out is not None and report:
-            from veriloop.evaluation.verify_report import write_verify_reports
+                bar = tqdm(total=len(parsed), desc="check", unit="row")
+            check_rows(parsed, results, batch, on_row=(lambda _: bar.update(1)) if bar else None)
+            if bar is not None:
+                bar.close()
+            latest = latest_records(results)
+            if out is not None and report:
+                from veriloop.evaluation.verify_report import write_verify_reports
 
-            write_verify_reports(run_dir)
+                write_verify_reports(run_dir)
     keys = ("id", "verdict", "p_answer", "contradicted_claims", "unsupported_claims")
     found = []
     for row in parsed:

@@ -71,8 +71,16 @@ def text_of(value: Any) -> str:
 
 
 def source_texts(sources: Any) -> list[SourcePassage]:
-    """Return documents (LangChain Documents, strings or {'text'} dicts) as passages."""
-    if isinstance(sources, str) or not isinstance(sources, Sequence):
+    """Return documents (LangChain Documents, strings or {'text'} dicts) as passages.
+
+    One string is one document (never one document per character).
+
+    Raises:
+        InvalidInputError: The documents are not a list of those (None, a number ...).
+    """
+    if isinstance(sources, str):
+        sources = [sources]
+    if not isinstance(sources, Sequence):
         raise InvalidInputError(
             f"the documents must be a list (of Documents or texts), got {type(sources).__name__}"
         )
@@ -162,7 +170,9 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
             raise InvalidInputError("supported_at and min_coverage must lie in [0, 1]")
         self.chain = chain
         self.policy = policy
-        self.sources = list(sources) if sources is not None else None
+        self.sources = (
+            None if sources is None else [sources] if isinstance(sources, str) else list(sources)
+        )
         self.judge = judge
         self.supported_at = supported_at
         self.min_coverage = min_coverage

@@ -52,8 +52,10 @@ def assert_grounded(
 
     Args:
         answer: The answer to check.
-        sources: The texts it should rest on (your retriever's contexts).
-        question: The question it answers (the judge reads it with each sentence).
+        sources: The texts it should rest on (your retriever's contexts); one text is one
+            source.
+        question: The question it answers (it never enters the judge's hypothesis: only a
+            bare answer such as "1897" is read after it).
         allow_unsupported: Unsupported sentences tolerated (a contradicted one never is).
         **settings: Factored Verification settings for `veriloop.check`, e.g.
             `claim_threshold=0.6`.
@@ -62,12 +64,22 @@ def assert_grounded(
         The check's result (verdict, claims), when the answer passes.
 
     Raises:
+        InvalidInputError: The answer is not text or the sources are not texts.
         AssertionError: A sentence is contradicted, more than `allow_unsupported` are
             unsupported, or the answer could not be checked; the message lists each with
             the evidence it was checked against.
     """
     from veriloop.api import check
+    from veriloop.errors import InvalidInputError
 
+    if not isinstance(answer, str):
+        raise InvalidInputError(f"the answer must be text, got {type(answer).__name__}")
+    if isinstance(sources, str):
+        sources = [sources]  # one text is one source, never one source per character
+    if sources is None or not isinstance(sources, Sequence):
+        raise InvalidInputError(
+            f"sources must be a list of texts (or one text), got {type(sources).__name__}"
+        )
     results: list[dict[str, Any]] = check(
         [{"id": "answer", "question": question, "answer": answer, "sources": list(sources)}],
         **settings,

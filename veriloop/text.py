@@ -45,3 +45,16 @@ def first_json_value(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise ValueError(f"the JSON is malformed ({exc.msg} at character {exc.pos})") from exc
     return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(text: str) -> bool:
+    """Tell whether `text` holds a lone surrogate (a code point no UTF-8 file can hold)."""
+    return _SURROGATE.search(text) is not None
+
+
+def safe_text(text: str) -> str:
+    """Return `text` with every lone surrogate replaced by U+FFFD, so it can be written."""
+    return _SURROGATE.sub("\ufffd", text)

@@ -916,7 +916,9 @@ def test_an_empty_answer_file_and_a_rows_file_without_answers(tmp_path: Path) ->
     rows.write_text("question,text\nWhat is it?,An answer.\n")
     out = tmp_path / "out"
     result = runner.invoke(app, ["verify", str(rows), "--out", str(out)])
-    assert result.exit_code == 0, result.output  # the run goes on; the row is recorded as failed
+    # the row is recorded as failed, and since every row failed the exit status says so
+    assert result.exit_code == 1, result.output
+    assert "every row of" in result.output and "failed" in result.output
     [line] = (out / "results.jsonl").read_text().splitlines()
     record = json.loads(line)
     assert record["verdict"] is None and record["field"] == "answer"

@@ -105,8 +105,14 @@ def test_a_bare_model_output_is_checked_against_given_sources(
 
 
 def test_bad_documents_and_options_say_what_to_give() -> None:
+    # one string is one document, never one document per character
+    [one] = source_texts("one text")
+    assert one["text"] == "one text"
+    assert GroundingGuard(sources="one text").sources == ["one text"]
     with pytest.raises(InvalidInputError, match="must be a list"):
-        source_texts("one text")
+        source_texts(None)
+    with pytest.raises(InvalidInputError, match="must be a list"):
+        source_texts(7)
     with pytest.raises(InvalidInputError, match="document 2 is int"):
         source_texts(["a", 3])
     with pytest.raises(InvalidInputError, match="policy must be"):

@@ -132,27 +132,26 @@ def batch_verify(
     relevance: bool,
     backend: str | None,
     cache: str,
+    continue_run: bool = False,
 ) -> None:
     """Check every row of `input_file`; write results.jsonl, report.md and report.html.
 
     Raises:
-        InvalidInputError: The file cannot be read, or the settings are not a batch's.
+        InvalidInputError: The file cannot be read, the settings are not a batch's, the
+            folder holds another input's results or is being written by another process.
+        typer.Exit: Every row failed (exit status 1: nothing was checked).
     """
-    import resource
     import shlex
     import sys
-
-    from tqdm import tqdm
 
     from veriloop.evaluation.answer_rows import read_rows
     from veriloop.evaluation.batch_verify import (
         DEFAULT_MAX_CLAIMS,
         BatchSettings,
-        check_rows,
         check_settings,
+        run_lock,
         start_run,
     )
-    from veriloop.evaluation.verify_report import write_verify_reports
     from veriloop.graphs.factored_verification import FVContext
 
     context = build_context(
@@ -174,7 +173,24 @@ def batch_verify(
     rows = list(read_rows(input_file))
     run_dir = out_dir or Path("runs") / f"verify_{input_file.stem}"
     command = "veriloop " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    results = start_run(run_dir, str(input_file), settings, command=command)
+    with run_lock(run_dir):
+        results = start_run(
+            run_dir, str(input_file), settings, command=command, continue_run=continue_run
+        )
+        _check_into(results, rows, settings, input_file, run_dir)
+
+
+def _check_into(
+    results: Any, rows: list[Any], settings: Any, input_file: Path, run_dir: Path
+) -> None:
+    """Check the rows into the opened run, then write its reports; exit 1 if all failed."""
+    import resource
+
+    from tqdm import tqdm
+
+    from veriloop.evaluation.batch_verify import check_rows
+    from veriloop.evaluation.verify_report import write_verify_reports
+
     err.print(f"[bold]verifying[/bold] {len(rows)} rows of {input_file} into {run_dir}")
     bar = tqdm(total=len(rows), desc="verify", unit="row")
     claims = 0
@@ -208,6 +224,9 @@ def batch_verify(
         f"{summary.checked} rows checked, {summary.failed} failed, {summary.skipped} already "
         f"done; results: {results.path}; report: {report_md}, {report_html}"
     )
+    if summary.failed and not summary.checked and not summary.skipped:
+        err.print(f"error: every row of {input_file} failed; nothing was checked")
+        raise typer.Exit(1)
 
 
 def verify_command(
@@ -230,6 +249,14 @@ def verify_command(
             "report.md, report.html. Re-run to resume.",
         ),
     ] = None,
+    continue_run: Annotated[
+        bool,
+        typer.Option(
+            "--continue",
+            help="Batch: check into an --out that holds another input's results (refused "
+            "without it).",
+        ),
+    ] = False,
     chunk_rows: Annotated[
         int, typer.Option(min=1, help="Rows whose claims are judged in one batch.")
     ] = 32,
@@ -270,6 +297,11 @@ def verify_command(
         get_method(method, "verify")  # an unknown method fails before the file is read
         if input_file.is_dir():
             raise InvalidInputError(f"{input_file} is a folder; give a JSON file")
+        if input_file.exists() and not input_file.is_file():
+            raise InvalidInputError(
+                f"{input_file} is not a regular file (a pipe, a device or a socket); save the "
+                "answer or rows to a file and give its path"
+            )
         if not input_file.is_file():
             raise InvalidInputError(f"{input_file} does not exist")
         cache = cache_setting(no_cache, cache_dir)
@@ -292,6 +324,7 @@ def verify_command(
                 relevance=relevance,
                 backend=backend,
                 cache=cache,
+                continue_run=continue_run,
             )
             return
         if relevance:

@@ -27,6 +27,7 @@ raises.
 from __future__ import annotations
 
 import ast
+import codecs
 import csv
 import io
 import json
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError
+from veriloop.text import has_surrogate, safe_text
 
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id", "row_id", "sample_id"),
@@ -72,6 +74,21 @@ class RowError:
     def __str__(self) -> str:
         """Return the error as one line: where, which field, what to do."""
         return f"row {self.position} (id {self.id}): {self.field}: {self.message}"
+
+
+def failed_id(position: int, seen: dict[str, int] | None) -> str:
+    """Return an id for a row that has none to give (unreadable, not an object).
+
+    "#3" for the third: never a plain number, so it cannot take the id of a row that names
+    its own ("3"); made unique against the ids already read.
+    """
+    candidate, n = f"#{position}", 1
+    while seen is not None and candidate in seen:
+        n += 1
+        candidate = f"#{position}.{n}"
+    if seen is not None:
+        seen[candidate] = position
+    return candidate
 
 
 def _field(record: Mapping[str, Any], name: str) -> tuple[str | None, Any]:
@@ -116,6 +133,24 @@ def _has_undecodable(value: Any) -> bool:
     return False
 
 
+def _has_lone_surrogate(value: Any) -> bool:
+    """Tell whether a text (or a list or mapping of them) holds a lone surrogate code point."""
+    if isinstance(value, str):
+        return has_surrogate(value)
+    if isinstance(value, list | tuple):
+        return any(_has_lone_surrogate(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_has_lone_surrogate(v) for v in value.values())
+    return False
+
+
+def _id_text(raw_id: Any) -> str:
+    """Return an id as text: 3.0 (an integer column with a gap, read as floats) is "3"."""
+    if isinstance(raw_id, float) and raw_id.is_integer():
+        return str(int(raw_id))
+    return safe_text(str(raw_id)).strip()
+
+
 def parse_row(
     record: Any, position: int, *, from_csv: bool = False, seen: dict[str, int] | None = None
 ) -> Row | RowError:
@@ -130,13 +165,13 @@ def parse_row(
     default_id = str(position)
     if not isinstance(record, Mapping):
         return RowError(
-            default_id,
+            failed_id(position, seen),
             position,
             "row",
             f"expected an object with answer and sources, got {type(record).__name__}",
         )
     _, raw_id = _field(record, "id")
-    row_id = default_id if raw_id is None or str(raw_id).strip() == "" else str(raw_id).strip()
+    row_id = default_id if raw_id is None or _id_text(raw_id) == "" else _id_text(raw_id)
     if seen is not None:
         if row_id in seen:
             return RowError(
@@ -147,11 +182,19 @@ def parse_row(
                 "keyed by id)",
             )
         seen[row_id] = position
-    for name in ("question", "answer", "sources"):
+    for name in ("id", "question", "answer", "sources"):
         key, value = _field(record, name)
         if key is not None and _has_undecodable(value):
             return RowError(
                 row_id, position, key, "holds bytes that are not UTF-8 text; save the file as UTF-8"
+            )
+        if key is not None and _has_lone_surrogate(value):
+            return RowError(
+                row_id,
+                position,
+                key,
+                "holds a lone surrogate (a \\ud800-\\udfff escape with no pair): it is not "
+                "text any file can hold; remove it or replace it with the character meant",
             )
     answer_key, answer = _field(record, "answer")
     if answer is None:
@@ -178,7 +221,7 @@ def parse_row(
         return RowError(
             row_id, position, "sources", f"missing (give one of: {names}): a list of texts"
         )
-    if from_csv and isinstance(sources, str):
+    if from_csv and isinstance(sources, str):  # a CSV or a data-frame cell is text
         sources = _cell_list(sources)
     if hasattr(sources, "tolist") and not isinstance(sources, str):  # numpy array (parquet)
         sources = sources.tolist()
@@ -214,39 +257,97 @@ def parse_row(
     )
 
 
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+"""Byte-order marks and the encoding each names (UTF-32's before UTF-16's: they share bytes)."""
+
+
+def decoded(path: Path, raw: bytes) -> str | None:
+    """Return the file's text when its encoding is certain: a BOM names it, or it is UTF-8.
+
+    None when it is not: bytes that are not UTF-8 and no BOM (each line or cell is then
+    read on its own, and the ones that are not text are named).
+
+    Raises:
+        InvalidInputError: A BOM names an encoding the bytes do not follow, or the bytes
+            look like UTF-16 without a BOM (say which encoding to save it in).
+    """
+    for bom, encoding in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw.decode(encoding).removeprefix("\ufeff")
+            except UnicodeDecodeError as exc:
+                raise InvalidInputError(
+                    f"{path} starts with a {encoding} byte-order mark but is not {encoding} "
+                    f"text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+                ) from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        if raw[:200].count(0) > len(raw[:200]) // 4:
+            raise InvalidInputError(
+                f"{path} looks like UTF-16 text without a byte-order mark; save it as UTF-8"
+            ) from None
+        return None
+
+
 def _jsonl_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield (line number, record, error) per non-blank line of a JSON-lines file."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
+    raw = path.read_bytes()
+    text = decoded(path, raw)
+    lines: list[bytes | str] = (
+        list(text.splitlines()) if text is not None else list(raw.splitlines())
+    )
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if isinstance(line, bytes):
             try:
-                text = raw.decode("utf-8")
+                line = line.decode("utf-8")
             except UnicodeDecodeError as exc:
                 yield number, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
                 continue
-            try:
-                yield number, json.loads(text), None
-            except json.JSONDecodeError as exc:
-                yield number, None, f"not valid JSON ({exc.msg})"
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, f"not valid JSON ({exc.msg})"
 
 
 def _csv_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """Yield (data row number, record, None) per row of a CSV file with a header."""
-    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))
+    """Yield (data row number, record, None) per row of a CSV file with a header.
+
+    A cell may be as long as the file (Python's csv module stops at 131,072 characters
+    unless told otherwise); text that is not UTF-8 is kept as escapes and the row naming
+    it fails, not the file.
+    """
+    raw = path.read_bytes()
+    text = decoded(path, raw)
+    if text is None:
+        text = raw.decode("utf-8", errors="surrogateescape")
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     for number, record in enumerate(reader, start=1):
         yield number, {k: v for k, v in record.items() if k is not None}, None
 
 
 def _json_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield (position, record, None) per item of a JSON list (or its `rows` / `data`)."""
+    raw = path.read_bytes()
+    text = decoded(path, raw)
+    if text is None:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+            ) from exc
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(
-            f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
-        ) from exc
+        data = json.loads(text or "")
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path} is not valid JSON: {exc.msg} (line {exc.lineno})") from exc
     if isinstance(data, dict):
@@ -297,6 +398,11 @@ def read_rows(path: Path) -> Iterator[Row | RowError]:
     path = Path(path)
     if path.is_dir():
         raise InvalidInputError(f"{path} is a folder; give a {', '.join(SUFFIXES)} file")
+    if path.exists() and not path.is_file():
+        raise InvalidInputError(
+            f"{path} is not a regular file (a pipe, a device or a socket); save the rows to "
+            f"a {', '.join(SUFFIXES)} file and give its path"
+        )
     if not path.is_file():
         raise InvalidInputError(f"{path} does not exist")
     suffix = path.suffix.lower()
@@ -311,19 +417,41 @@ def read_rows(path: Path) -> Iterator[Row | RowError]:
             f"{path}: unsupported file type {suffix or '(none)'}; give one of {', '.join(SUFFIXES)}"
         )
     seen: dict[str, int] = {}
-    for position, record, error in readers[suffix](path):
-        if error is not None:
-            yield RowError(str(position), position, "line", error)
-        else:
-            yield parse_row(record, position, from_csv=suffix == ".csv", seen=seen)
+    cells_are_text = suffix in (".csv", ".parquet")
+    try:
+        for position, record, error in readers[suffix](path):
+            if error is not None:
+                yield RowError(failed_id(position, seen), position, "line", error)
+            else:
+                yield parse_row(record, position, from_csv=cells_are_text, seen=seen)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
 def rows_from(records: Iterable[Any]) -> Iterator[Row | RowError]:
-    """Yield rows from Python objects: dicts, (answer, sources) pairs, or a DataFrame."""
-    if hasattr(records, "to_dict") and hasattr(records, "columns"):  # a pandas DataFrame
+    """Yield rows from Python objects: dicts, one dict, or a DataFrame.
+
+    Raises:
+        InvalidInputError: `records` is None, text, or not iterable.
+    """
+    if records is None or isinstance(records, str | bytes):
+        raise InvalidInputError(
+            f"rows must be a list of dicts (answer, sources, ...), one dict, a pandas "
+            f"DataFrame or a file path; got {type(records).__name__}"
+        )
+    is_frame = hasattr(records, "to_dict") and hasattr(records, "columns")
+    if isinstance(records, Mapping):  # one row
+        records = [records]
+    if is_frame:  # a pandas DataFrame: cells may hold a list as text, as in a CSV
         numbered: Iterable[tuple[int, Any, str | None]] = frame_records(records)
     else:
-        numbered = ((n, r, None) for n, r in enumerate(records, start=1))
+        try:
+            numbered = ((n, r, None) for n, r in enumerate(records, start=1))
+        except TypeError as exc:
+            raise InvalidInputError(
+                f"rows must be a list of dicts, one dict, a DataFrame or a file path; "
+                f"got {type(records).__name__}"
+            ) from exc
     seen: dict[str, int] = {}
     for position, record, _ in numbered:
-        yield parse_row(record, position, seen=seen)
+        yield parse_row(record, position, from_csv=is_frame, seen=seen)

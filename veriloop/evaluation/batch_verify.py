@@ -13,8 +13,13 @@ What the batch adds is throughput and durability:
   batch;
 - each row's result is appended to `results.jsonl` and fsynced before the next chunk, so
   a kill loses at most the chunk in flight, and a re-run skips every row already checked
-  (keyed by the row's id; a row that failed for bad input is tried again, since the file
-  may have been fixed: the latest record of an id is the one that counts);
+  (keyed by the row's id and its `fingerprint`: the answer, sources, question, settings
+  and judge; a row edited since, or checked by another judge, rules or decision, is
+  checked again; a row that failed for bad input is tried again, since the file may have
+  been fixed, and its failure is written again only if it changed: the latest record of
+  an id is the one that counts);
+- a folder holding another input's results is refused (`start_run`, unless asked to
+  continue), and a second process writing into the same folder is refused (`run_lock`);
 - a bad row is one failed record naming its field; the rows around it go on.
 
 A result line (`RowResult`): the row's `id`, `verdict` (supported / hallucinated /
@@ -34,7 +39,11 @@ beside-the-point sentences are found.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -68,6 +77,7 @@ from veriloop.nodes.claims import (
     word_count,
 )
 from veriloop.nodes.judges import evidence_windows
+from veriloop.text import safe_text
 
 RUN = "verify"
 """The `run` every batch-verification record carries (results.jsonl is shared with bench's
@@ -363,23 +373,86 @@ def failed_record(problem: RowError) -> dict[str, Any]:
     }
 
 
+def judge_fingerprint(context: FVContext) -> str:
+    """Return a fingerprint of what decides a verdict besides the row, read from files.
+
+    The verifier, its weights (sha256 of the safetensors), and for the three-way judge the
+    way it reads a claim (`HYPOTHESIS_RULE`), the decision fitted for it and the rules'
+    code and lexicon (`nodes.mismatch.rules_fingerprint`): an upgrade of any of them makes a
+    resumed batch check its rows again instead of serving the old verdicts.
+    """
+    from veriloop.nodes.judges.cross_encoder import ADAPTER_DIR, HYPOTHESIS_RULE, THREE_WAY_DIR
+    from veriloop.nodes.judges.decision import load_decision
+    from veriloop.nodes.judges.pair_classifier import weights_fingerprint
+    from veriloop.nodes.mismatch import rules_fingerprint
+
+    parts = [context.verifier, HYPOTHESIS_RULE]
+    if context.verifier.startswith("three_way"):
+        decision = load_decision(THREE_WAY_DIR)
+        parts += [
+            weights_fingerprint(THREE_WAY_DIR),
+            f"{decision.supported_at}/{decision.contradicted_at}",
+        ]
+        if context.verifier == "three_way":
+            parts.append(rules_fingerprint())
+    elif context.verifier in ("trained", "gated"):
+        parts.append(weights_fingerprint(ADAPTER_DIR))
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def row_fingerprint(row: Row, settings: BatchSettings, judge: str) -> str:
+    """Return a fingerprint of what was checked: the row's text, the settings, the judge."""
+    what = [row.answer, row.sources, row.question, settings.recorded(), judge]
+    text = safe_text(json.dumps(what, ensure_ascii=False, sort_keys=True, default=str))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def latest_records(results: ResultsFile) -> dict[str, dict[str, Any]]:
     """Return the latest record of each row id (a retried row supersedes its failure)."""
     return {r["item_id"]: r for r in results.records() if r.get("run") == RUN}
 
 
 def start_run(
-    run_dir: Path, source: str, settings: BatchSettings, *, command: str = ""
+    run_dir: Path,
+    source: str,
+    settings: BatchSettings,
+    *,
+    command: str = "",
+    continue_run: bool = False,
 ) -> ResultsFile:
     """Open (or resume) a batch run folder; refuse one checked under other settings.
 
+    Args:
+        run_dir: The run folder (`--out`).
+        source: What is checked: a file's path, or a name for rows given in Python.
+        settings: The batch's settings; a folder checked under others is refused.
+        command: The command line, for the manifest.
+        continue_run: Add `source`'s rows to a folder that holds another input's results
+            (refused otherwise, so that one input's verdicts are never read as another's).
+
     Raises:
-        InvalidInputError: `run_dir` is a file, or holds results of other settings.
+        InvalidInputError: `run_dir` is a file or cannot be written, or holds results of
+            other settings or (without `continue_run`) of another input.
     """
     if run_dir.exists() and not run_dir.is_dir():
         raise InvalidInputError(f"{run_dir} is a file; give a folder for --out")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        probe = run_dir / ".write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot write into {run_dir} ({exc.strerror or exc}); give --out a folder you "
+            "can write to"
+        ) from exc
     manifest = read_manifest(run_dir)
+    earlier = manifest.get("input")
+    if earlier and _input_key(earlier) != _input_key(source) and not continue_run:
+        raise InvalidInputError(
+            f"{run_dir} holds the results of {earlier}, not {source}; give another --out, "
+            "or --continue to add these rows to it"
+        )
     recorded = settings.recorded()
     if manifest and manifest.get("kind") != RUN:
         raise InvalidInputError(
@@ -391,17 +464,55 @@ def start_run(
             f"{run_dir} holds rows checked with other settings ({manifest.get('settings')}, "
             f"now {recorded}); use another --out, or the same settings to resume"
         )
+    inputs = sorted({*manifest.get("inputs", [earlier] if earlier else []), source})
     write_json_atomically(
         run_dir / "manifest.json",
         {
             **manifest,
             "kind": RUN,
-            "input": source,
+            "input": earlier or source,
+            **({"inputs": inputs} if len(inputs) > 1 else {}),
             "settings": recorded,
             **({"command": command} if command else {}),
         },
     )
     return ResultsFile(run_dir / "results.jsonl")
+
+
+def _input_key(source: str) -> str:
+    """Return what makes two inputs the same: a file's absolute path, else the name."""
+    path = Path(source)
+    return str(path.resolve()) if path.suffix and path.exists() else source
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's writer lock; refuse at once if another process holds it.
+
+    Raises:
+        InvalidInputError: Another process is checking into this folder.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / ".lock").open("a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise InvalidInputError(
+                f"{run_dir} is being written by {holder}; wait for it to finish (then re-run "
+                "to resume) or give another --out"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _chunks(rows: Iterable[Row | RowError], size: int) -> Iterator[list[Row | RowError]]:
@@ -437,24 +548,30 @@ def check_rows(
     settings = settings or BatchSettings()
     check_settings(settings)
     context = settings.context
-    finished = {
-        rid for rid, record in latest_records(results).items() if record.get("error") is None
-    }
+    judge = judge_fingerprint(context)
+    latest = latest_records(results)
     summary = BatchSummary()
     started = time.perf_counter()
     for chunk in _chunks(rows, settings.chunk_rows):
         todo: list[Row] = []
+        prints: list[str] = []
         for row in chunk:
-            if row.id in finished:
-                summary.skipped += 1
-            elif isinstance(row, RowError):
+            earlier = latest.get(row.id, {})
+            if isinstance(row, RowError):
                 record = failed_record(row)
-                results.append(record)
                 summary.failed += 1
+                if earlier.get("error") != record["error"]:  # the same failure: not again
+                    results.append(record)
+                    latest[row.id] = record
                 if on_row:
                     on_row(record)
-            else:
+                continue
+            fingerprint = row_fingerprint(row, settings, judge)
+            if earlier.get("error") is None and earlier.get("fingerprint") == fingerprint:
+                summary.skipped += 1
+            else:  # new, failed before, or changed since (text, settings or judge)
                 todo.append(row)
+                prints.append(fingerprint)
         if not todo:
             continue
         planned = [row_tasks(row, context, settings.max_windows) for row in todo]
@@ -474,10 +591,11 @@ def check_rows(
             mine = checks[cursor : cursor + len(row_tasks_)]
             cursor += len(row_tasks_)
             record = row_record(row, mine, sentences, left_out, context, per_row)
+            record["fingerprint"] = prints[todo.index(row)]
             if settings.relevance:
                 add_relevance(record, relevant)
             results.append(record)
-            finished.add(row.id)
+            latest[row.id] = record
             summary.checked += 1
             summary.claims += len(mine)
             if on_row:

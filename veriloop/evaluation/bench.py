@@ -30,6 +30,7 @@ from veriloop.evaluation.harness import Task, run_tasks
 from veriloop.evaluation.items import DatasetError, Item
 from veriloop.files import write_json_atomically
 from veriloop.graphs.registry import METHODS, get_method
+from veriloop.text import safe_text
 
 OUTPUT_KEYS = ("answer", "knowledge", "stop_reason", "refusal", "choice", "option_scores")
 
@@ -176,7 +177,7 @@ class ResultsFile:
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record durably."""
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = safe_text(json.dumps(record, ensure_ascii=False, default=str)) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()

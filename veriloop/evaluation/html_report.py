@@ -24,6 +24,8 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from veriloop.text import safe_text
+
 
 class ClaimView(TypedDict, total=False):
     """One checked sentence of an answer, as the page shows it."""
@@ -236,6 +238,22 @@ SCRIPT = r"""
 """
 
 
+_SCRIPT_UNSAFE = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def script_safe_json(value: Any) -> str:
+    r"""Return `value` as JSON that can sit inside a `<script>` block whatever its text holds.
+
+    `<`, `>` and `&` become `\u003c`, `\u003e`, `\u0026` (JSON escapes, decoded back by
+    `JSON.parse`), so no `</script>`, `<!--` or `<script` in an answer can end the block or
+    switch the HTML parser into a script-data state; U+2028 and U+2029 are escaped too.
+    Lone surrogates (which no UTF-8 page can hold) become U+FFFD.
+    """
+    return safe_text(json.dumps(value, ensure_ascii=False).translate(_SCRIPT_UNSAFE))
+
+
 def _options(values: Sequence[str], everything: str) -> str:
     """Return <option>s for a filter: 'everything' first, then each value."""
     items = [f'<option value="">{html.escape(everything)}</option>']
@@ -273,7 +291,7 @@ def render_page(
         {c.get("verdict") or "none" for a in answers for c in a.get("claims", [])}
     )
     runs = sorted({a.get("run", "") for a in answers} - {""})
-    payload = json.dumps(list(answers), ensure_ascii=False).replace("</", "<\\/")
+    payload = script_safe_json(list(answers))
     meta_html = "".join(f'<div class="meta">{html.escape(line)}</div>' for line in meta)
     images = "".join(embedded_image(p) for p in plots if Path(p).is_file())
     legend = (
