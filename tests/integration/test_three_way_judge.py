@@ -152,3 +152,51 @@ def test_verify_names_both_spans_of_an_inverted_claim(
             [mismatch] = claim["mismatches"]
             assert (mismatch["claim_span"], mismatch["evidence_span"]) == spans
             assert spans[0] in mismatch["reason"] and spans[1] in mismatch["reason"]
+
+
+ASPIRIN_QUESTION = "When was aspirin first synthesised?"
+ASPIRIN_ANSWER = "Aspirin was first synthesised in 1897."
+ASPIRIN_SOURCE = "Aspirin was first synthesised in 1897 by Felix Hoffmann at Bayer."
+
+
+def test_a_question_never_flips_a_copied_answer(tmp_path: Path) -> None:
+    """Issue 36: with its question or without, the copied answer stays supported everywhere."""
+    import veriloop
+    from veriloop.guard import GroundingGuard
+    from veriloop.testing import assert_grounded
+
+    plain = {"answer": ASPIRIN_ANSWER, "sources": [ASPIRIN_SOURCE]}
+    asked = {"question": ASPIRIN_QUESTION, **plain}
+    ragas = {
+        "user_input": ASPIRIN_QUESTION,
+        "response": ASPIRIN_ANSWER,
+        "retrieved_contexts": [ASPIRIN_SOURCE],
+    }
+    deepeval = {
+        "input": ASPIRIN_QUESTION,
+        "actual_output": ASPIRIN_ANSWER,
+        "retrieval_context": [ASPIRIN_SOURCE],
+    }
+    # veriloop.check and batch verify (plain, veriloop, RAGAS and DeepEval rows)
+    results = veriloop.check([plain, asked, ragas, deepeval])
+    verdicts = [(r["verdict"], r["claims"][0]["verdict"]) for r in results]
+    assert verdicts == [("supported", "supported")] * 4, results
+    same = {round(r["claims"][0]["p_supported"], 6) for r in results}
+    assert len(same) == 1  # the question changed nothing the judge read
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in (plain, asked, ragas, deepeval)))
+    out = tmp_path / "out"
+    assert CliRunner().invoke(app, ["verify", str(rows), "--out", str(out)]).exit_code == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["verdict"] for r in records] == ["supported"] * 4
+    # one answer through `veriloop verify`, with its question
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(asked))
+    result = CliRunner().invoke(app, ["verify", str(one), "--json", "--set", "max_revisions=0"])
+    output = json.loads(result.stdout[result.stdout.index("{") :])
+    assert [c["verdict"] for c in output["claims"]] == ["supported"]
+    # the pytest helper and the LangChain guard
+    assert_grounded(ASPIRIN_ANSWER, [ASPIRIN_SOURCE], question=ASPIRIN_QUESTION)
+    guard = GroundingGuard(sources=[ASPIRIN_SOURCE])
+    checked = guard.check({"answer": ASPIRIN_ANSWER, "question": ASPIRIN_QUESTION})
+    assert checked["verdict"] == "supported", checked["sentences"]

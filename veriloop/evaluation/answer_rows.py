@@ -286,13 +286,14 @@ def decoded(path: Path, raw: bytes) -> str | None:
                     f"{path} starts with a {encoding} byte-order mark but is not {encoding} "
                     f"text ({exc.reason} at byte {exc.start}); save it as UTF-8"
                 ) from exc
+    head = raw[:200]
+    if head.count(0) > len(head) // 4:  # every other byte NUL: UTF-16 (NUL is valid UTF-8)
+        raise InvalidInputError(
+            f"{path} looks like UTF-16 text without a byte-order mark; save it as UTF-8"
+        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        if raw[:200].count(0) > len(raw[:200]) // 4:
-            raise InvalidInputError(
-                f"{path} looks like UTF-16 text without a byte-order mark; save it as UTF-8"
-            ) from None
         return None
 
 
