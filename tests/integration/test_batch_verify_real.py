@@ -161,6 +161,47 @@ def test_the_html_report_renders_highlights_and_evidence_in_a_real_browser(
     assert shot.stat().st_size > 10_000
 
 
+HOSTILE = ["<!--", "<script>", "</script>", "]]>", "\u2028", "<script>alert(1)</script>", "&amp;"]
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+def test_a_report_of_hostile_text_shows_every_answer_in_a_real_browser(tmp_path: Path) -> None:
+    """Issue 36: `<!--` in one row and `<script` in a later one hid every answer."""
+    import veriloop
+
+    hostile = []
+    for number, bad in enumerate(HOSTILE):
+        text = f"Warfarin {bad} causes bleeding in row {number}."
+        hostile.append(
+            {
+                "id": f"h{number} {bad}",
+                "question": f"What {bad} does warfarin do?",
+                "answer": text,
+                "sources": [f"{SOURCE} {bad}", f"Another {bad} source."],
+            }
+        )
+    run = tmp_path / "run"
+    veriloop.check(hostile, out=run)
+    page = (run / "report.html").resolve()
+    dom = subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            f"file://{page}#details",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert f"{len(HOSTILE)} of {len(HOSTILE)} answers shown" in dom
+    for number in range(len(HOSTILE)):
+        assert f"in row {number}." in dom  # every answer rendered, by the page's own script
+    assert "<script>alert(1)</script>" not in dom  # shown as text, never as markup
+
+
 def test_the_readme_pytest_example_passes(tmp_path: Path) -> None:
     text = README.read_text()
     found = re.search(r"<!-- pytest-example -->\s*```python\n(.*?)```", text, re.S)
