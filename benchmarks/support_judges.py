@@ -260,6 +260,26 @@ def run_measure(args: argparse.Namespace) -> None:
 
 
 NOTES = """\
+## Since issue 35 (2026-11-25)
+
+- `three_way` and `three_way_model` are re-measured with the same weights under three
+  changes, so their rows of 2026-11-24 are kept as `three_way_514294a` and
+  `three_way_model_514294a`: (1) the question is no longer part of the hypothesis (a
+  statement is read alone; only a bare answer under three words is read after its
+  question: `cross_encoder_input`); (2) the rules include the aligned contrast rule
+  (`nodes/contrast.py`: a 228-pair medical contrast lexicon, rates, same-kind entities,
+  clause-level negation); (3) the verdict is the one decision (`nodes/judges/decision.py`)
+  at the thresholds fitted on dev parts (`decision.json`: supported_at 0.56,
+  contradicted_at 0.20). Balanced accuracy and AUROC still read P(supported) at 0.5.
+- `three_way_no_question`: the question dropped; `three_way_question_always`: the
+  question read before every claim (the judges' old input). The three differ only on
+  the sets that carry questions (HaluEval, PubMedQA, their swapped copies).
+- New held-out sets: `cannot_test` (CANNOT, a tenth of its premises by hash), `scone_test`,
+  `clinifact_test`, `medhallu_test` (MedHallu items whose PubMedQA item is a test item:
+  no judge trained on them), and the MedQuAD minimal pairs of held-out pages, one set per
+  edit type (`medquad_mp_<edit>`: each contradicted pair beside its entailed twin;
+  `medquad_mp_neither`: a related page's window beside the claim's own).
+
 ## The three-way judge (since 2026-11-24)
 
 - `three_way_model`: the bundled all-MiniLM-L6-v2 with every encoder layer fine-tuned
