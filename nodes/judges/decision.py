@@ -8,8 +8,9 @@ Verification, M-Eval's stances) takes the verdict `decide` gives:
    contrast, a rate, a swapped entity) -> **contradicted**, both spans named;
 2. else P(contradicted) >= `contradicted_at`, above P(entailed), from evidence that shares
    a content word with the claim -> **contradicted**;
-3. else P(entailed) >= `supported_at` -> **supported**;
-4. else **unsupported**.
+3. else P(entailed) >= `supported_at`, and not below P(contradicted) -> **supported**;
+4. else **unsupported** (a claim the model finds more likely denied than backed is never
+   called supported, even where its P(contradicted) is short of `contradicted_at`).
 
 The two thresholds are fitted (`benchmarks/fit_decision.py`) on dev parts that no table
 reports and no training run saw (CANNOT dev, CliniFact dev, ScoNe dev and the MedQuAD
@@ -93,7 +94,7 @@ def decide(
         return "contradicted"
     if p_contradicted >= decision.contradicted_at and p_contradicted > p_entailed and about_it:
         return "contradicted"
-    if p_entailed >= decision.supported_at:
+    if p_entailed >= decision.supported_at and p_entailed >= p_contradicted:
         return "supported"
     return "unsupported"
 

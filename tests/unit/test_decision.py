@@ -31,6 +31,14 @@ def test_decide_by_hand(p_e: float, p_c: float, about: bool, conflicts: int, exp
     assert decide(p_e, p_c, AT, about_it=about, conflicts=conflicts) == expected
 
 
+def test_more_likely_denied_is_never_supported() -> None:
+    """Issue 36: P(supported) 0.515 beside P(contradicted) 0.711 came back supported."""
+    strict = Decision(supported_at=0.44, contradicted_at=0.8)
+    assert decide(0.515, 0.711, strict) == "unsupported"
+    assert decide(0.515, 0.3, strict) == "supported"
+    assert decide(0.1, 0.85, strict) == "contradicted"
+
+
 def test_the_decision_file_is_read_and_bad_ones_are_named(tmp_path: Path) -> None:
     assert load_decision(tmp_path) == Decision()  # none: 0.5 / 0.5
     (tmp_path / "decision.json").write_text(
