@@ -159,7 +159,8 @@ def _permutation(pool: int, epoch: int, size: int, seed: int) -> list[int]:
     if key not in _PERMUTATIONS:
         order = list(range(size))
         random.Random(f"{seed}:{pool}:{epoch}").shuffle(order)
-        _PERMUTATIONS.clear()  # one pass per pool at a time is enough
+        for old in [k for k in _PERMUTATIONS if k[0] == pool]:  # one pass per pool is kept:
+            del _PERMUTATIONS[old]  # clearing all re-shuffled both pools on every step
         _PERMUTATIONS[key] = order
     return _PERMUTATIONS[key]
 

@@ -106,17 +106,14 @@ class ThreeWayJudge:
             InvalidInputError: No trained judge in `judge_dir`, or thresholds outside [0, 1].
         """
         fitted = load_decision(Path(judge_dir))
-        self.decision = Decision(
+        chosen = Decision(  # validates the thresholds
             fitted.supported_at if supported_at is None else supported_at,
             fitted.contradicted_at if contradicted_at is None else contradicted_at,
-            fitted.fitted_on
-            if supported_at is None and contradicted_at is None
-            else "set by the caller",
         )
         self.tokenizer, self.encoder, self.head, self.training = load_three_way(Path(judge_dir))
         self.judge_dir = Path(judge_dir)
-        self.supported_at = self.decision.supported_at
-        self.contradicted_at = self.decision.contradicted_at
+        self.supported_at = chosen.supported_at
+        self.contradicted_at = chosen.contradicted_at
         self.max_length = max_length
         self.batch_size = batch_size
         self.max_evidence_chars = max_evidence_chars

@@ -44,6 +44,15 @@ def rows(count: int) -> list[dict[str, object]]:
     return out
 
 
+def rendered_dom(page: Path) -> str:
+    """Return the DOM of `page#details` after its own script ran, from headless Chromium."""
+    command = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"]
+    done = subprocess.run(
+        [*command, f"file://{page}#details"], capture_output=True, text=True, timeout=120
+    )
+    return done.stdout
+
+
 def records(path: Path) -> list[dict[str, object]]:
     if not path.exists():
         return []
@@ -122,19 +131,7 @@ def test_the_html_report_renders_highlights_and_evidence_in_a_real_browser(
     run = tmp_path / "run"
     veriloop.check(rows(2), out=run)
     page = (run / "report.html").resolve()
-    dom = subprocess.run(
-        [
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--dump-dom",
-            f"file://{page}#details",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
+    dom = rendered_dom(page)
     parser = Marks()
     parser.feed(dom)  # the DOM after the page's own script ran: none of this is in the HTML
     by_class = {m["class"]: m for m in parser.marks}
@@ -183,19 +180,7 @@ def test_a_report_of_hostile_text_shows_every_answer_in_a_real_browser(tmp_path:
     run = tmp_path / "run"
     veriloop.check(hostile, out=run)
     page = (run / "report.html").resolve()
-    dom = subprocess.run(
-        [
-            "chromium",
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--dump-dom",
-            f"file://{page}#details",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
+    dom = rendered_dom(page)
     assert f"{len(HOSTILE)} of {len(HOSTILE)} answers shown" in dom
     for number in range(len(HOSTILE)):
         assert f"in row {number}." in dom  # every answer rendered, by the page's own script

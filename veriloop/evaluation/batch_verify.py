@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -374,28 +375,35 @@ def failed_record(problem: RowError) -> dict[str, Any]:
 
 
 def judge_fingerprint(context: FVContext) -> str:
+    """Return `verifier_fingerprint(context.verifier)` (see there)."""
+    return verifier_fingerprint(context.verifier)
+
+
+@functools.cache
+def verifier_fingerprint(verifier: str) -> str:
     """Return a fingerprint of what decides a verdict besides the row, read from files.
 
     The verifier, its weights (sha256 of the safetensors), and for the three-way judge the
     way it reads a claim (`HYPOTHESIS_RULE`), the decision fitted for it and the rules'
     code and lexicon (`nodes.mismatch.rules_fingerprint`): an upgrade of any of them makes a
-    resumed batch check its rows again instead of serving the old verdicts.
+    resumed batch check its rows again instead of serving the old verdicts. Computed once
+    per process (it hashes the 21 MB of weights), not on every `check_rows` call.
     """
     from veriloop.nodes.judges.cross_encoder import ADAPTER_DIR, HYPOTHESIS_RULE, THREE_WAY_DIR
     from veriloop.nodes.judges.decision import load_decision
     from veriloop.nodes.judges.pair_classifier import weights_fingerprint
     from veriloop.nodes.mismatch import rules_fingerprint
 
-    parts = [context.verifier, HYPOTHESIS_RULE]
-    if context.verifier.startswith("three_way"):
+    parts = [verifier, HYPOTHESIS_RULE]
+    if verifier.startswith("three_way"):
         decision = load_decision(THREE_WAY_DIR)
         parts += [
             weights_fingerprint(THREE_WAY_DIR),
             f"{decision.supported_at}/{decision.contradicted_at}",
         ]
-        if context.verifier == "three_way":
+        if verifier == "three_way":
             parts.append(rules_fingerprint())
-    elif context.verifier in ("trained", "gated"):
+    elif verifier in ("trained", "gated"):
         parts.append(weights_fingerprint(ADAPTER_DIR))
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
