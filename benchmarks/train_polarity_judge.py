@@ -44,37 +44,24 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import save_file
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
 if not __package__:  # run as a script (the documented way): let `benchmarks.` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.train_three_way_judge import LICENCES, allowed_loss, evidence_text, run_notes
-from veriloop.evaluation.minimal_pairs import cached_pairs
-from veriloop.evaluation.nli_sets import (
-    NLI_DEV,
-    NLI_HELD_OUT,
-    ThreeWayPair,
-    capped,
-    nli_pairs,
-    nli_training_pairs,
-    support_training_pairs,
-)
-from veriloop.models.locate import bundled_embedding_model_path
-from veriloop.nodes.judges import (
-    CONTRADICTED,
-    ENTAILED,
-    NEITHER,
+from benchmarks.judge_training import (
     THREE_WAY,
-    cross_encoder_input,
+    Example,
+    allowed_loss,
     mean_pooled,
+    read_pools,
+    run_notes,
+    save_weights,
+    write_pools,
 )
 
-Example = tuple[str, str, frozenset[int], str]
-"""(evidence, hypothesis, allowed classes, source)."""
-
+ENTAILED, NEITHER, CONTRADICTED = (THREE_WAY.index(c) for c in THREE_WAY)  # 0, 1, 2
 GENERAL = ("snli", "mnli", "cad", "breaking", "conj", "fever", "fm2", "wice")
 POLARITY_NLI = ("cannot", "scone", "clinifact", "scifact")
 LICENSED_SUPPORT = "halueval,citation,pubmedqa,halueval_swap,halueval_negated,pubmedqa_negated"
@@ -89,17 +76,37 @@ EXTRA_LICENCES = {
 }
 
 
-def _example(pair: ThreeWayPair, window_chars: int) -> Example:
-    return (
-        evidence_text(pair, window_chars),
-        cross_encoder_input(pair.query),
-        pair.allowed,
-        pair.source,
+def build_pools(args: argparse.Namespace) -> tuple[dict[str, list[Example]], dict[str, Any]]:
+    """Return the pools (general, polarity, one per selection set) and their notes.
+
+    The one step that reads `../shared/data` and needs veriloop installed; its result is
+    what `--write-pools` writes, so training can run where neither is.
+    """
+    # Imported here, not above: training from a pools file needs torch alone.
+    from benchmarks.train_three_way_judge import LICENCES, evidence_text  # noqa: PLC0415
+    from veriloop.evaluation.minimal_pairs import cached_pairs  # noqa: PLC0415
+    from veriloop.evaluation.nli_sets import (  # noqa: PLC0415
+        NLI_DEV,
+        NLI_HELD_OUT,
+        capped,
+        nli_pairs,
+        nli_training_pairs,
+        support_training_pairs,
     )
+    from veriloop.nodes.judges import THREE_WAY as INFERENCE_CLASSES  # noqa: PLC0415
+    from veriloop.nodes.judges import cross_encoder_input  # noqa: PLC0415
 
+    if tuple(INFERENCE_CLASSES) != THREE_WAY:
+        raise SystemExit(f"the judge's classes are {INFERENCE_CLASSES}, the trainer's {THREE_WAY}")
 
-def pools(args: argparse.Namespace) -> tuple[list[Example], list[Example], dict[str, int]]:
-    """Return (general pool, polarity pool, pairs per source)."""
+    def example(pair: Any) -> Example:
+        return (
+            evidence_text(pair, args.window_chars),
+            cross_encoder_input(pair.query),
+            pair.allowed,
+            pair.source,
+        )
+
     rng = random.Random(args.seed)
     nli, _ = nli_training_pairs(args.data_root)
     general_pairs = [
@@ -110,17 +117,38 @@ def pools(args: argparse.Namespace) -> tuple[list[Example], list[Example], dict[
     polarity_pairs = [p for p in nli if p.source in POLARITY_NLI]
     sources = tuple(s for s in args.support_sources.split(",") if s)
     polarity_pairs += support_training_pairs(args.data_root, sources, args.support_per_class)
-    general = [_example(p, args.window_chars) for p in tqdm(general_pairs, desc="general pool")]
-    polarity = [_example(p, args.window_chars) for p in tqdm(polarity_pairs, desc="polarity pool")]
+    general = [example(p) for p in tqdm(general_pairs, desc="general pool")]
+    polarity = [example(p) for p in tqdm(polarity_pairs, desc="polarity pool")]
     for pair in cached_pairs(seed=args.seed):
         if pair.split == "train":
             polarity.append(
                 (pair.evidence, pair.claim, frozenset({LABELS[pair.label]}), f"mp_{pair.label}")
             )
+    pools: dict[str, list[Example]] = {"general": general, "polarity": polarity}
+    select_rng = random.Random(args.seed)
+    for name in SELECTION:
+        folder, split = NLI_DEV[name]
+        pairs = nli_pairs(args.data_root, folder, split)
+        select_rng.shuffle(pairs)
+        pools[f"select:{name}"] = [example(p) for p in pairs[: args.eval_pairs]]
     counts: dict[str, int] = {}
-    for example in general + polarity:
-        counts[example[3]] = counts.get(example[3], 0) + 1
-    return general, polarity, counts
+    for item in general + polarity:
+        counts[item[3]] = counts.get(item[3], 0) + 1
+    meta = {
+        "pairs": counts,
+        "data_fingerprint": fingerprint(general, polarity),
+        "held_out": {
+            **{k: f"{f} / {s or 'all splits'}" for k, (f, s) in NLI_HELD_OUT.items()},
+            "selection (dev, never reported)": list(SELECTION),
+        },
+        "licences": {**LICENCES, **EXTRA_LICENCES},
+        "built_with": {
+            k: getattr(args, k)
+            for k in ("nli_per_class", "support_sources", "support_per_class", "window_chars")
+        }
+        | {"eval_pairs": args.eval_pairs, "seed": args.seed},
+    }
+    return pools, meta
 
 
 def fingerprint(general: list[Example], polarity: list[Example]) -> str:
@@ -165,22 +193,10 @@ def _permutation(pool: int, epoch: int, size: int, seed: int) -> list[int]:
     return _PERMUTATIONS[key]
 
 
-def selection_sets(args: argparse.Namespace) -> dict[str, list[Example]]:
-    """Return the dev parts that choose the checkpoint (never reported), capped."""
-    rng = random.Random(args.seed)
-    out = {}
-    for name in SELECTION:
-        folder, split = NLI_DEV[name]
-        pairs = nli_pairs(args.data_root, folder, split)
-        rng.shuffle(pairs)
-        out[name] = [_example(p, args.window_chars) for p in pairs[: args.eval_pairs]]
-    return out
-
-
 @torch.no_grad()
 def evaluate(
     model: Any, head: Any, tokenizer: Any, examples: list[Example], max_length: int
-) -> dict[str, float]:
+) -> dict[str, float | None]:
     """Return balanced accuracy (entailed vs rest at P >= 0.5), 3-way accuracy, denials caught."""
     model.eval()
     probs = []
@@ -193,7 +209,7 @@ def evaluate(
             max_length=max_length,
             padding=True,
             return_tensors="pt",
-        )
+        ).to(model.device)
         hidden = model(**inputs).last_hidden_state
         probs += torch.softmax(head(mean_pooled(hidden, inputs["attention_mask"])), -1).tolist()
     model.train()
@@ -217,22 +233,6 @@ def evaluate(
         "three_way_accuracy": round(sum(correct) / len(correct), 4),
         "contradictions_caught": round(sum(denials) / len(denials), 4) if denials else None,
     }
-
-
-def save_weights(folder: Path, model: Any, head: Any, notes: dict[str, Any]) -> None:
-    """Write the judge as `nodes/data/three_way_judge` holds it (fp16 layers, head, json)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    layers = {
-        n: p.detach().to(torch.float16).contiguous()
-        for n, p in model.state_dict().items()
-        if not n.startswith("embeddings.")
-    }
-    save_file(layers, str(folder / "encoder.safetensors"))
-    save_file(
-        {k: v.detach().contiguous() for k, v in head.state_dict().items()},
-        str(folder / "head.safetensors"),
-    )
-    (folder / "training.json").write_text(json.dumps(notes, indent=2) + "\n")
 
 
 def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
@@ -262,21 +262,50 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--version", type=int, default=2)
+    parser.add_argument(
+        "--pools",
+        type=Path,
+        default=Path("runs/polarity_pools.json.xz"),
+        help="the training and selection pairs; built from --data-root when absent",
+    )
+    parser.add_argument(
+        "--write-pools", action="store_true", help="(re)build --pools from --data-root and stop"
+    )
+    parser.add_argument(
+        "--base", type=Path, default=None, help="the encoder to start from (default: bundled)"
+    )
+    parser.add_argument("--device", default="auto", help="auto (a GPU if any), cpu, cuda")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    device = torch.device(
+        ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    )
+    if args.write_pools or not args.pools.is_file():
+        built, meta = build_pools(args)
+        args.pools.parent.mkdir(parents=True, exist_ok=True)
+        write_pools(args.pools, built, meta)
+        print(f"wrote {args.pools} ({args.pools.stat().st_size / 1e6:.1f} MB)")
+        if args.write_pools:
+            return
+    loaded, meta = read_pools(args.pools)
+    general, polarity = loaded["general"], loaded["polarity"]
+    select = {k.removeprefix("select:"): v for k, v in loaded.items() if k.startswith("select:")}
+    data_id, counts = fingerprint(general, polarity), meta["pairs"]
+    if data_id != meta["data_fingerprint"]:
+        raise SystemExit(f"{args.pools} does not hold the data its notes name: rebuild it")
     args.out.mkdir(parents=True, exist_ok=True)
-
-    general, polarity, counts = pools(args)
-    data_id = fingerprint(general, polarity)
-    select = selection_sets(args)
     print(f"general {len(general)}, polarity {len(polarity)} pairs ({data_id}): {counts}")
-    base = bundled_embedding_model_path()
+    if args.base is None:  # veriloop's bundled encoder; --base names a copy where it is absent
+        from veriloop.models.locate import bundled_embedding_model_path  # noqa: PLC0415
+
+        args.base = bundled_embedding_model_path()
+    base = args.base
     tokenizer = AutoTokenizer.from_pretrained(base)
-    model = AutoModel.from_pretrained(base)
+    model = AutoModel.from_pretrained(base).float().to(device)  # a copy may be carried in fp16
     for name, param in model.named_parameters():
         param.requires_grad = not name.startswith("embeddings.")
-    head = torch.nn.Linear(model.config.hidden_size, len(THREE_WAY))
+    head = torch.nn.Linear(model.config.hidden_size, len(THREE_WAY)).to(device)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(
         [
@@ -291,7 +320,7 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
     checkpoint_path = args.out / "checkpoint.pt"
     step, losses, seconds, best = 0, [], 0.0, -1.0
     if checkpoint_path.is_file():
-        state = torch.load(checkpoint_path, weights_only=False)
+        state = torch.load(checkpoint_path, weights_only=False, map_location=device)
         if state["data"] != data_id or state["steps"] != args.steps:
             raise SystemExit(
                 f"{checkpoint_path} is a run on other data or of another length "
@@ -321,10 +350,8 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
         "pooling": "mean",
         "pairs": counts,
         "data_fingerprint": data_id,
-        "held_out": {
-            **{k: f"{f} / {s or 'all splits'}" for k, (f, s) in NLI_HELD_OUT.items()},
-            "selection (dev, never reported)": list(SELECTION),
-        },
+        "held_out": meta["held_out"],
+        "pools": meta["built_with"],
         "healthver": "not trained on (its repository states no licence)",
         "replay": args.replay,
         "batch_size": args.batch_size,
@@ -334,7 +361,7 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
         "max_length": args.max_length,
         "window_chars": args.window_chars,
         "init_from": "all-MiniLM-L6-v2 (bundled), fresh head",
-        "licences": {**LICENCES, **EXTRA_LICENCES},
+        "licences": meta["licences"],
         "command": "benchmarks/train_polarity_judge.py "
         + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
     }
@@ -352,10 +379,11 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
                 max_length=args.max_length,
                 padding=True,
                 return_tensors="pt",
-            )
+            ).to(device)
             allowed = torch.zeros(len(batch), len(THREE_WAY), dtype=torch.bool)
             for row, example in enumerate(batch):
                 allowed[row, list(example[2])] = True
+            allowed = allowed.to(device)
             hidden = model(**inputs).last_hidden_state
             loss = allowed_loss(head(mean_pooled(hidden, inputs["attention_mask"])), allowed)
             optimizer.zero_grad()
@@ -372,7 +400,8 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
                     n: evaluate(model, head, tokenizer, ex, args.max_length)
                     for n, ex in select.items()
                 }
-                selection = sum(s["balanced_accuracy"] for s in scores.values()) / len(scores)
+                balanced = [s["balanced_accuracy"] or 0.0 for s in scores.values()]
+                selection = sum(balanced) / len(balanced)
                 point = {
                     "step": step,
                     "pairs_seen": step * args.batch_size,
@@ -386,7 +415,8 @@ def main() -> None:  # noqa: PLR0915 - one training loop, read top to bottom
                 tqdm.write(json.dumps(point))
                 if selection > best:
                     best = selection
-                    run = run_notes(losses, time.perf_counter() - started, args.threads)
+                    seconds = time.perf_counter() - started
+                    run = run_notes(losses, seconds, args.threads, str(device))
                     save_weights(
                         args.out / "best",
                         model,

@@ -36,10 +36,9 @@ from transformers import AutoModel, AutoTokenizer
 
 if not __package__:  # run as a script (the documented way): let `veriloop` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_three_way_judge import bucketed, run_notes
-
+from benchmarks.judge_training import run_notes
+from benchmarks.train_three_way_judge import bucketed
 from veriloop.evaluation.relevance_sets import (
     GROUNDED_BENCH,
     mediqa_relevance_pairs,

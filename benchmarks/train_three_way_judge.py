@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,10 @@ from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
+if not __package__:  # run as a script (the documented way): let `benchmarks.` resolve
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.judge_training import allowed_loss, run_notes
 from veriloop.evaluation.nli_sets import (
     NLI_HELD_OUT,
     ThreeWayPair,
@@ -105,27 +109,6 @@ def bucketed(
         batches += [group[i : i + batch_size] for i in range(0, len(group), batch_size)]
     rng.shuffle(batches)
     return batches
-
-
-def run_notes(losses: list[float], seconds: float, threads: int) -> dict[str, Any]:
-    """Return what a training.json records of a run: the loss curve, time and machine."""
-    return {
-        "final_loss_mean_last_50": sum(losses[-50:]) / max(1, len(losses[-50:])),
-        "loss_every_50_steps": [
-            round(sum(losses[i : i + 50]) / len(losses[i : i + 50]), 4)
-            for i in range(0, len(losses), 50)
-        ],
-        "seconds": round(seconds, 1),
-        "threads": threads,
-        "device": "cpu",
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-    }
-
-
-def allowed_loss(logits: Any, allowed: Any) -> Any:
-    """Return the mean of -log P(a class the label allows): log-sum-exp over the allowed."""
-    masked = logits.masked_fill(~allowed, float("-inf"))
-    return (torch.logsumexp(logits, dim=-1) - torch.logsumexp(masked, dim=-1)).mean()
 
 
 def build_model(args: argparse.Namespace, hidden: int) -> tuple[Any, Any, int]:
