@@ -26,6 +26,7 @@ def main() -> None:
     """Read the curve, write the plot and the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("curve", type=Path)
+    parser.add_argument("--machine", default="2 CPU cores", help="where the run trained")
     args = parser.parse_args()
     points = [json.loads(line) for line in args.curve.read_text().splitlines() if line.strip()]
     if not points:
@@ -50,10 +51,11 @@ def main() -> None:
         "| step | pairs seen | hours | loss (last 50) | " + " | ".join(names) + " | selection |"
     )
     lines = [
-        "# Polarity judge training: the curve so far",
+        "# Polarity judge training: the curve",
         "",
-        f"Written by `scripts/plot_polarity_curve.py {args.curve}` from the run of "
-        "`benchmarks/train_polarity_judge.py` (2 CPU cores). Balanced accuracy (entailed vs "
+        f"Written by `scripts/plot_polarity_curve.py {args.curve} --machine '{args.machine}'` "
+        "from the run of "
+        f"`benchmarks/train_polarity_judge.py` ({args.machine}). Balanced accuracy (entailed vs "
         "the rest at P >= 0.5) on the dev parts that choose the checkpoint; they are never "
         "reported as results. Contradictions caught in parentheses.",
         "",
