@@ -5,7 +5,7 @@
 # runs/polarity_pools.json.xz and an fp16 copy of the bundled encoder into runs/device/
 # (docs/DEVELOPING.md, "Training on a lent GPU"). The machine needs PyTorch, transformers,
 # safetensors and tqdm, not veriloop: the trainer reads everything from the pools file.
-# Three runs share the GPU; each stops itself before the call's 10-minute limit, its best
+# The runs named as arguments share the GPU; each stops itself before the call's 10-minute limit, its best
 # weights and curve kept. The two best runs' weights come back split in 15 MB parts.
 set -u
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
@@ -22,12 +22,17 @@ run() {
   echo "run $name exit $?"
 }
 mkdir -p /tmp/runs
-run steps6250 --steps 6250 &
-run steps12500 --steps 12500 &
-run replay03 --steps 6250 --replay 0.3 &
+# each argument is one run: its name, then its trainer options
+#   round 1: "steps6250 --steps 6250" "steps12500 --steps 12500" "replay03 --steps 6250 --replay 0.3"
+names=()
+for spec in "$@"; do
+  read -r -a words <<<"$spec"
+  names+=("${words[0]}")
+  run "${words[@]}" &
+done
 wait
 cd /tmp/runs || exit 1
-for name in steps6250 steps12500 replay03; do
+for name in "${names[@]}"; do
   echo "== $name"
   grep -v 'it/s\]\|s/it\]' "$name.log" | tail -2 | cut -c1-600
   tail -1 "$name/curve.jsonl" | cut -c1-300

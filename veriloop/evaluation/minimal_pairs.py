@@ -11,7 +11,10 @@ three times on different sites (GHR, GARD, MedlinePlus, NIDDK ...):
   content words in the twin sentence, and not the same words in the same order); or the
   source sentence itself trimmed of a parenthesis or a trailing "which ..." / "such as
   ..." part (`trimmed`), or with the name the page itself gives the subject ("also called
-  ...": `synonym`);
+  ...": `synonym`); on training pages only, also the source sentence copied word for word
+  (`copied`, one sentence in `COPY_EVERY`), with its neighbours around it: a judge trained
+  without copies called "The most common serious side effect of warfarin is bleeding."
+  contradicted by a passage that says exactly that and then names another side effect;
 - **contradicted**: one meaning edit of such an entailed claim (so a contradicted claim and
   its entailed twin sit at the same distance from the evidence): a term of the contrast
   lexicon swapped for its opposite (`contrast`), a negation added or removed
@@ -49,7 +52,9 @@ from veriloop.text import split_sentences
 Label = Literal["entailed", "contradicted", "neither"]
 Split = Literal["train", "dev", "test"]
 EDITS = ("contrast", "negation", "number", "frequency", "entity")
-FORMS = ("cross_page", "trimmed", "synonym")
+FORMS = ("cross_page", "trimmed", "synonym", "copied")
+COPY_EVERY = 8
+"""One quotable sentence of a training page in this many is also an entailed copy."""
 
 PARAPHRASE_MIN = 0.4
 """Content-word Jaccard from which two sentences of two pages may state one fact."""
@@ -384,6 +389,31 @@ def generate(
             named = with_synonym(sentence, focus, synonym) if synonym else None
             if named is not None:
                 entailed.append((evidence, named, "synonym", focus, page))
+    copy_rng = random.Random(
+        f"{seed}:copied"
+    )  # its own draws: the measured pairs stay as they were
+    copies = [
+        (_window(sentences, index), sentence, "copied", focus, page)
+        for page, (focus, sentences) in pages.items()
+        if focus_split(focus) == "train"
+        for index, sentence in enumerate(sentences)
+        if _quotable(sentence) and copy_rng.randrange(COPY_EVERY) == 0
+    ]
+    return _with_twins(entailed, pages, related, genes, page_of_focus, splits, rng) + _with_twins(
+        copies, pages, related, genes, page_of_focus, splits, copy_rng
+    )
+
+
+def _with_twins(
+    entailed: list[tuple[str, str, str, str, str]],
+    pages: dict[str, tuple[str, list[str]]],
+    related: dict[str, list[str]],
+    genes: list[str],
+    page_of_focus: dict[str, list[str]],
+    splits: tuple[Split, ...],
+    rng: random.Random,
+) -> list[MinimalPair]:
+    """Return each entailed pair of `splits` with its one-edit twin and its `neither` pair."""
     out: list[MinimalPair] = []
     for evidence, claim, form, focus, page in entailed:
         split = focus_split(focus)
