@@ -367,6 +367,26 @@ def _aligned(claim: str, evidence: str, found: list[Mismatch]) -> list[Mismatch]
 
 
 @cache
+def _copy_form(text: str) -> str:
+    return " ".join(re.sub(r"[^\w%]+", " ", text.lower()).split())
+
+
+def copied_sentence(claim: str, evidence: str) -> str | None:
+    """Return the evidence sentence the claim copies word for word, or None.
+
+    Case, spacing and punctuation aside, the claim is that sentence: what the source says,
+    so the claim is backed whatever a model reads into the sentences around it (the
+    three-way judges, small as they are, were seen calling such copies contradicted).
+    """
+    wanted = _copy_form(claim)
+    if len(wanted.split()) < 3:
+        return None
+    for sentence in split_sentences(evidence):
+        if _copy_form(sentence) == wanted:
+            return sentence
+    return None
+
+
 def rules_fingerprint() -> str:
     """Return a fingerprint of the rules: sha256 of their code and data files, 16 hex.
 

@@ -52,7 +52,7 @@ from veriloop.nodes.judges.protocol import (
     check_queries,
     unusable,
 )
-from veriloop.nodes.mismatch import closest_sentence, find_mismatches
+from veriloop.nodes.mismatch import closest_sentence, copied_sentence, find_mismatches
 
 CONTRADICTION_SHARED = 1
 """Content words (numbers and units aside) a window must share with the claim before its
@@ -197,6 +197,32 @@ class ThreeWayJudge:
         return verdicts, []
 
 
+def _copied(query: SupportQuery, verdict: SupportVerdict) -> SupportVerdict | None:
+    """Return the verdict made supported when the claim copies a sentence of its evidence."""
+    if verdict.get("verdict") == "supported":
+        return None
+    for index, text in enumerate(query.evidence):
+        sentence = copied_sentence(query.claim, text)
+        if sentence is None:
+            continue
+        scores = {**verdict["scores"], "model_p_supported": verdict["probability"] or 0.0}
+        if verdict.get("p_contradicted") is not None:
+            scores["model_p_contradicted"] = verdict.get("p_contradicted") or 0.0
+        return SupportVerdict(
+            **{
+                **verdict,
+                "probability": 1.0,
+                "evidence_index": index,
+                "evidence_span": sentence,
+                "scores": {**scores, "copied": 1.0},
+                "verdict": "supported",
+                "p_contradicted": 0.0,
+                "evidence_sentence": sentence,
+            }
+        )
+    return None
+
+
 class MismatchCheckedJudge:
     """Any judge, with the deterministic checks of `nodes.mismatch` beside it."""
 
@@ -211,12 +237,20 @@ class MismatchCheckedJudge:
         return getattr(self.inner, "identity", None)
 
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
-        """Return the inner verdicts, made contradicted where a rule finds a conflict."""
+        """Return the inner verdicts, made contradicted where a rule finds a conflict.
+
+        And made supported where the claim is one of the evidence's sentences word for
+        word (`copied_sentence`); the model's own numbers stay in the scores.
+        """
         verdicts, calls = self.inner.judge(queries)
         out: list[SupportVerdict] = []
         for query, verdict in zip(queries, verdicts, strict=True):
             span = verdict["evidence_span"]
             found = find_mismatches(query.claim, span) if verdict["error"] is None and span else []
+            copied = _copied(query, verdict) if not found and verdict["error"] is None else None
+            if copied is not None:
+                out.append(copied)
+                continue
             if not found:
                 out.append(verdict)
                 continue

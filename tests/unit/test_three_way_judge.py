@@ -219,7 +219,24 @@ def test_rules_turn_a_passed_claim_contradicted_and_name_both_spans() -> None:
         "most",
         "uncommon",
     )
-    assert bleeding["probability"] == 0.97 and "verdict" not in bleeding
+    # a sentence of the evidence copied word for word is backed, whatever the model said
+    assert bleeding.get("verdict") == "supported" and bleeding["probability"] == 1.0
+    assert bleeding["scores"]["model_p_supported"] == 0.97 and bleeding["scores"]["copied"] == 1
+    paraphrase, _ = judge.judge(
+        [SupportQuery("Bleeding is the most common serious side effect.", [evidence])]
+    )
+    assert paraphrase[0]["probability"] == 0.97 and "verdict" not in paraphrase[0]
+
+
+def test_a_copy_is_read_case_space_and_punctuation_aside() -> None:
+    from veriloop.nodes.mismatch import copied_sentence
+
+    source = "Graves disease is the most common cause. The condition is  not contagious!"
+    assert copied_sentence("the condition is not contagious", source) == (
+        "The condition is  not contagious!"
+    )
+    assert copied_sentence("The condition is contagious.", source) is None
+    assert copied_sentence("Graves disease.", "Graves disease. It is common.") is None  # < 3 words
 
 
 def test_claim_verdict_reads_support_only_judges_too() -> None:
