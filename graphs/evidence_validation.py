@@ -17,7 +17,7 @@
 - judge_stances: +1 / 0 / −1 per (claim, article): the three-way judge (default,
   `stance_judge="three_way"`: +1 supported, −1 contradicted, 0 not in the abstract; each
   stance keeps P(supported), P(contradicted) and the sentence it rests on), the support-only
-  judge (`stance_judge="support"`: +1 at P(supported) >= `stance_supports_at`, −1 below
+  judge (`stance_judge="support"`: +1 at P(supported) >= `supported_at`, −1 below
   `stance_contradicts_below` on an on-topic article (claim-article cosine >=
   `stance_relevant_at`), 0 otherwise; each stance keeps its probability), the MiniLM NLI
   head (`"nli"`) or the chat model (`"llm"`); an unusable reply is recorded, excluded from
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired
+from typing import Any, ClassVar, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -57,7 +57,7 @@ from veriloop.nodes.heterogeneity import (
     reliability_variances,
     weighted_claim_score,
 )
-from veriloop.nodes.judges import SupportQuery, claim_verdict, support_judge
+from veriloop.nodes.judges import JUDGES, JudgeName, SupportQuery, claim_verdict, support_judge
 from veriloop.nodes.reliability import (
     QUALITY_ASPECTS,
     ReliabilityParts,
@@ -78,6 +78,8 @@ STANCES = {"supports": 1, "contradicts": -1, "neither": 0}
 class MEvalContext(MethodSettings):
     """Evidence sources, sizes, judges and the paper's three ablations."""
 
+    RENAMED: ClassVar[dict[str, str]] = {"stance_supports_at": "supported_at"}
+
     evidence_corpus: str = field(
         default="",
         metadata={"description": "PubMed XML or JSON-lines file searched for extra evidence."},
@@ -92,18 +94,34 @@ class MEvalContext(MethodSettings):
     extra_evidence: int = field(
         default=9, metadata={"ge": 0, "description": "Most reliable retrieved articles kept."}
     )
-    stance_judge: Literal["three_way", "support", "nli", "llm"] = field(
+    stance_judge: JudgeName | Literal["support", "nli", "llm"] = field(
         default="three_way",
         metadata={
-            "description": "'three_way': the three-way judge with the mismatch checks (+1 "
-            "supported, −1 contradicted, 0 not in the abstract); 'support': the support-only "
-            "judge (−1 from a low P on an on-topic abstract); 'nli': the MiniLM NLI head; "
-            "'llm': the chat model."
+            "description": "A claim-support judge of nodes/judges/registry.py ('three_way', "
+            "the default: the three-way judge with the mismatch checks: +1 supported, −1 "
+            "contradicted, 0 not in the abstract; a support-only judge gives +1 or 0), or "
+            "'support': the support cross-encoder with −1 from a low P on an on-topic "
+            "abstract; 'nli': the MiniLM NLI head; 'llm': the chat model."
         },
     )
-    stance_supports_at: float = field(
-        default=0.5,
-        metadata={"ge": 0, "le": 1, "description": "support judge: P at or above it is +1."},
+    supported_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0,
+            "le": 1,
+            "description": "P(supported) an article needs to support a claim (+1). Unset: a "
+            "three-way judge's fitted decision, 0.5 for the others. Was stance_supports_at "
+            "(still accepted, with a warning).",
+        },
+    )
+    contradicted_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0,
+            "le": 1,
+            "description": "P(contradicted) a three-way judge needs to call an article "
+            "against a claim (−1). Unset: the fitted decision.",
+        },
     )
     stance_contradicts_below: float = field(
         default=0.1,
@@ -342,8 +360,8 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     pairs = [(c, r) for c in range(len(state.claim_texts)) for r in state.evidence]
     stances: list[Stance] = []
     calls: list[ModelCall] = []
-    if context.stance_judge == "three_way":
-        stances = _three_way_stances(state, context, pairs)
+    if context.stance_judge in JUDGES:
+        stances = _judge_stances(state, context, pairs)
     elif context.stance_judge == "support":
         stances = _support_stances(state, context, pairs)
     elif context.stance_judge == "nli":
@@ -406,12 +424,17 @@ def _stance_queries(state: State, pairs: list[tuple[int, ArticleRecord]]) -> lis
     ]
 
 
-def _three_way_stances(
+def _judge_stances(
     state: State, context: MEvalContext, pairs: list[tuple[int, ArticleRecord]]
 ) -> list[Stance]:
     if not pairs:
         return []
-    judge = support_judge("three_way", get_models(context))
+    judge = support_judge(
+        context.stance_judge,
+        get_models(context),
+        supported_at=context.supported_at,
+        contradicted_at=context.contradicted_at,
+    )
     verdicts, _ = judge.judge(_stance_queries(state, pairs))
     return [
         Stance(
@@ -436,7 +459,7 @@ def _support_stances(
 
     judge = SupportStances(
         CrossEncoderJudge(),
-        supports_at=context.stance_supports_at,
+        supports_at=0.5 if context.supported_at is None else context.supported_at,
         contradicts_below=context.stance_contradicts_below,
         models=get_models(context),
         relevant_at=context.stance_relevant_at,

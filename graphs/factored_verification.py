@@ -33,7 +33,7 @@
 - combine: P(answer) = product of the claim probabilities; hallucinated iff P(answer) < θ
   (`threshold`; the paper fits θ on a training split: `veriloop.nodes.claims.fit_threshold`). A
   claim whose check failed is left out of the product and counted.
-- critique (unsupported claims only: P < `claim_threshold`) -> revise (all critiques in one
+- critique (unsupported claims only: P < `supported_at`) -> revise (all critiques in one
   feedback turn) -> decompose again: the mitigation loop, counter `revisions`, cap
   `max_revisions` (0: detection only).
 - Output: the (revised) answer, the original answer, every claim check of every round, the
@@ -46,7 +46,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, ClassVar, Literal, NotRequired
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -74,7 +74,8 @@ from veriloop.nodes.claims import (
     statement_claims,
 )
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.judges import ClaimVerdict, SupportQuery, claim_verdict, support_judge
+from veriloop.nodes.judges import JUDGES, ClaimVerdict, JudgeName, support_judge
+from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.scorers import require_token_scores, yes_no_probability
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
@@ -89,6 +90,8 @@ ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
 class FVContext(MethodSettings):
     """Claim extraction, verification mode, thresholds and the revision cap."""
 
+    RENAMED: ClassVar[dict[str, str]] = {"claim_threshold": "supported_at"}
+
     sentences_as_claims: bool = field(
         default=False,
         metadata={
@@ -97,18 +100,18 @@ class FVContext(MethodSettings):
             "its own decomposition (docs/results/README.md)."
         },
     )
-    verifier: Literal["three_way", "trained", "likelihood", "yesno", "cot", "auto"] = field(
+    verifier: JudgeName | Literal["cot", "auto"] = field(
         default="three_way",
         metadata={
-            "description": "How each claim is judged: 'three_way' (the MiniLM three-way "
-            "judge: supported / contradicted / not in the sources, with the deterministic "
-            "number, date, negation and quantifier checks beside it; a contradicted claim "
-            "makes the answer hallucinated), 'trained' (the MiniLM support cross-encoder, "
-            "which cannot tell contradicted from unsupported; docs/benchmarks/"
-            "support_judges.md measures both), 'likelihood' "
-            "(how much the source raises the scorer's likelihood of the claim, calibrated), "
-            "'yesno' (the paper's P(Yes) from the scorer's log-probs), 'cot' (reasoning then "
-            "Yes/No as 1/0), 'auto' (yesno when the backend has log-probs, else cot)."
+            "description": "How each claim is judged: a claim-support judge of "
+            "nodes/judges/registry.py ('three_way', the default: the MiniLM three-way judge "
+            "with the deterministic number, negation, contrast and entity checks beside it; "
+            "a contradicted claim makes the answer hallucinated; 'trained', 'likelihood', "
+            "'three_way_model', 'gated', 'head': see the registry; docs/benchmarks/"
+            "support_judges.md measures them), or the paper's verifiers run on the chat "
+            "model: 'yesno' (P(Yes) from the scorer's log-probs after the paper's prompt), "
+            "'cot' (reasoning then Yes/No as 1/0), 'auto' (yesno when the backend has "
+            "log-probs, else cot)."
         },
     )
     normalise_yes_no: bool = field(
@@ -127,14 +130,24 @@ class FVContext(MethodSettings):
             "uncalibrated default; fit θ on a training split (nodes.claims.fit_threshold).",
         },
     )
-    claim_threshold: float | None = field(
+    supported_at: float | None = field(
         default=None,
         metadata={
             "ge": 0.0,
             "le": 1.0,
             "description": "A claim is supported iff P(claim) >= this; else unsupported (and "
             "critiqued). Unset: the three_way judge takes the decision fitted for its "
-            "weights (nodes/judges/decision.py), the other verifiers 0.5.",
+            "weights (nodes/judges/decision.py), the other verifiers 0.5. Was "
+            "claim_threshold (still accepted, with a warning).",
+        },
+    )
+    contradicted_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "P(contradicted) a three-way judge needs to call a claim "
+            "contradicted. Unset: the decision fitted for its weights.",
         },
     )
     max_claims: int = field(
@@ -172,28 +185,19 @@ class VerifyInput:
     """Chained after any graph: its knowledge text, used as one source."""
 
 
-class ClaimCheck(TypedDict):
-    """One claim's verification in one round."""
+class RoundCheck(ClaimCheck):
+    """One claim's check in one round: the shared claim check, where it sits, how it was made.
+
+    The shared fields (`nodes.judges.claim_check.ClaimCheck`) are the grounded check's too.
+    """
 
     round: int
     index: int
-    claim: str
-    p_supported: float | None
-    method: Literal["three_way", "trained", "likelihood", "logprob", "cot"]
+    method: str
+    """The judge's name (`nodes.judges.JUDGES`), or `logprob` / `cot` (the chat model)."""
     supported: bool | None
-    error: str | None
     evidence: str
     """The source text (or span) the verdict rests on; '' when none was judged."""
-    scores: dict[str, float]
-    """The judge's raw scores behind p_supported."""
-    verdict: NotRequired[ClaimVerdict | None]
-    """supported / contradicted / unsupported (the three-way judge; else from P)."""
-    p_contradicted: NotRequired[float | None]
-    """P(the source denies the claim), from the three-way judge."""
-    evidence_sentence: NotRequired[str]
-    """The sentence of `evidence` closest to the claim: what the source says."""
-    mismatches: NotRequired[list[dict[str, Any]]]
-    """Deterministic conflicts (number, date, negation, quantifier, direction), both spans."""
     source_id: NotRequired[str | None]
     """The id of the source the verdict rests on (the claim-support judges)."""
 
@@ -237,7 +241,7 @@ class FVOutput(OutputState):
 
     question: str = ""
     original_answer: str | None = None
-    claims: list[ClaimCheck] = field(default_factory=list)
+    claims: list[RoundCheck] = field(default_factory=list)
     """Every claim check of every round (round 0 checks the original answer)."""
     critiques: list[CritiqueRecord] = field(default_factory=list)
     answer_probabilities: list[float | None] = field(default_factory=list)
@@ -262,14 +266,14 @@ class State(FVOutput, TracedState):
     retrieved: list[dict[str, Any]] | None = None
     round: int = 0
     current_claims: list[str] = field(default_factory=list)
-    claim_checks: Annotated[list[ClaimCheck], operator.add] = field(default_factory=list)
+    claim_checks: Annotated[list[RoundCheck], operator.add] = field(default_factory=list)
     critique_records: Annotated[list[CritiqueRecord], operator.add] = field(default_factory=list)
     round_probabilities: Annotated[list[float | None], operator.add] = field(default_factory=list)
     round_claims_from: Annotated[list[ClaimsFrom], operator.add] = field(default_factory=list)
     discarded: Annotated[list[DiscardedClaim], operator.add] = field(default_factory=list)
 
 
-def _round_checks(state: State) -> list[ClaimCheck]:
+def _round_checks(state: State) -> list[RoundCheck]:
     return sorted(
         (c for c in state.claim_checks if c["round"] == state.round), key=lambda c: c["index"]
     )
@@ -349,67 +353,72 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     }
 
 
-JUDGE_METHOD: dict[str, Literal["three_way", "trained", "likelihood"]] = {
-    "three_way": "three_way",
-    "trained": "trained",
-    "likelihood": "likelihood",
-}
-"""The verifiers that are claim-support judges, as a ClaimCheck's method."""
+def is_judge_verifier(verifier: str) -> bool:
+    """Tell whether `verifier` is a claim-support judge (`JUDGES`), not a chat verifier.
+
+    `yesno` is the paper's verifier here: its prompt on the chat model, claim by claim.
+    """
+    return verifier in JUDGES and verifier != "yesno"
 
 
 def threshold(context: FVContext) -> float:
-    """Return the P(claim) a support-only verifier's claim needs (`claim_threshold` or 0.5)."""
-    return 0.5 if context.claim_threshold is None else context.claim_threshold
+    """Return the P(claim) a chat-model verifier's claim needs (`supported_at` or 0.5)."""
+    return 0.5 if context.supported_at is None else context.supported_at
+
+
+def _decided(p: float | None, context: FVContext) -> ClaimVerdict | None:
+    return None if p is None else "supported" if p >= threshold(context) else "unsupported"
 
 
 def judge_claims(
     tasks: Sequence[ClaimTask], context: FVContext
-) -> tuple[list[ClaimCheck], list[ModelCall]]:
-    """Judge claims with a claim-support judge in one batch, each with the source it rests on.
+) -> tuple[list[RoundCheck], list[ModelCall]]:
+    """Judge claims with a claim-support judge in one batch (`check_claims`).
 
     One call per claim in the graph (`verify_claim`); the batch checker
     (`veriloop.evaluation.batch_verify`) passes many rows' claims at once.
     """
     judge = support_judge(
-        context.verifier, get_models(context), supported_at=context.claim_threshold
+        context.verifier,
+        get_models(context),
+        supported_at=context.supported_at,
+        contradicted_at=context.contradicted_at,
     )
-    queries = []
+    claims = []
     for task in tasks:
         claim = bare_claim(task["claim"])
         prefix = answer_to(task["question"])
         if task["question"] and claim.startswith(prefix):  # the judge reads the question
             claim = claim[len(prefix) :]
-        queries.append(SupportQuery(claim, task["evidence"], task["question"]))
-    if not queries:
-        return [], []
-    verdicts, calls = judge.judge(queries)
-    checks: list[ClaimCheck] = []
-    for task, verdict in zip(tasks, verdicts, strict=True):
-        p = verdict["probability"]
-        said: ClaimVerdict | None = None
-        if p is not None:  # the three-way judge's one decision, or P >= the threshold
-            said = claim_verdict(verdict, threshold(context))
-        index = verdict["evidence_index"]
+        claims.append(claim)
+    checks, calls = check_claims(
+        judge, claims, [t["evidence"] for t in tasks], [t["question"] for t in tasks]
+    )
+    out: list[RoundCheck] = []
+    for task, check in zip(tasks, checks, strict=True):
+        index = check["source_index"]
         ids = task.get("evidence_ids") or []
-        checks.append(
-            ClaimCheck(
+        out.append(
+            RoundCheck(
+                claim=task["claim"],
+                verdict=check["verdict"],
+                p_supported=check["p_supported"],
+                p_contradicted=check["p_contradicted"],
+                mismatches=check["mismatches"],
+                source_index=index,
+                span=check["span"],
+                evidence_sentence=check["evidence_sentence"],
+                scores=check["scores"],
+                error=check["error"],
                 round=task["round"],
                 index=task["index"],
-                claim=task["claim"],
-                p_supported=p,
-                method=JUDGE_METHOD[context.verifier],
-                supported=None if said is None else said == "supported",
-                error=verdict["error"],
-                evidence=verdict["evidence_span"],
-                scores=verdict["scores"],
-                verdict=said,
-                p_contradicted=verdict.get("p_contradicted"),
-                evidence_sentence=verdict.get("evidence_sentence", ""),
-                mismatches=verdict.get("mismatches", []),
+                method=context.verifier,
+                supported=None if check["verdict"] is None else check["verdict"] == "supported",
+                evidence=check["span"],
                 source_id=ids[index] if index is not None and index < len(ids) else None,
             )
         )
-    return checks, calls
+    return out, calls
 
 
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
@@ -418,13 +427,43 @@ def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     return {"claim_checks": checks, "calls": calls}
 
 
+def chat_check(
+    task: ClaimTask,
+    method: Literal["logprob", "cot"],
+    p: float | None,
+    context: FVContext,
+    *,
+    error: str | None = None,
+    scores: dict[str, float] | None = None,
+) -> RoundCheck:
+    """Return a chat-model verifier's check in the shared shape (it reads the whole document)."""
+    said = _decided(p, context)
+    return RoundCheck(
+        claim=task["claim"],
+        verdict=said,
+        p_supported=p,
+        p_contradicted=None,
+        mismatches=[],
+        source_index=None,
+        span=task["document"] if p is not None else "",
+        evidence_sentence="",
+        scores=scores or {},
+        error=error,
+        round=task["round"],
+        index=task["index"],
+        method=method,
+        supported=None if said is None else said == "supported",
+        evidence=task["document"] if p is not None else "",
+    )
+
+
 def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Estimate P(claim supported | its sources)."""
     context = FVContext.of(runtime)
     models = get_models(context)
     claim = bare_claim(task["claim"])
     calls: list[ModelCall] = []
-    if context.verifier in JUDGE_METHOD:
+    if is_judge_verifier(context.verifier):
         return judge_claim(task, context)
     if context.verifier in ("auto", "yesno"):
         prompt = render(
@@ -441,31 +480,14 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
             )
         except ScoreError as exc:
             if context.verifier == "yesno":
-                check = ClaimCheck(
-                    round=task["round"],
-                    index=task["index"],
-                    claim=task["claim"],
-                    p_supported=None,
-                    method="logprob",
-                    supported=None,
-                    error=f"log-probs unavailable: {exc}",
-                    evidence="",
-                    scores={},
+                failed = chat_check(
+                    task, "logprob", None, context, error=f"log-probs unavailable: {exc}"
                 )
-                return {"claim_checks": [check]}
+                return {"claim_checks": [failed]}
         else:
             calls.extend(reading.calls)
-            check = ClaimCheck(
-                round=task["round"],
-                index=task["index"],
-                claim=task["claim"],
-                p_supported=round(reading.probability, 6),
-                method="logprob",
-                supported=reading.probability >= threshold(context),
-                error=None,
-                evidence=task["document"],
-                scores=reading.scores(),
-            )
+            p_yes = round(reading.probability, 6)
+            check = chat_check(task, "logprob", p_yes, context, scores=reading.scores())
             return {"claim_checks": [check], "calls": calls}
     prompt = render(
         "fv_verify_cot", context.prompt_overrides, document=task["document"], claim=claim
@@ -475,22 +497,12 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
     )
     calls.extend(reply.calls)
     p_cot = None if reply.value is None else (1.0 if reply.value.supported == "Yes" else 0.0)
-    check = ClaimCheck(
-        round=task["round"],
-        index=task["index"],
-        claim=task["claim"],
-        p_supported=p_cot,
-        method="cot",
-        supported=None if p_cot is None else p_cot >= threshold(context),
-        error=reply.error if reply.value is None else None,
-        evidence=task["document"],
-        scores={},
-    )
-    return {"claim_checks": [check], "calls": calls}
+    error = reply.error if reply.value is None else None
+    return {"claim_checks": [chat_check(task, "cot", p_cot, context, error=error)], "calls": calls}
 
 
 def answer_finding(
-    checks: Sequence[ClaimCheck], threshold: float
+    checks: Sequence[RoundCheck], threshold: float
 ) -> tuple[float | None, int, bool | None]:
     """Return (P(answer), contradicted claims, hallucinated) from one round's claim checks.
 
@@ -562,7 +574,7 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     return {"critique_records": records, "calls": calls}
 
 
-def source_quote(round_number: int, check: ClaimCheck) -> CritiqueRecord:
+def source_quote(round_number: int, check: RoundCheck) -> CritiqueRecord:
     """Return the critique of a contradicted claim: what the source says, quoted.
 
     The revision copies the source's sentence instead of the claim (a small model copies

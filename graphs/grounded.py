@@ -69,7 +69,7 @@ from veriloop.nodes.grounding import (
     sentence_judge,
 )
 from veriloop.nodes.input import check_input
-from veriloop.nodes.judges.decision import decision_of
+from veriloop.nodes.judges import JudgeName, supported_at_of
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
@@ -141,7 +141,7 @@ class GroundedContext(MethodSettings):
         default=3,
         metadata={"ge": 1, "description": "Sentences quoted in extract mode."},
     )
-    judge: Literal["three_way", "trained", "likelihood", "yesno", "head"] = field(
+    judge: JudgeName = field(
         default="three_way",
         metadata={
             "description": "Claim judge for the sentence check (nodes.judges): 'three_way' "
@@ -157,6 +157,15 @@ class GroundedContext(MethodSettings):
             "description": "P(supported) a kept sentence needs. Unset: the three_way judge "
             "takes the decision fitted for its weights (nodes/judges/decision.py), the other "
             "judges 0.5.",
+        },
+    )
+    contradicted_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "P(contradicted) a three-way judge needs to call a sentence "
+            "contradicted. Unset: the decision fitted for its weights.",
         },
     )
     min_coverage: float = field(
@@ -349,26 +358,22 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     texts = state.quoted or answer_sentences(state.draft or "")
     sentences = [(s, origin) for s in texts]
     judge = sentence_judge(
-        context.judge, get_models(context), context.min_coverage, context.supported_at
+        context.judge,
+        get_models(context),
+        context.min_coverage,
+        context.supported_at,
+        context.contradicted_at,
     )
     checked = check_sentences(
         judge,
         sentences,
         state.passages,
         state.question,
-        supported_at=context.supported_at,
         relevance=relevance_judge(context.relevance_judge),
         relevant_at=context.relevant_sentence_at,
     )
     judged_relevance = context.relevance_judge != "off"
-    fitted = decision_of(judge)
-    supported_at = (
-        context.supported_at
-        if context.supported_at is not None
-        else fitted.supported_at
-        if fitted is not None
-        else 0.5
-    )
+    supported_at = supported_at_of(judge)
     candidates = [
         Candidate(
             stage="sentence",

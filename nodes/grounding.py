@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NotRequired, Protocol
+from typing import Any, Literal, NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
@@ -41,10 +41,10 @@ from veriloop.nodes.judges import (
     ClaimVerdict,
     CoverageGatedJudge,
     SupportJudge,
-    SupportQuery,
-    claim_verdict,
     support_judge,
+    supported_at_of,
 )
+from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.retrieval import open_knowledge_base, retrieve
 from veriloop.nodes.subject import SubjectMatch, match_subject
 from veriloop.standalone import standalone_units
@@ -87,6 +87,14 @@ class CheckedSentence(TypedDict):
     relevance: NotRequired[float | None]
     """The answer-relevance judge's P(the sentence addresses the question); absent or None
     when no relevance judge ran. `supported` (kept) needs it at or above the threshold."""
+    p_supported: NotRequired[float | None]
+    """`nodes.judges.claim_check.ClaimCheck`'s fields, named as every check names them
+    (`probability` is the same number, kept for readers of older outputs)."""
+    p_contradicted: NotRequired[float | None]
+    mismatches: NotRequired[list[dict[str, Any]]]
+    source_index: NotRequired[int | None]
+    """The index in the checked passages of `passage_id`."""
+    evidence_sentence: NotRequired[str]
 
 
 class RelevanceScorer(Protocol):
@@ -391,13 +399,18 @@ def extract_sentences(
 
 
 def sentence_judge(
-    kind: str, models: Models, min_coverage: float, supported_at: float | None = None
+    kind: str,
+    models: Models,
+    min_coverage: float,
+    supported_at: float | None = None,
+    contradicted_at: float | None = None,
 ) -> SupportJudge:
     """Return the grounded default's sentence judge: `kind`, gated on content-word coverage.
 
-    A three-way `kind` decides at `supported_at` (None: the thresholds fitted for it).
+    The judge decides at `supported_at` / `contradicted_at` (None: its own thresholds,
+    the fitted decision of a three-way judge, 0.5 for the others).
     """
-    inner = support_judge(kind, models, supported_at=supported_at)
+    inner = support_judge(kind, models, supported_at=supported_at, contradicted_at=contradicted_at)
     return CoverageGatedJudge(inner, min_coverage=min_coverage)
 
 
@@ -407,20 +420,17 @@ def check_sentences(
     passages: Sequence[SourcePassage],
     question: str,
     *,
-    supported_at: float | None,
     relevance: RelevanceScorer | None = None,
     relevant_at: float = 0.5,
 ) -> list[CheckedSentence]:
-    """Judge every sentence against the passages (one batch) and decide which are kept.
+    """Judge every sentence against the passages (`check_claims`) and decide which are kept.
 
-    A sentence is backed when the judge says so: a three-way judge's one decision
-    (`nodes.judges.decision`), or a support-only judge's P(supported) against its most
-    supportive passage at least `supported_at` (None: 0.5). With a `CoverageGatedJudge`
-    (the grounded default's), that passage must also hold the sentence's content words; its coverage
-    and the inner judge's probability are read from the verdict's scores. With a
-    `relevance` judge, a backed sentence is kept (`supported`) only when its P(addresses
-    the question) is at least `relevant_at`; otherwise its reason says it is off the
-    question.
+    A sentence is backed when the judge's own decision says so (`check_claims`: the judge
+    owns its thresholds). With a `CoverageGatedJudge` (the grounded default's), the
+    passage must also hold the sentence's content words; its coverage and the inner
+    judge's probability are read from the check's scores. With a `relevance` judge, a
+    backed sentence is kept (`supported`) only when its P(addresses the question) is at
+    least `relevant_at`; otherwise its reason says it is off the question.
     """
     if not sentences:
         return []
@@ -429,68 +439,91 @@ def check_sentences(
         if relevance is not None
         else [None] * len(sentences)
     )
-    texts = [p["text"] for p in passages]
-    verdicts, _ = judge.judge([SupportQuery(text, texts, question) for text, _ in sentences])
+    checks, _ = check_claims(
+        judge, [text for text, _ in sentences], [p["text"] for p in passages], question
+    )
     gate = judge.min_coverage if isinstance(judge, CoverageGatedJudge) else None
-    checked: list[CheckedSentence] = []
-    for (text, origin), verdict, relevant in zip(sentences, verdicts, relevances, strict=True):
-        probability, index = verdict["probability"], verdict["evidence_index"]
-        if probability is None or index is None:
-            checked.append(
-                CheckedSentence(
-                    text=text,
-                    origin=origin,
-                    passage_id=None,
-                    evidence_span=None,
-                    probability=None,
-                    coverage=None,
-                    supported=False,
-                    reason=f"not judged: {verdict['error'] or 'no evidence'}",
-                    relevance=relevant,
-                )
-            )
-            continue
-        coverage = verdict["scores"].get("coverage")
-        said = claim_verdict(verdict, 0.5 if supported_at is None else supported_at)
-        denied = said == "contradicted"
-        backed = said == "supported"
-        on_question = relevant is None or relevant >= relevant_at
-        supported = backed and on_question
-        if supported:
-            reason = f"P(supported) {probability:.2f}" + (
-                "" if coverage is None else f", {coverage:.0%} of its content words"
-            )
-            reason += "" if relevant is None else f", relevance {relevant:.2f}"
-        elif backed:
-            reason = (
-                f"backed (P(supported) {probability:.2f}) but off the question: relevance "
-                f"{relevant:.2f} < {relevant_at}"
-            )
-        elif denied:
-            quoted = verdict.get("evidence_sentence") or verdict["evidence_span"]
-            named = "; ".join(m["reason"] for m in verdict.get("mismatches", []))
-            reason = f'contradicted: the passage says "{quoted}"' + (f" ({named})" if named else "")
-        elif gate is not None and "inner_p" not in verdict["scores"]:  # the gate said no
-            held = "no content words" if coverage is None else f"{coverage:.0%}"
-            reason = f"no passage holds its content words (best: {held}, < {gate:.0%})"
-        else:
-            below = "the judge's threshold" if supported_at is None else supported_at
-            reason = f"P(supported) {probability:.2f} < {below}"
-        checked.append(
+    threshold = supported_at_of(judge)
+    return [
+        _checked_sentence(check, origin, passages, relevant, relevant_at, gate, threshold)
+        for (_, origin), check, relevant in zip(sentences, checks, relevances, strict=True)
+    ]
+
+
+def _checked_sentence(
+    check: ClaimCheck,
+    origin: Literal["generated", "extracted"],
+    passages: Sequence[SourcePassage],
+    relevant: float | None,
+    relevant_at: float,
+    gate: float | None,
+    supported_at: float,
+) -> CheckedSentence:
+    text, probability, index = check["claim"], check["p_supported"], check["source_index"]
+    if probability is None or index is None:
+        return _with_check_fields(
+            check,
             CheckedSentence(
                 text=text,
                 origin=origin,
-                passage_id=passages[index]["id"],
-                evidence_span=verdict["evidence_span"],
-                probability=probability,
-                coverage=coverage,
-                supported=supported,
-                reason=reason,
-                verdict="supported" if backed else "contradicted" if denied else "unsupported",
+                passage_id=None,
+                evidence_span=None,
+                probability=None,
+                coverage=None,
+                supported=False,
+                reason=f"not judged: {check['error'] or 'no evidence'}",
                 relevance=relevant,
-            )
+            ),
         )
-    return checked
+    coverage = check["scores"].get("coverage")
+    said = check["verdict"]
+    denied, backed = said == "contradicted", said == "supported"
+    on_question = relevant is None or relevant >= relevant_at
+    supported = backed and on_question
+    if supported:
+        reason = f"P(supported) {probability:.2f}" + (
+            "" if coverage is None else f", {coverage:.0%} of its content words"
+        )
+        reason += "" if relevant is None else f", relevance {relevant:.2f}"
+    elif backed:
+        reason = (
+            f"backed (P(supported) {probability:.2f}) but off the question: relevance "
+            f"{relevant:.2f} < {relevant_at}"
+        )
+    elif denied:
+        quoted = check["evidence_sentence"] or check["span"]
+        named = "; ".join(m["reason"] for m in check["mismatches"])
+        reason = f'contradicted: the passage says "{quoted}"' + (f" ({named})" if named else "")
+    elif gate is not None and "inner_p" not in check["scores"]:  # the gate said no
+        held = "no content words" if coverage is None else f"{coverage:.0%}"
+        reason = f"no passage holds its content words (best: {held}, < {gate:.0%})"
+    else:
+        reason = f"P(supported) {probability:.2f} < {supported_at:g}"
+    return _with_check_fields(
+        check,
+        CheckedSentence(
+            text=text,
+            origin=origin,
+            passage_id=passages[index]["id"],
+            evidence_span=check["span"],
+            probability=probability,
+            coverage=coverage,
+            supported=supported,
+            reason=reason,
+            verdict="supported" if backed else "contradicted" if denied else "unsupported",
+            relevance=relevant,
+        ),
+    )
+
+
+def _with_check_fields(check: ClaimCheck, sentence: CheckedSentence) -> CheckedSentence:
+    """Return the sentence with the fields every claim check names alike."""
+    sentence["p_supported"] = check["p_supported"]
+    sentence["p_contradicted"] = check["p_contradicted"]
+    sentence["mismatches"] = check["mismatches"]
+    sentence["source_index"] = check["source_index"]
+    sentence["evidence_sentence"] = check["evidence_sentence"]
+    return sentence
 
 
 def off_question(sentence: CheckedSentence) -> bool:

@@ -145,7 +145,7 @@ def check(
             (refused otherwise). A resumed row is checked again when its text, the
             settings or the judge changed (each result carries a `fingerprint`).
         **settings: Factored Verification settings, e.g. `threshold=0.3`,
-            `claim_threshold=0.5`, `verifier="trained"`, `max_claims=20`.
+            `supported_at=0.5`, `verifier="trained"`, `max_claims=20`.
 
     Returns:
         One result per row, in input order: `id`, `verdict` (supported / hallucinated /

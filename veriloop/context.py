@@ -15,7 +15,8 @@ import operator
 import os
 import types
 import typing
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import Field, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, Self
 
@@ -66,17 +67,44 @@ def parse_setting(raw: str, annotation: Any, source: str) -> Any:
     return raw
 
 
+_OPEN_CHOICES: dict[Any, Callable[[], Iterable[str]]] = {}
+
+
+def open_choices(literal: Any, names: Callable[[], Iterable[str]]) -> None:
+    """Let a field typed `literal` also take the names `names()` gives when it is checked.
+
+    For choices kept in a registry that grows at run time (`nodes.judges.register_judge`):
+    the Literal lists the built-in ones for Studio and type checkers, the registry the rest.
+    """
+    _OPEN_CHOICES[literal] = names
+
+
+def _choices(annotation: Any) -> list[Any] | None:
+    """Return the values a Literal (or a union of Literals) allows; None for other types."""
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        extra = _OPEN_CHOICES.get(annotation)
+        values = list(typing.get_args(annotation))
+        return values + [n for n in (extra() if extra else ()) if n not in values]
+    if origin in (typing.Union, types.UnionType):
+        parts = [_choices(option) for option in typing.get_args(annotation)]
+        if all(part is not None for part in parts):
+            return [value for part in parts for value in part or ()]
+    return None
+
+
 def _type_error(annotation: Any, value: Any) -> str | None:
     """Return why `value` is not of type `annotation`, or None when it is."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if annotation is Any:
         return None
+    choices = _choices(annotation)
+    if choices is not None:
+        return None if value in choices else f"{value!r} is not one of {choices}"
     if origin in (typing.Union, types.UnionType):
         reasons = [_type_error(option, value) for option in args]
         return None if any(r is None for r in reasons) else f"{value!r} is not {annotation}"
-    if origin is Literal:
-        return None if value in args else f"{value!r} is not one of {list(args)}"
     if annotation is bool:
         return None if isinstance(value, bool) else f"{value!r} is not true or false"
     if annotation is int:
@@ -153,9 +181,48 @@ def validate_settings(settings: Any) -> None:
             object.__setattr__(settings, spec.name, float(value))
 
 
+def current_names(cls: type, values: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """Return `values` with each renamed setting under its current name, warning once each.
+
+    A settings class lists its old names in `RENAMED` (old -> new); they keep working,
+    with a `DeprecationWarning` that says the new name.
+
+    Raises:
+        InvalidInputError: Both an old name and its new name are given.
+    """
+    renamed: dict[str, str] = getattr(cls, "RENAMED", {})
+    if not renamed or not set(values) & set(renamed):
+        return values
+    out = dict(values)
+    for old, new in renamed.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise InvalidInputError(
+                f"{where}{old} and {new} are one setting ({old} is its old name): give {new} only"
+            )
+        warnings.warn(
+            f"{where}{cls.__name__}.{old} is now called {new}; the old name will go",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        out[new] = out.pop(old)
+    return out
+
+
+class _TakesOldNames(type):
+    """Let a settings class be built with its renamed fields' old names (`RENAMED`)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return super().__call__(*args, **current_names(cls, kwargs))
+
+
 @dataclass(kw_only=True)
-class ModelSettings:
+class ModelSettings(metaclass=_TakesOldNames):
     """Model choice and call policy, shared by all graphs."""
+
+    RENAMED: typing.ClassVar[dict[str, str]] = {}
+    """Old setting name -> current name (see `current_names`)."""
 
     backend: str = field(
         default="embedded",
@@ -363,6 +430,7 @@ def resolve_context(value: C | dict[str, Any] | None, cls: type[C]) -> C:
     if value is None:
         return cls()
     if isinstance(value, dict):
+        value = current_names(cls, value)
         known = {spec.name for spec in fields(cls)}
         unknown = sorted(set(value) - known)
         if unknown:

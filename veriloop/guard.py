@@ -49,6 +49,7 @@ from veriloop.nodes.grounding import (
     cited_answer,
     sentence_judge,
 )
+from veriloop.nodes.judges import Thresholds, check_judge_name
 
 ANSWER_KEYS = ("answer", "output", "result", "text")
 SOURCE_KEYS = ("context", "source_documents", "documents", "sources")
@@ -146,6 +147,7 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
         sources: Sequence[Any] | None = None,
         judge: str = "three_way",
         supported_at: float | None = None,
+        contradicted_at: float | None = None,
         min_coverage: float = 0.75,
         settings: ModelSettings | None = None,
     ) -> None:
@@ -155,19 +157,23 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
             chain: The chain or chat model whose output is checked.
             policy: "check" (answer unchanged), "mark" or "drop" (see the module docstring).
             sources: Fixed documents to check against (when the output carries none).
-            judge: The sentence judge (`nodes.judges.support_judge` kinds).
+            judge: The sentence judge, a name in `nodes.judges.JUDGES`.
             supported_at: P(supported) a backed sentence needs (None: the three-way judge's
                 fitted decision, 0.5 for the support-only judges; the grounded default's).
+            contradicted_at: P(contradicted) a three-way judge needs to call a sentence
+                contradicted (None: its fitted decision).
             min_coverage: Share of its content words the document must hold.
             settings: Model settings (backend etc.); default the embedded models.
 
         Raises:
-            InvalidInputError: An unknown policy or a threshold outside [0, 1].
+            InvalidInputError: An unknown policy or judge, or a threshold outside [0, 1].
         """
         if policy not in ("check", "mark", "drop"):
             raise InvalidInputError(f"policy must be check, mark or drop, got {policy!r}")
-        if not (0.0 <= (supported_at or 0.0) <= 1.0 and 0.0 <= min_coverage <= 1.0):
-            raise InvalidInputError("supported_at and min_coverage must lie in [0, 1]")
+        check_judge_name(judge)
+        Thresholds(supported_at, contradicted_at)  # refuses one outside [0, 1]
+        if not 0.0 <= min_coverage <= 1.0:
+            raise InvalidInputError("min_coverage must lie in [0, 1]")
         self.chain = chain
         self.policy = policy
         self.sources = (
@@ -175,6 +181,7 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
         )
         self.judge = judge
         self.supported_at = supported_at
+        self.contradicted_at = contradicted_at
         self.min_coverage = min_coverage
         self.settings = settings or ModelSettings()
 
@@ -207,11 +214,12 @@ class GroundingGuard(Runnable[Any, dict[str, Any]]):
         question = question if isinstance(question, str) else ""
         models = get_models(self.settings)
         checked = check_sentences(
-            sentence_judge(self.judge, models, self.min_coverage, self.supported_at),
+            sentence_judge(
+                self.judge, models, self.min_coverage, self.supported_at, self.contradicted_at
+            ),
             [(s, "generated") for s in answer_sentences(answer)],
             passages,
             question,
-            supported_at=self.supported_at,
         )
         contradicted = sum(s.get("verdict") == "contradicted" for s in checked)
         backed = sum(s["supported"] for s in checked)

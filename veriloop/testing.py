@@ -58,7 +58,7 @@ def assert_grounded(
             bare answer such as "1897" is read after it).
         allow_unsupported: Unsupported sentences tolerated (a contradicted one never is).
         **settings: Factored Verification settings for `veriloop.check`, e.g.
-            `claim_threshold=0.6`.
+            `supported_at=0.6`.
 
     Returns:
         The check's result (verdict, claims), when the answer passes.

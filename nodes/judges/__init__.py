@@ -24,15 +24,12 @@ How well each judges is measured on held-out data by `benchmarks/support_judges.
 The package, one module per judge: `protocol` (queries and verdicts), `calibration`,
 `evidence` (windows shared by the judges), `likelihood`, `yesno`, `head`, `cross_encoder`,
 `three_way`, `gated`, `stances`, and `relevance` (answer relevance, beside support).
-`support_judge(kind, models)` builds any of them by name.
+`registry` lists them once: `support_judge(name, models, supported_at=, contradicted_at=)`
+builds any of them by name, with its thresholds.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from veriloop.errors import InvalidInputError
-from veriloop.models import Models
 from veriloop.nodes.judges.calibration import (
     CALIBRATION_DIR,
     Calibration,
@@ -82,52 +79,20 @@ from veriloop.nodes.judges.protocol import (
     claim_verdict,
     unusable,
 )
+from veriloop.nodes.judges.registry import (
+    JUDGES,
+    DecidedJudge,
+    JudgeEntry,
+    JudgeName,
+    Thresholds,
+    check_judge_name,
+    register_judge,
+    support_judge,
+    supported_at_of,
+    unregister_judge,
+)
 from veriloop.nodes.judges.stances import SupportStances
 from veriloop.nodes.judges.yesno import YesNoJudge
-
-JudgeKind = Literal[
-    "three_way", "three_way_model", "trained", "gated", "likelihood", "yesno", "head"
-]
-
-
-def support_judge(
-    kind: str,
-    models: Models,
-    *,
-    supported_at: float | None = None,
-    contradicted_at: float | None = None,
-) -> SupportJudge:
-    """Return the claim-support judge called `kind` (see the module docstring).
-
-    `three_way` is the three-way judge with the deterministic mismatch checks beside it
-    (`nodes.judges.three_way`); `three_way_model` the model alone. A three-way judge takes
-    the one decision of `nodes.judges.decision` at `supported_at` / `contradicted_at`
-    (None: the thresholds fitted for its weights); the support-only judges give
-    P(supported) and leave the threshold to the caller (`claim_verdict`).
-
-    Raises:
-        InvalidInputError: An unknown kind, or the trained judge's weights are missing.
-    """
-    if kind in ("three_way", "three_way_model"):
-        from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
-
-        model = ThreeWayJudge(supported_at=supported_at, contradicted_at=contradicted_at)
-        return MismatchCheckedJudge(model) if kind == "three_way" else model
-    if kind == "trained":
-        return CrossEncoderJudge()
-    if kind == "gated":
-        return CoverageGatedJudge(CrossEncoderJudge())
-    if kind == "likelihood":
-        return LikelihoodJudge(models)
-    if kind == "yesno":
-        return YesNoJudge(models)
-    if kind == "head":
-        return HeadJudge(models)
-    raise InvalidInputError(
-        f"unknown support judge {kind!r}; choose three_way, three_way_model, trained, gated, "
-        "likelihood, yesno or head"
-    )
-
 
 __all__ = [
     "clip",
@@ -142,7 +107,15 @@ __all__ = [
     "ENTAILED",
     "Feature",
     "HeadJudge",
-    "JudgeKind",
+    "JudgeName",
+    "JudgeEntry",
+    "JUDGES",
+    "DecidedJudge",
+    "Thresholds",
+    "check_judge_name",
+    "register_judge",
+    "unregister_judge",
+    "supported_at_of",
     "Judged",
     "LikelihoodJudge",
     "NEITHER",

@@ -595,7 +595,7 @@ def test_chained_verifier_receives_its_settings(fake_backend: Make, tmp_path: Pa
 
     # P(Yes) = 0.1 normalised: below the default thresholds, above 0.05.
     assert run([])["verdict"] == "hallucinated"
-    lenient = run(["--set", "claim_threshold=0.05", "--set", "threshold=0.05"])
+    lenient = run(["--set", "supported_at=0.05", "--set", "threshold=0.05"])
     assert lenient["verdict"] == "supported"
     fails(
         ["ask", "q?", "--method", "fe", "--verify", "factored", "--set", "nonsense=1"],

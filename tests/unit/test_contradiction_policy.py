@@ -69,7 +69,7 @@ def test_grounded_drops_or_marks_contradicted_sentences() -> None:
         ("Warfarin causes hair loss in most patients.", "extracted"),
         ("Warfarin is sold in Paris.", "extracted"),
     ]
-    checked = check_sentences(judge, sentences, passages, "", supported_at=0.5)  # type: ignore[arg-type]
+    checked = check_sentences(judge, sentences, passages, "")  # type: ignore[arg-type]
     assert [c.get("verdict") for c in checked] == ["supported", "contradicted", "unsupported"]
     assert checked[1]["supported"] is False and checked[1]["passage_id"] == "P2"
     assert checked[1]["reason"] == f'contradicted: the passage says "{DENIES}"'

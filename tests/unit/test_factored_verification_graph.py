@@ -513,13 +513,16 @@ def test_a_contradicted_claim_makes_the_answer_hallucinated_and_is_quoted(
 
 
 def test_critique_of_a_contradicted_claim_quotes_the_source() -> None:
-    from veriloop.graphs.factored_verification import ClaimCheck, source_quote
+    from veriloop.graphs.factored_verification import RoundCheck, source_quote
 
-    check = ClaimCheck(
+    check = RoundCheck(
         round=0,
         index=1,
         claim="Warfarin also causes hair loss in most patients.",
         p_supported=0.0,
+        p_contradicted=0.9,
+        source_index=0,
+        span="...",
         method="three_way",
         supported=False,
         error=None,

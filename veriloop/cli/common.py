@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from veriloop.context import ModelSettings, parse_setting
+from veriloop.context import ModelSettings, current_names, parse_setting
 from veriloop.errors import InvalidInputError, VeriloopError
 
 err = Console(stderr=True, highlight=False)
@@ -79,9 +79,12 @@ def build_context(
     known = {spec.name: spec for spec in fields(context_class)}
     hints = typing.get_type_hints(context_class)
     values = {key: value for key, value in given.items() if value is not None}
+    renamed: dict[str, str] = getattr(context_class, "RENAMED", {})
     for assignment in assignments:
         name, sep, raw = assignment.partition("=")
         name = name.strip().replace("-", "_")
+        if name in renamed:
+            name = next(iter(current_names(context_class, {name: None}, "--set ")))
         if sep and name not in known and ignore_unknown:
             continue
         if not sep or name not in known:

@@ -382,7 +382,7 @@ def detect_bench_command(
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
     settings: Annotated[
-        list[str] | None, typer.Option("--set", help="FVContext field, e.g. claim_threshold=0.3.")
+        list[str] | None, typer.Option("--set", help="FVContext field, e.g. supported_at=0.3.")
     ] = None,
 ) -> None:
     """Measure Factored Verification's hallucination detection (θ fitted on a disjoint split)."""

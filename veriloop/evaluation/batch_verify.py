@@ -58,11 +58,11 @@ from veriloop.evaluation.answer_rows import Row, RowError
 from veriloop.evaluation.bench import ResultsFile, read_manifest
 from veriloop.files import write_json_atomically
 from veriloop.graphs.factored_verification import (
-    JUDGE_METHOD,
-    ClaimCheck,
     ClaimTask,
     FVContext,
+    RoundCheck,
     answer_finding,
+    is_judge_verifier,
     judge_claims,
 )
 from veriloop.knowledge.corpus_index import lexical_tokens
@@ -77,7 +77,7 @@ from veriloop.nodes.claims import (
     statement_claims,
     word_count,
 )
-from veriloop.nodes.judges import evidence_windows
+from veriloop.nodes.judges import JUDGES, evidence_windows
 from veriloop.text import safe_text
 
 RUN = "verify"
@@ -153,7 +153,7 @@ class BatchSettings:
 
     def recorded(self) -> dict[str, Any]:
         """Return the settings that decide results (for the manifest)."""
-        kept = ("verifier", "threshold", "claim_threshold", "max_claims", "backend")
+        kept = ("verifier", "threshold", "supported_at", "contradicted_at", "max_claims", "backend")
         chosen = {k: v for k, v in asdict(self.context).items() if k in kept}
         return {**chosen, "max_windows": self.max_windows, "relevance": self.relevance}
 
@@ -164,10 +164,11 @@ def check_settings(settings: BatchSettings) -> None:
     Raises:
         InvalidInputError: The verifier is not a claim-support judge.
     """
-    if settings.context.verifier not in JUDGE_METHOD:
+    if not is_judge_verifier(settings.context.verifier):
+        judges = ", ".join(n for n in JUDGES if is_judge_verifier(n))
         raise InvalidInputError(
             f"batch verification judges claims with a claim-support judge "
-            f"({', '.join(JUDGE_METHOD)}); verifier={settings.context.verifier!r} asks the "
+            f"({judges}); verifier={settings.context.verifier!r} asks the "
             "model per claim: verify one answer at a time with `veriloop verify answer.json`"
         )
 
@@ -262,7 +263,7 @@ def row_tasks(
 
 
 def claim_result(
-    check: ClaimCheck, sentence: str, at: tuple[int | None, int | None]
+    check: RoundCheck, sentence: str, at: tuple[int | None, int | None]
 ) -> CheckedClaim:
     """Return one claim's result line from its Factored Verification check."""
     source = check.get("source_id")
@@ -284,7 +285,7 @@ def claim_result(
 
 def row_record(
     row: Row,
-    checks: Sequence[ClaimCheck],
+    checks: Sequence[RoundCheck],
     sentences: Sequence[str],
     left_out: int,
     context: FVContext,

@@ -9,7 +9,7 @@ one; both answers are checked against the knowledge, so accuracy is over both (c
 2. Revision (test part, hallucinated answers): Factored Verification with one critique-and-
    revise round, and the unfactored self-correction baseline followed by a detection-only
    check of its revision. Both are scored by the same detector: hallucinations per answer
-   = claims with P(supported) < `claim_threshold`.
+   = claims with P(supported) < `supported_at`.
 
 Records go to `results.jsonl` (one per run and case, resumable); `report.md` and
 `summary.json` hold θ, accuracy, recall, specificity, undetermined counts and the revision
