@@ -47,9 +47,9 @@ from langgraph.runtime import Runtime
 from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
+from veriloop.knowledge.sources import open_retriever, retrieve_context
 from veriloop.models import get_models
 from veriloop.nodes.citations import cited_ids, split_citations
-from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.nodes.rationale import (

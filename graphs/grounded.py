@@ -52,11 +52,11 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
+from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import get_models
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.grounding import (
     CheckedSentence,
-    SourcePassage,
     answer_sentences,
     check_sentences,
     cited_answer,

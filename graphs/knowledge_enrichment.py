@@ -34,10 +34,10 @@ from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.sources import open_knowledge_base
 from veriloop.knowledge.store import KnowledgeBase, normalised_text
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
-from veriloop.nodes.retrieval import open_knowledge_base
 from veriloop.prompts import demonstration_turns, render
 from veriloop.state import TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, Trace, build_trace

@@ -35,12 +35,12 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from veriloop.graphs.registry import method_id, studio_name
+from veriloop.knowledge.sources import format_hits, open_knowledge_base, retrieve
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.choice import ChoiceSettings, answer_type, question_text, score_options
 from veriloop.nodes.input import check_input
-from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, Refusal, StopReason, build_trace

@@ -21,15 +21,20 @@ from langgraph.runtime import Runtime
 
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
+from veriloop.knowledge.sources import (
+    format_hits,
+    open_knowledge_base,
+    open_retriever,
+    retrieve,
+    retrieve_context,
+)
 from veriloop.knowledge.store import Hit
 from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.choice import ChoiceSettings, choice_reply_model, question_text, score_options
 from veriloop.nodes.citations import cited_ids
-from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
-from veriloop.nodes.retrieval import format_hits, open_knowledge_base, retrieve
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, StopReason, build_trace

@@ -45,15 +45,11 @@ from langgraph.runtime import Runtime
 from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
+from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.grounding import (
-    SourcePassage,
-    instructions_of,
-    numbered_passages,
-    retrieve_ranked,
-)
+from veriloop.nodes.grounding import instructions_of, numbered_passages, retrieve_ranked
 from veriloop.nodes.input import check_input
 from veriloop.nodes.loops import close_loop, format_score, passes
 from veriloop.prompts import load_prompt, render

@@ -34,10 +34,10 @@ import Stemmer
 from veriloop.errors import VeriloopError
 from veriloop.knowledge.corpus import Chunk
 from veriloop.knowledge.index import IndexSpec, build_index, read_index, search, write_index
+from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.triplets import (
     Triplet,
     TripletGraph,
-    rank_rows,
     triplet_text,
     triplets_from_jsonl,
     triplets_to_jsonl,

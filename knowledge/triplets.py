@@ -30,8 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-import numpy as np
-import numpy.typing as npt
 from typing_extensions import TypedDict
 
 from veriloop.errors import VeriloopError
@@ -233,21 +231,6 @@ class TripletGraph:
                 relation=triplet["relation"],
             )
         return view
-
-
-def rank_rows(
-    rows: Sequence[int],
-    triplet_vectors: npt.NDArray[np.float32],
-    query_vector: npt.NDArray[np.float32],
-    k: int,
-) -> list[tuple[int, float]]:
-    """Return the `k` rows whose triplet vectors are nearest the query, with cosines."""
-    if not rows:
-        return []
-    chosen = np.asarray(rows, dtype=np.int64)
-    cosines = triplet_vectors[chosen] @ query_vector
-    order = np.argsort(-cosines, kind="stable")[:k]
-    return [(int(chosen[i]), float(cosines[i])) for i in order]
 
 
 def triplets_to_jsonl(triplets: Iterable[Triplet]) -> str:

@@ -31,12 +31,10 @@ from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
-from veriloop.knowledge.hybrid import RetrievalSettings
-from veriloop.knowledge.medquad import Passage, open_medquad
-from veriloop.knowledge.triplets import rank_rows
+from veriloop.knowledge.ranking import rank_rows
+from veriloop.knowledge.sources import SourcePassage, open_source
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
-from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.judges import (
     ClaimVerdict,
     CoverageGatedJudge,
@@ -45,24 +43,10 @@ from veriloop.nodes.judges import (
     supported_at_of,
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
-from veriloop.nodes.retrieval import open_knowledge_base, retrieve
 from veriloop.nodes.subject import SubjectMatch, match_subject
 from veriloop.standalone import standalone_units
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
-
-
-class SourcePassage(TypedDict):
-    """One retrieved passage an answer sentence may cite."""
-
-    id: str
-    text: str
-    title: str
-    """The page's focus (MedQuAD), or the document title; may be empty."""
-    url: str
-    """Where the passage comes from (a URL for MedQuAD; the entry's source otherwise)."""
-    relevance: float
-    """MiniLM cosine between the question and title + text (set by `rank_passages`)."""
 
 
 class CheckedSentence(TypedDict):
@@ -120,105 +104,6 @@ def relevance_judge(kind: str) -> RelevanceScorer | None:
 
         return RelevanceJudge()
     raise InvalidInputError(f"unknown relevance judge {kind!r}; choose trained or off")
-
-
-class PassageSource(Protocol):
-    """Where candidate passages come from."""
-
-    name: str
-
-    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
-        """Return up to `k` candidate passages for `question`, best first."""
-        ...
-
-
-def medquad_passage(passage: Passage) -> SourcePassage:
-    """Return a MedQuAD passage as a candidate: its page's focus is its title."""
-    return SourcePassage(
-        id=passage.id, text=passage.text, title=passage.focus, url=passage.url, relevance=0.0
-    )
-
-
-@dataclass
-class MedQuADSource:
-    """The bundled MedQuAD answers (BM25 over focus + question + passage).
-
-    With `question_match`, the answers to the MedQuAD questions nearest the user's (MiniLM
-    cosine: question entailment, as the MEDIQA 2019 organisers suggest for consumer
-    questions) join the BM25 candidates, their first two passages each.
-    """
-
-    models: Models | None = None
-    question_match: int = 0
-    name: str = "MedQuAD (NIH answers, CC BY 4.0)"
-
-    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
-        """Return up to `k` passages by BM25, then those of the matched questions."""
-        index = open_medquad()
-        found = [medquad_passage(p) for p, _ in index.search(question, k)]
-        if not self.question_match or self.models is None:
-            return found, []
-        vectors = index.question_vectors(self.models.embedder)
-        asked, call = self.models.embed([question], purpose="question match")
-        have = {p["id"] for p in found}
-        for matched, _ in index.match_questions(asked[0], vectors, self.question_match):
-            for p in index.answer_passages(matched):
-                if p.id not in have:
-                    have.add(p.id)
-                    found.append(medquad_passage(p))
-        return found, [call]
-
-
-@dataclass
-class KnowledgeBaseSource:
-    """A knowledge base made with `veriloop kb` (nearest entries by embedding)."""
-
-    models: Models
-    kb_dir: str
-    name: str = "knowledge base"
-
-    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
-        """Return the `k` nearest entries."""
-        base = open_knowledge_base(self.kb_dir, self.models)
-        hits, call = retrieve(self.models, base, question, k)
-        return [
-            SourcePassage(id=h["id"], text=h["knowledge"], title="", url=h["source"], relevance=0.0)
-            for h in hits
-        ], [call]
-
-
-@dataclass
-class CorpusSource:
-    """A corpus index made with `veriloop index` (hybrid BM25 + embedding paragraphs)."""
-
-    models: Models
-    corpus_dir: str
-    name: str = "corpus index"
-
-    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
-        """Return the `k` best fused paragraphs."""
-        retriever = open_retriever(self.corpus_dir, self.models)
-        settings = RetrievalSettings(mode="paragraphs", top_paragraphs=k)
-        result, call = retrieve_context(self.models, retriever, question, settings)
-        return [
-            SourcePassage(id=u["id"], text=u["text"], title="", url=u["source"], relevance=0.0)
-            for u in result.units
-        ], [call]
-
-
-def open_source(
-    models: Models, *, kb_dir: str = "", corpus_dir: str = "", question_match: int = 0
-) -> PassageSource:
-    """Return the user's corpus or knowledge base when given, else the bundled MedQuAD.
-
-    `question_match`: MedQuAD only, how many of its questions nearest the user's bring
-    their answers into the candidates (`MedQuADSource`).
-    """
-    if corpus_dir:
-        return CorpusSource(models, corpus_dir)
-    if kb_dir:
-        return KnowledgeBaseSource(models, kb_dir)
-    return MedQuADSource(models, question_match)
 
 
 def rank_passages(

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from veriloop.knowledge.hybrid import ContextUnit, fence
-from veriloop.knowledge.triplets import TripletGraph, rank_rows, triplet_text
+from veriloop.knowledge.ranking import rank_rows
+from veriloop.knowledge.triplets import TripletGraph, triplet_text
 from veriloop.models import ChatTurn, Models
 from veriloop.models.structured import ask_structured
 from veriloop.prompts import render

@@ -41,14 +41,9 @@ from langchain_core.runnables import Runnable, RunnableConfig
 
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
+from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import get_models
-from veriloop.nodes.grounding import (
-    SourcePassage,
-    answer_sentences,
-    check_sentences,
-    cited_answer,
-    sentence_judge,
-)
+from veriloop.nodes.grounding import answer_sentences, check_sentences, cited_answer, sentence_judge
 from veriloop.nodes.judges import Thresholds, check_judge_name
 
 ANSWER_KEYS = ("answer", "output", "result", "text")

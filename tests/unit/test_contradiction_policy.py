@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veriloop.nodes.grounding import SourcePassage, check_sentences, cited_answer
+from veriloop.knowledge.sources import SourcePassage
+from veriloop.nodes.grounding import check_sentences, cited_answer
 from veriloop.nodes.judges import CoverageGatedJudge, Judged, SupportQuery, SupportVerdict
 
 BACKS = "Warfarin thins the blood and the most common serious side effect is bleeding."

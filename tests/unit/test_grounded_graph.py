@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 from veriloop.cli import app
 from veriloop.graphs.grounded import GroundedContext, after_check, after_retrieval, build_graph
 from veriloop.knowledge.entries import new_entry
+from veriloop.knowledge.sources import SourcePassage
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
 from veriloop.nodes.citations import strip_citations, with_marker
 from veriloop.nodes.grounding import (
     CheckedSentence,
-    SourcePassage,
     cited_answer,
     extract_sentences,
     retrieve_ranked,

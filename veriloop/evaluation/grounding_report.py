@@ -23,8 +23,8 @@ from veriloop.evaluation.tables import (
     read_keyed_metrics,
 )
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings
+from veriloop.knowledge.sources import open_retriever, retrieve_context
 from veriloop.models import Models
-from veriloop.nodes.corpus_retrieval import open_retriever, retrieve_context
 from veriloop.nodes.judges import SupportJudge
 
 GROUNDING_VERSION = "2"  # 2: faithfulness by the claim-support judge
