@@ -349,27 +349,48 @@ def score_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> di
             demo_count=context.factuality_demos,
             overrides=context.prompt_overrides,
         )
-    candidate = _candidate(
+    return _scored(
         state,
         "knowledge",
         state.knowledge_loop_step - 1,
-        {"factuality": outcome.value},
-        {"factuality": context.threshold_factuality},
-        outcome.error,
+        "factuality",
+        context.threshold_factuality,
+        outcome,
+    )
+
+
+def _scored(
+    state: State,
+    loop: Literal["knowledge", "answer"],
+    step: int,
+    score: str,
+    threshold: float,
+    outcome: scorers.ScoreOutcome,
+) -> dict[str, Any]:
+    """Return a loop's scored draft as a candidate, with the scorer's calls."""
+    candidate = _candidate(
+        state, loop, step, {score: outcome.value}, {score: threshold}, outcome.error
     )
     return {"candidates": [candidate], "calls": outcome.calls}
+
+
+def _closed(
+    state: State, loop: Literal["knowledge", "answer"], score: str, single_pass: bool
+) -> tuple[Any, LoopStop]:
+    """Close a loop of this round: its passing or best candidate, and why it stopped."""
+    return close_loop(
+        _this_round(state, loop),
+        loop=loop,
+        round_index=state.round,
+        score_name=score,
+        single_pass=single_pass,
+    )
 
 
 def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the knowledge loop: keep the passing or best knowledge, start the answer loop."""
     context = SelfReflectionContext.of(runtime)
-    chosen, stop = close_loop(
-        _this_round(state, "knowledge"),
-        loop="knowledge",
-        round_index=state.round,
-        score_name="factuality",
-        single_pass=context.no_refinement,
-    )
+    chosen, stop = _closed(state, "knowledge", "factuality", context.no_refinement)
     return {
         "knowledge": chosen["text"] if chosen else "",
         "stops": [stop],
@@ -432,27 +453,20 @@ def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[
             weights=context.consistency_weights,
             overrides=context.prompt_overrides,
         )
-    candidate = _candidate(
+    return _scored(
         state,
         "answer",
         state.answer_loop_step - 1,
-        {"consistency": outcome.value},
-        {"consistency": context.threshold_consistency},
-        outcome.error,
+        "consistency",
+        context.threshold_consistency,
+        outcome,
     )
-    return {"candidates": [candidate], "calls": outcome.calls}
 
 
 def select_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the answer loop: keep the passing or best answer of this round."""
     context = SelfReflectionContext.of(runtime)
-    chosen, stop = close_loop(
-        _this_round(state, "answer"),
-        loop="answer",
-        round_index=state.round,
-        score_name="consistency",
-        single_pass=context.no_refinement,
-    )
+    chosen, stop = _closed(state, "answer", "consistency", context.no_refinement)
     return {"answer": chosen["text"] if chosen else "", "stops": [stop]}
 
 
