@@ -269,8 +269,17 @@ NOTES = """\
   question: `cross_encoder_input`); (2) the rules include the aligned contrast rule
   (`nodes/contrast.py`: a 228-pair medical contrast lexicon, rates, same-kind entities,
   clause-level negation); (3) the verdict is the one decision (`nodes/judges/decision.py`)
-  at the thresholds fitted on dev parts (`decision.json`: supported_at 0.56,
-  contradicted_at 0.20). Balanced accuracy and AUROC still read P(supported) at 0.5.
+  at the thresholds fitted on dev parts (`decision.json`; for those weights 0.46 / 0.60
+  under the false-alarm bound). Balanced accuracy and AUROC still read P(supported) at
+  0.5.
+- Later the same day the three-way judge was replaced by one trained on licensed data
+  only, on a lent GPU (docs/benchmarks/polarity.md, section 4; decision 0.50 / 0.76), and
+  the rules gained the copy rule (a claim that is one of its evidence's sentences word for
+  word is supported). `three_way` / `three_way_model` and the question-policy rows are now
+  that judge; the judge of issue 29 under the issue-35 input and rules is kept as
+  `*_80f0d59`; `three_way_polarity_s12500` (round 1's best, not shipped: it called a
+  passage's own sentence contradicted) and `three_way_polarity_c8k_r06` (the shipped
+  weights before the copy rule) are the candidates as measured.
 - `three_way_no_question`: the question dropped; `three_way_question_always`: the
   question read before every claim (the judges' old input). The three differ only on
   the sets that carry questions (HaluEval, PubMedQA, their swapped copies).
