@@ -33,6 +33,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.evaluation.nli_sets import all_held_out_sets
 from veriloop.evaluation.support_measure import (
     auroc,
+    compact_records,
     markdown_table,
     measure,
     paired_against,
@@ -658,6 +659,7 @@ def write_judge_card(rows: list[dict[str, Any]]) -> None:
 
 def report(_args: argparse.Namespace) -> None:
     """Write docs/benchmarks/support_judges.{md,json} from the records."""
+    compact_records(RECORDS)  # the plain log into support_judges.jsonl.gz (what git keeps)
     records = read_records(RECORDS)
     rows = summarise(records)
     against_head = paired_against(records, "head")
@@ -684,7 +686,7 @@ def report(_args: argparse.Namespace) -> None:
     lines = [
         "# Claim-support judges on held-out pairs (and, marked, on their own training pairs)",
         "",
-        "Written by `benchmarks/support_judges.py report` from `support_judges.jsonl` "
+        "Written by `benchmarks/support_judges.py report` from `support_judges.jsonl.gz` "
         f"(machine: {platform.machine()}, 2 cores). Balanced accuracy at P >= 0.5; "
         "intervals: 95% bootstrap over items (1000 resamples); ECE over 10 bins; s/claim "
         "is wall time per pair on 2 cores (the likelihood and P(Yes) judges run SmolLM2).",

@@ -105,6 +105,26 @@ def test_a_bigger_sample_in_another_order_resumes_by_pair_not_position(tmp_path:
     assert len(read_records(path)) == 12 and read_records(path)[0] == records[0]
 
 
+def test_compacted_records_resume_from_the_archive_and_lose_nothing(tmp_path: Path) -> None:
+    from veriloop.evaluation.support_measure import archive_of, compact_records
+
+    pairs = [
+        LabelledPair(SupportQuery(f"claim {n}{side}", ["e"]), side == "a", str(n))
+        for n in range(3)
+        for side in "ab"
+    ]
+    path = tmp_path / "records.jsonl"
+    judge = CountingJudge()
+    measure("counting", judge, "toy", pairs[:4], path)
+    before = read_records(path)
+    assert compact_records(path) == 4
+    assert not path.exists() and archive_of(path).exists()
+    assert read_records(path) == before  # the archive is read back whole
+    measure("counting", judge, "toy", pairs, path)  # resumes: only the two new pairs
+    assert judge.seen == 4 + 2 and len(read_records(path)) == 6
+    assert compact_records(path) == 6 and len(read_records(path)) == 6
+
+
 def test_sample_by_item_keeps_both_answers_of_an_item() -> None:
     pairs = [
         LabelledPair(SupportQuery(f"c{n}{side}", ["e"]), side == "a", str(n))

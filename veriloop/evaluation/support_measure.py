@@ -8,6 +8,7 @@ docs/benchmarks/support_judges.md. Intervals are seeded percentile bootstraps ov
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 import time
@@ -266,20 +267,48 @@ def summarise(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Return the records of a judgements.jsonl file, the first one per pair.
+def archive_of(path: Path) -> Path:
+    """Return where `compact_records` keeps the records of `path`, gzipped (`<path>.gz`)."""
+    return path.with_name(path.name + ".gz")
 
-    A pair judged twice (by runs that matched pairs by position, before `record_key`)
-    counts once.
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Return the records of a judgements.jsonl file and its archive, the first one per pair.
+
+    The archive (`archive_of(path)`, written by `compact_records`) is read first, then the
+    plain file that `measure` appends to. A pair judged twice (by runs that matched pairs
+    by position, before `record_key`) counts once.
     """
-    if not path.exists():
-        return []
     records: dict[PairKey, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            records.setdefault(record_key(record), record)
+    archive = archive_of(path)
+    texts = []
+    if archive.exists():
+        texts.append(gzip.decompress(archive.read_bytes()).decode("utf-8"))
+    if path.exists():
+        texts.append(path.read_text(encoding="utf-8"))
+    for text in texts:
+        for line in text.splitlines():
+            if line.strip():
+                record = json.loads(line)
+                records.setdefault(record_key(record), record)
     return list(records.values())
+
+
+def compact_records(path: Path) -> int:
+    """Fold the plain records file into its gzipped archive; return the records kept.
+
+    The archive is written whole and renamed into place before the plain file is removed,
+    so a crash at any point loses no record. The archive is what a repository keeps (tens
+    of megabytes of JSON lines are a few in gzip); the plain file is the working log.
+    """
+    records = read_records(path)
+    archive = archive_of(path)
+    partial = archive.with_name(archive.name + ".partial")
+    body = "".join(json.dumps(record) + "\n" for record in records)
+    partial.write_bytes(gzip.compress(body.encode("utf-8"), mtime=0))
+    partial.replace(archive)
+    path.unlink(missing_ok=True)
+    return len(records)
 
 
 def markdown_table(
