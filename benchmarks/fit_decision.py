@@ -39,8 +39,8 @@ from veriloop.evaluation.support_sets import LabelledPair
 from veriloop.nodes.judges import CONTRADICTED, ENTAILED, NEITHER
 from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR
 from veriloop.nodes.judges.decision import DECISION_FILE, Decision, decide
+from veriloop.nodes.judges.mismatch import closest_sentence, find_mismatches
 from veriloop.nodes.judges.three_way import CONTRADICTION_SHARED, ThreeWayJudge
-from veriloop.nodes.mismatch import closest_sentence, find_mismatches
 
 CLASS = {"supported": ENTAILED, "unsupported": NEITHER, "contradicted": CONTRADICTED}
 GRID = [round(0.1 + 0.02 * i, 2) for i in range(41)]  # 0.10 .. 0.90

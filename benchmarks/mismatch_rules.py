@@ -4,7 +4,7 @@
 
 For every held-out set (`veriloop.evaluation.nli_sets.all_held_out_sets`: the support
 judges' sets, HealthVer dev three ways, the held-out NLI sets), runs
-`nodes.mismatch.find_mismatches(claim, evidence)` on every pair, the evidence texts joined,
+`nodes.judges.mismatch.find_mismatches(claim, evidence)` on every pair, the evidence texts joined,
 and counts the pairs flagged per gold class: a flag on a contradicted pair is a catch, on
 an entailed (supported) pair a false flag. Sets with only two labels count supported vs
 not supported. Writes docs/benchmarks/mismatch_rules.{json,md}; the rules combined with
@@ -29,7 +29,7 @@ if not __package__:  # run as a script (the documented way): let `benchmarks.` r
 
 from veriloop.evaluation.nli_sets import all_held_out_sets
 from veriloop.evaluation.support_sets import LabelledPair
-from veriloop.nodes.mismatch import find_mismatches
+from veriloop.nodes.judges.mismatch import find_mismatches
 
 OUT = Path("docs/benchmarks")
 CLASS_NAMES = {0: "entailed", 1: "neither", 2: "contradicted"}
@@ -77,13 +77,14 @@ def markdown(results: dict[str, dict[str, Any]], command: str) -> str:
         "# Deterministic mismatch rules alone, on held-out pairs",
         "",
         f"Written by `{command}`. Each pair's claim is compared with the evidence sentence "
-        "that shares most of its content words (`nodes/mismatch.py`); a pair is flagged when "
+        "that shares most of its content words (`nodes/judges/mismatch.py`); a pair is "
+        "flagged when "
         "any rule fires. On contradicted pairs a flag is a catch; on entailed pairs it is a "
         "false flag (the verdict would wrongly become contradicted); on neither / not "
         "supported pairs it turns 'unsupported' into 'contradicted' (wrong by the label, "
         "harmless for the answer's verdict).",
         "",
-        "Since issue 35 the rules include the aligned contrast rule (`nodes/contrast.py`: a "
+        "Since issue 35 the rules include the aligned contrast rule (`nodes/judges/contrast.py`: a "
         "medical contrast lexicon, rates, same-kind entities, clause-level negation). The "
         "`medquad_mp_<edit>` sets are MedQuAD minimal pairs of held-out pages "
         "(`veriloop/evaluation/minimal_pairs.py`): each contradicted pair of that edit beside "

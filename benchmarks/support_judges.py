@@ -57,8 +57,8 @@ from veriloop.nodes.judges import (
     support_judge,
 )
 from veriloop.nodes.judges.cross_encoder import HYPOTHESIS_RULE
+from veriloop.nodes.judges.mismatch import rules_fingerprint
 from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
-from veriloop.nodes.mismatch import rules_fingerprint
 
 OUT = Path("docs/benchmarks")
 ROOT = Path(__file__).resolve().parents[1]
@@ -268,7 +268,7 @@ NOTES = """\
   `three_way_model_514294a`: (1) the question is no longer part of the hypothesis (a
   statement is read alone; only a bare answer under three words is read after its
   question: `cross_encoder_input`); (2) the rules include the aligned contrast rule
-  (`nodes/contrast.py`: a 228-pair medical contrast lexicon, rates, same-kind entities,
+  (`nodes/judges/contrast.py`: a 228-pair medical contrast lexicon, rates, same-kind entities,
   clause-level negation); (3) the verdict is the one decision (`nodes/judges/decision.py`)
   at the thresholds fitted on dev parts (`decision.json`; for those weights 0.46 / 0.60
   under the false-alarm bound). Balanced accuracy and AUROC still read P(supported) at
@@ -305,7 +305,7 @@ NOTES = """\
   from training (164 training pairs sharing a premise with them were dropped). HealthVer
   test (`healthver_sr`, `healthver_rest`) is in-sample, as for the head and v2.
 - `three_way`: the same model with the deterministic mismatch rules beside it
-  (`nodes/mismatch.py`: numbers with units, years, negation, frequency words, directions;
+  (`nodes/judges/mismatch.py`: numbers with units, years, negation, frequency words, directions;
   a conflict makes the verdict contradicted and P(supported) 0). This is what
   `support_judge("three_way")` gives: the default of Factored Verification, `veriloop
   verify`, the grounded default's sentence check, M-Eval's stances and bench's reference

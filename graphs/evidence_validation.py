@@ -365,7 +365,7 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     elif context.stance_judge == "support":
         stances = _support_stances(state, context, pairs)
     elif context.stance_judge == "nli":
-        from veriloop.nodes.nli import EmbeddingNLI
+        from veriloop.nodes.judges.nli import EmbeddingNLI
 
         judge = EmbeddingNLI(models)
         verdicts = (

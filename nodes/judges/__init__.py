@@ -12,7 +12,7 @@ texts, and says which evidence the answer rests on and the scores behind it.
   prefix reuse scores several claims against one evidence text cheaply.
 - `YesNoJudge`: the scorer's P(" Yes") / (P(" Yes") + P(" No")) after Factored
   Verification's prompt (what FV used so far; near chance on SmolLM2-135M).
-- `HeadJudge`: the MiniLM pair-feature MLP head (`nodes.nli.EmbeddingNLI`), P(supports).
+- `HeadJudge`: the MiniLM pair-feature MLP head (`nodes.judges.nli.EmbeddingNLI`), P(supports).
 - `CrossEncoderJudge` (`trained`): all-MiniLM-L6-v2 fine-tuned as a cross-encoder.
 - `CoverageGatedJudge` (`gated` = trained + gate): another judge's probability, set to 0
   where the evidence lacks 75% of the claim's content words (the grounded default's check

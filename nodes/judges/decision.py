@@ -4,7 +4,7 @@ Every place that checks a claim with the three-way judge (the grounded default's
 check, `veriloop verify` and its batch mode, `veriloop.check`, the guard, Factored
 Verification, M-Eval's stances) takes the verdict `decide` gives:
 
-1. a deterministic conflict (`nodes.mismatch`: a number, a date, a negation, a lexicon
+1. a deterministic conflict (`nodes.judges.mismatch`: a number, a date, a negation, a lexicon
    contrast, a rate, a swapped entity) -> **contradicted**, both spans named;
 2. else P(contradicted) >= `contradicted_at`, above P(entailed), from evidence that shares
    a content word with the claim -> **contradicted**;

@@ -1,4 +1,4 @@
-"""`HeadJudge`: the MiniLM pair-feature MLP head (`nodes.nli.EmbeddingNLI`), P(supports)."""
+"""`HeadJudge`: the MiniLM pair-feature MLP head (`nodes.judges.nli.EmbeddingNLI`), P(supports)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from veriloop.nodes.judges.evidence import (
     best_per_query,
     evidence_pairs,
 )
+from veriloop.nodes.judges.nli import EmbeddingNLI, pair_features
 from veriloop.nodes.judges.protocol import (
     Judged,
     SupportQuery,
     check_queries,
 )
-from veriloop.nodes.nli import EmbeddingNLI, pair_features
 
 
 class HeadJudge:

@@ -23,7 +23,7 @@ class SupportStances:
     to -1 *only when the evidence is on the claim's topic* (MiniLM cosine of claim and
     evidence >= `relevant_at`, when `models` are given); everything else is 0. So an
     off-topic abstract is neutral, as M-Eval's stance prompt asks. It satisfies
-    `nodes.nli.NLIJudge`.
+    `nodes.judges.nli.NLIJudge`.
     """
 
     def __init__(

@@ -18,7 +18,7 @@ The verdict's `probability` is P(entailed) of the most entailing window (so ever
 that reads P(supported) keeps working), `p_contradicted` the highest P(contradicted), and
 the span is the window the verdict rests on, with its sentence closest to the claim.
 
-`MismatchCheckedJudge` puts the deterministic checks of `nodes.mismatch` beside any
+`MismatchCheckedJudge` puts the deterministic checks of `nodes.judges.mismatch` beside any
 judge: a conflict between the claim and the evidence the inner verdict rests on (a dose,
 a year, a negation, "most" vs "uncommon") makes the verdict contradicted, names both
 spans, and sets P(supported) to 0 (the model's own value stays in `scores`).
@@ -35,6 +35,7 @@ from typing import Any
 from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR, cross_encoder_input
 from veriloop.nodes.judges.decision import Decision, decide, load_decision
 from veriloop.nodes.judges.evidence import windowed_pairs
+from veriloop.nodes.judges.mismatch import closest_sentence, copied_sentence, find_mismatches
 from veriloop.nodes.judges.pair_classifier import (
     load_pair_classifier,
     pair_logits,
@@ -52,7 +53,6 @@ from veriloop.nodes.judges.protocol import (
     check_queries,
     unusable,
 )
-from veriloop.nodes.mismatch import closest_sentence, copied_sentence, find_mismatches
 
 CONTRADICTION_SHARED = 1
 """Content words (numbers and units aside) a window must share with the claim before its
@@ -224,7 +224,7 @@ def _copied(query: SupportQuery, verdict: SupportVerdict) -> SupportVerdict | No
 
 
 class MismatchCheckedJudge:
-    """Any judge, with the deterministic checks of `nodes.mismatch` beside it."""
+    """Any judge, with the deterministic checks of `nodes.judges.mismatch` beside it."""
 
     def __init__(self, inner: SupportJudge) -> None:
         """Check the spans `inner`'s verdicts rest on."""

@@ -1,16 +1,16 @@
-"""The aligned contrast rule (nodes/contrast.py) on hand-written pairs, both ways."""
+"""The aligned contrast rule (nodes/judges/contrast.py) on hand-written pairs, both ways."""
 
 from __future__ import annotations
 
 import pytest
 
-from veriloop.nodes.contrast import (
+from veriloop.nodes.judges.contrast import (
     aligned_mismatches,
     clauses,
     lexicon,
     rates,
 )
-from veriloop.nodes.mismatch import find_mismatches
+from veriloop.nodes.judges.mismatch import find_mismatches
 
 
 def found(claim: str, evidence: str) -> list[tuple[str, str, str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veriloop.nodes.mismatch import closest_sentence, find_mismatches, quantities
+from veriloop.nodes.judges.mismatch import closest_sentence, find_mismatches, quantities
 
 WARFARIN = (
     "The most common serious side effect of warfarin is bleeding. "

@@ -229,7 +229,7 @@ def test_rules_turn_a_passed_claim_contradicted_and_name_both_spans() -> None:
 
 
 def test_a_copy_is_read_case_space_and_punctuation_aside() -> None:
-    from veriloop.nodes.mismatch import copied_sentence
+    from veriloop.nodes.judges.mismatch import copied_sentence
 
     source = "Graves disease is the most common cause. The condition is  not contagious!"
     assert copied_sentence("the condition is not contagious", source) == (

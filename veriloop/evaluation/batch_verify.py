@@ -386,14 +386,14 @@ def verifier_fingerprint(verifier: str) -> str:
 
     The verifier, its weights (sha256 of the safetensors), and for the three-way judge the
     way it reads a claim (`HYPOTHESIS_RULE`), the decision fitted for it and the rules'
-    code and lexicon (`nodes.mismatch.rules_fingerprint`): an upgrade of any of them makes a
+    code and lexicon (`nodes.judges.mismatch.rules_fingerprint`): an upgrade of any of them makes a
     resumed batch check its rows again instead of serving the old verdicts. Computed once
     per process (it hashes the 21 MB of weights), not on every `check_rows` call.
     """
     from veriloop.nodes.judges.cross_encoder import ADAPTER_DIR, HYPOTHESIS_RULE, THREE_WAY_DIR
     from veriloop.nodes.judges.decision import load_decision
+    from veriloop.nodes.judges.mismatch import rules_fingerprint
     from veriloop.nodes.judges.pair_classifier import weights_fingerprint
-    from veriloop.nodes.mismatch import rules_fingerprint
 
     parts = [verifier, HYPOTHESIS_RULE]
     if verifier.startswith("three_way"):

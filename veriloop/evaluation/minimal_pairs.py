@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from veriloop.knowledge.medquad import MEDQUAD_FILE
-from veriloop.nodes.contrast import content_stems, lexicon, rates
-from veriloop.nodes.mismatch import quantities
+from veriloop.nodes.judges.contrast import content_stems, lexicon, rates
+from veriloop.nodes.judges.mismatch import quantities
 from veriloop.text import split_sentences
 
 Label = Literal["entailed", "contradicted", "neither"]
@@ -495,7 +495,7 @@ def read_pairs(path: Path) -> list[MinimalPair]:
 
 def generator_fingerprint(seed: int = 0) -> str:
     """Return a fingerprint of what `generate` reads: this code, the lexicon, MedQuAD, seed."""
-    from veriloop.nodes.contrast import LEXICON_FILE
+    from veriloop.nodes.judges.contrast import LEXICON_FILE
 
     digest = hashlib.sha256(f"seed={seed}".encode())
     for path in (Path(__file__), LEXICON_FILE):

@@ -1,6 +1,6 @@
 """Measuring NLI judges, and the Med-NLI metric built on them.
 
-The judges themselves live in `veriloop.nodes.nli` (graphs use them: M-Eval stances);
+The judges themselves live in `veriloop.nodes.judges.nli` (graphs use them: M-Eval stances);
 they are re-exported here. Does a premise entail (+1), contradict (-1) or neither (0) a
 hypothesis?
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from veriloop.evaluation.items import Item
 from veriloop.evaluation.metrics import per_label_recall
-from veriloop.nodes.nli import (
+from veriloop.nodes.judges.nli import (
     HEAD_FILE,
     VERBALIZERS,
     EmbeddingNLI,

@@ -8,7 +8,7 @@ Every set is split *by item*, so no held-out item is seen in training or calibra
   the rest are held out.
 - `healthver`: HealthVer claims against their evidence. `healthver_sr` keeps Supports vs
   Refutes; `healthver_rest` is Supports vs Neutral + Refutes (the 3-way set seen by a
-  support judge). Note: the MLP head (`nodes.nli.EmbeddingNLI`) was trained on the *test*
+  support judge). Note: the MLP head (`nodes.judges.nli.EmbeddingNLI`) was trained on the *test*
   split, so its test numbers are in-sample; `healthver_dev_sr` / `healthver_dev_rest` (the
   dev split) are held out for every judge.
 - `citation`: Citation-Integrity claims (citation markers removed) against the abstracts

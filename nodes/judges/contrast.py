@@ -40,7 +40,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import MEDQUAD_FILE
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 LEXICON_FILE = DATA_DIR / "contrast_lexicon.tsv"
 DRUG_FILE = DATA_DIR / "drug_names.txt"
 

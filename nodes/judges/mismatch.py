@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from veriloop.knowledge.corpus_index import lexical_tokens
-from veriloop.nodes import contrast
-from veriloop.nodes.contrast import aligned_mismatches, clauses, content_stems, cues
+from veriloop.nodes.judges import contrast
+from veriloop.nodes.judges.contrast import aligned_mismatches, clauses, content_stems, cues
 from veriloop.text import split_sentences
 
 MismatchKind = Literal[

@@ -35,7 +35,7 @@ class NLIJudge(Protocol):
         ...
 
 
-HEAD_FILE = Path(__file__).resolve().with_name("data") / "nli_head_minilm.npz"
+HEAD_FILE = Path(__file__).resolve().parents[1] / "data" / "nli_head_minilm.npz"
 
 
 @cache
