@@ -376,7 +376,7 @@ def judge_claims(
     """Judge claims with a claim-support judge in one batch (`check_claims`).
 
     One call per claim in the graph (`verify_claim`); the batch checker
-    (`veriloop.evaluation.batch_verify`) passes many rows' claims at once.
+    (`veriloop.verify.run`) passes many rows' claims at once.
     """
     judge = support_judge(
         context.verifier,

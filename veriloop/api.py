@@ -161,16 +161,10 @@ def check(
     """
     import tempfile
 
-    from veriloop.evaluation.answer_rows import read_rows, rows_from
-    from veriloop.evaluation.batch_verify import (
-        DEFAULT_MAX_CLAIMS,
-        BatchSettings,
-        check_rows,
-        latest_records,
-        run_lock,
-        start_run,
-    )
     from veriloop.graphs.factored_verification import FVContext
+    from veriloop.verify.claims import DEFAULT_MAX_CLAIMS, BatchSettings
+    from veriloop.verify.rows import read_rows, rows_from
+    from veriloop.verify.run import check_rows, latest_records, run_lock, start_run
 
     given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
     context = resolve_context({**given, "max_revisions": 0}, FVContext)
@@ -193,7 +187,7 @@ def check(
                 bar.close()
             latest = latest_records(results)
             if out is not None and report:
-                from veriloop.evaluation.verify_report import write_verify_reports
+                from veriloop.verify.report import write_verify_reports
 
                 write_verify_reports(run_dir)
     keys = ("id", "verdict", "p_answer", "contradicted_claims", "unsupported_claims")

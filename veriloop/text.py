@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 _KEPT_CONTROLS = {"\t", "\n", "\r"}
@@ -58,3 +59,17 @@ def has_surrogate(text: str) -> bool:
 def safe_text(text: str) -> str:
     """Return `text` with every lone surrogate replaced by U+FFFD, so it can be written."""
     return _SURROGATE.sub("\ufffd", text)
+
+
+def sentence_offsets(answer: str, sentences: Sequence[str]) -> list[tuple[int | None, int | None]]:
+    """Return where each sentence sits in the answer, searching forward in order."""
+    found: list[tuple[int | None, int | None]] = []
+    cursor = 0
+    for sentence in sentences:
+        at = answer.find(sentence, cursor)
+        if at < 0:
+            found.append((None, None))
+            continue
+        found.append((at, at + len(sentence)))
+        cursor = at + len(sentence)
+    return found

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.answer_rows import Row, RowError, read_rows, rows_from
+from veriloop.verify.rows import Row, RowError, read_rows, rows_from
 
 SOURCE = "Warfarin thins the blood."
 

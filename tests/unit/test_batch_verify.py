@@ -14,20 +14,16 @@ from typer.testing import CliRunner
 import veriloop
 from veriloop.cli import app
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.answer_rows import read_rows, rows_from
-from veriloop.evaluation.batch_verify import (
-    BatchSettings,
-    check_rows,
-    latest_records,
-    sentence_offsets,
-    start_run,
-)
 from veriloop.evaluation.bench import ResultsFile
-from veriloop.evaluation.verify_report import write_verify_reports
 from veriloop.graphs.factored_verification import FVContext
 from veriloop.models import Models
 from veriloop.nodes.judges import SupportQuery
 from veriloop.testing import assert_grounded
+from veriloop.text import sentence_offsets
+from veriloop.verify.claims import BatchSettings
+from veriloop.verify.report import write_verify_reports
+from veriloop.verify.rows import read_rows, rows_from
+from veriloop.verify.run import check_rows, latest_records, start_run
 
 Make = Callable[..., tuple[str, Models]]
 runner = CliRunner()
@@ -251,7 +247,7 @@ def test_read_rows_feeds_the_engine_from_a_file(
 
 
 def test_each_claim_reads_the_windows_sharing_most_of_its_words() -> None:
-    from veriloop.evaluation.batch_verify import candidate_windows
+    from veriloop.verify.claims import candidate_windows
 
     filler = "Patients should talk to their doctor about any questions they have. " * 10
     long_source = filler + "Warfarin thins the blood and prevents clots. " + filler
@@ -264,8 +260,8 @@ def test_each_claim_reads_the_windows_sharing_most_of_its_words() -> None:
 
 
 def test_headings_in_a_long_answer_are_not_claims_but_a_one_word_answer_is() -> None:
-    from veriloop.evaluation.answer_rows import Row
-    from veriloop.evaluation.batch_verify import row_claims
+    from veriloop.verify.claims import row_claims
+    from veriloop.verify.rows import Row
 
     long = Row(id="1", answer="Symptoms\nWarfarin thins the blood.\nTreatment:", sources=["s"])
     assert row_claims(long, 64) == (["Warfarin thins the blood."], 0)

@@ -16,16 +16,12 @@ from typer.testing import CliRunner
 import veriloop
 from veriloop.cli import app
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.answer_rows import Row, RowError, read_rows, rows_from
-from veriloop.evaluation.batch_verify import (
-    BatchSettings,
-    latest_records,
-    run_lock,
-    start_run,
-)
 from veriloop.evaluation.bench import ResultsFile
 from veriloop.evaluation.html_report import script_safe_json
 from veriloop.testing import assert_grounded
+from veriloop.verify.claims import BatchSettings
+from veriloop.verify.rows import Row, RowError, read_rows, rows_from
+from veriloop.verify.run import latest_records, run_lock, start_run
 
 runner = CliRunner()
 BACKED = {"answer": "Hair loss is an uncommon side effect.", "sources": [SOURCE]}
@@ -104,7 +100,7 @@ def test_a_second_writer_on_one_out_is_refused(tmp_path: Path) -> None:
             sys.executable,
             "-c",
             "import sys, time; from pathlib import Path;"
-            "from veriloop.evaluation.batch_verify import run_lock\n"
+            "from veriloop.verify.run import run_lock\n"
             "with run_lock(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(30)",
             str(out),
         ],

@@ -144,15 +144,10 @@ def batch_verify(
     import shlex
     import sys
 
-    from veriloop.evaluation.answer_rows import read_rows
-    from veriloop.evaluation.batch_verify import (
-        DEFAULT_MAX_CLAIMS,
-        BatchSettings,
-        check_settings,
-        run_lock,
-        start_run,
-    )
     from veriloop.graphs.factored_verification import FVContext
+    from veriloop.verify.claims import DEFAULT_MAX_CLAIMS, BatchSettings, check_settings
+    from veriloop.verify.rows import read_rows
+    from veriloop.verify.run import run_lock, start_run
 
     context = build_context(
         FVContext,
@@ -188,8 +183,8 @@ def _check_into(
 
     from tqdm import tqdm
 
-    from veriloop.evaluation.batch_verify import check_rows
-    from veriloop.evaluation.verify_report import write_verify_reports
+    from veriloop.verify.report import write_verify_reports
+    from veriloop.verify.run import check_rows
 
     err.print(f"[bold]verifying[/bold] {len(rows)} rows of {input_file} into {run_dir}")
     bar = tqdm(total=len(rows), desc="verify", unit="row")

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.batch_verify import sentence_offsets
 from veriloop.evaluation.html_report import AnswerView, ClaimView, render_page, summary_table
 from veriloop.evaluation.tables import format_number
 from veriloop.nodes.citations import strip_citations
+from veriloop.text import sentence_offsets
 
 SUMMARY_COLUMNS = (
     ("ref_supported", "Ref-supported %", 1),

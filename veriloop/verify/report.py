@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from veriloop.evaluation.batch_verify import latest_records, summarise
 from veriloop.evaluation.bench import ResultsFile, read_manifest
 from veriloop.evaluation.html_report import AnswerView, render_page, summary_table
 from veriloop.nodes.judges import CALIBRATION_DIR
+from veriloop.verify.run import latest_records, summarise
 
 ROW_VERDICTS = ("supported", "hallucinated", "undetermined", "failed")
 CLAIM_VERDICTS = ("supported", "contradicted", "unsupported", "not judged")
