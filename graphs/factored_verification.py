@@ -46,7 +46,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal, NotRequired
+from typing import Annotated, Any, ClassVar, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -58,13 +58,21 @@ from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.models import ChatTurn, ScoreError, get_models
 from veriloop.models.structured import ask_structured
+from veriloop.nodes.claim_tasks import (
+    ClaimTask,
+    CritiqueRecord,
+    RoundCheck,
+    answer_finding,
+    chat_check,
+    is_judge_verifier,
+    judge_tasks,
+    source_quote,
+)
 from veriloop.nodes.claims import (
     ClaimList,
     CotVerdict,
     Critique,
     Source,
-    answer_probability,
-    answer_to,
     bare_claim,
     claim_document,
     claim_sources,
@@ -74,8 +82,7 @@ from veriloop.nodes.claims import (
     statement_claims,
 )
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.judges import JUDGES, ClaimVerdict, JudgeName, support_judge
-from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
+from veriloop.nodes.judges import JudgeName, support_judge
 from veriloop.nodes.scorers import require_token_scores, yes_no_probability
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
@@ -185,23 +192,6 @@ class VerifyInput:
     """Chained after any graph: its knowledge text, used as one source."""
 
 
-class RoundCheck(ClaimCheck):
-    """One claim's check in one round: the shared claim check, where it sits, how it was made.
-
-    The shared fields (`nodes.judges.claim_check.ClaimCheck`) are the grounded check's too.
-    """
-
-    round: int
-    index: int
-    method: str
-    """The judge's name (`nodes.judges.JUDGES`), or `logprob` / `cot` (the chat model)."""
-    supported: bool | None
-    evidence: str
-    """The source text (or span) the verdict rests on; '' when none was judged."""
-    source_id: NotRequired[str | None]
-    """The id of the source the verdict rests on (the claim-support judges)."""
-
-
 class DiscardedClaim(TypedDict):
     """A decomposed claim that was not drawn from the answer, so was not checked."""
 
@@ -209,30 +199,6 @@ class DiscardedClaim(TypedDict):
     claim: str
     coverage: float | None
     """The share of its content words the answer and question hold (None: it has none)."""
-
-
-class CritiqueRecord(TypedDict):
-    """A claim-wise critique of an unsupported claim."""
-
-    round: int
-    claim: str
-    critique: str | None
-    revised_claim: str | None
-    error: str | None
-
-
-class ClaimTask(TypedDict):
-    """The payload `Send` gives one verify_claim run."""
-
-    round: int
-    index: int
-    claim: str
-    document: str
-    evidence: list[str]
-    """The texts of the claim's sources (cited, else all), for the support judges."""
-    question: str
-    evidence_ids: NotRequired[list[str]]
-    """The ids of those sources, in the same order."""
 
 
 @dataclass
@@ -353,27 +319,15 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     }
 
 
-def is_judge_verifier(verifier: str) -> bool:
-    """Tell whether `verifier` is a claim-support judge (`JUDGES`), not a chat verifier.
-
-    `yesno` is the paper's verifier here: its prompt on the chat model, claim by claim.
-    """
-    return verifier in JUDGES and verifier != "yesno"
-
-
 def threshold(context: FVContext) -> float:
     """Return the P(claim) a chat-model verifier's claim needs (`supported_at` or 0.5)."""
     return 0.5 if context.supported_at is None else context.supported_at
 
 
-def _decided(p: float | None, context: FVContext) -> ClaimVerdict | None:
-    return None if p is None else "supported" if p >= threshold(context) else "unsupported"
-
-
 def judge_claims(
     tasks: Sequence[ClaimTask], context: FVContext
 ) -> tuple[list[RoundCheck], list[ModelCall]]:
-    """Judge claims with a claim-support judge in one batch (`check_claims`).
+    """Judge claims with the context's claim-support judge in one batch (`judge_tasks`).
 
     One call per claim in the graph (`verify_claim`); the batch checker
     (`veriloop.verify.run`) passes many rows' claims at once.
@@ -384,77 +338,13 @@ def judge_claims(
         supported_at=context.supported_at,
         contradicted_at=context.contradicted_at,
     )
-    claims = []
-    for task in tasks:
-        claim = bare_claim(task["claim"])
-        prefix = answer_to(task["question"])
-        if task["question"] and claim.startswith(prefix):  # the judge reads the question
-            claim = claim[len(prefix) :]
-        claims.append(claim)
-    checks, calls = check_claims(
-        judge, claims, [t["evidence"] for t in tasks], [t["question"] for t in tasks]
-    )
-    out: list[RoundCheck] = []
-    for task, check in zip(tasks, checks, strict=True):
-        index = check["source_index"]
-        ids = task.get("evidence_ids") or []
-        out.append(
-            RoundCheck(
-                claim=task["claim"],
-                verdict=check["verdict"],
-                p_supported=check["p_supported"],
-                p_contradicted=check["p_contradicted"],
-                mismatches=check["mismatches"],
-                source_index=index,
-                span=check["span"],
-                evidence_sentence=check["evidence_sentence"],
-                scores=check["scores"],
-                error=check["error"],
-                round=task["round"],
-                index=task["index"],
-                method=context.verifier,
-                supported=None if check["verdict"] is None else check["verdict"] == "supported",
-                evidence=check["span"],
-                source_id=ids[index] if index is not None and index < len(ids) else None,
-            )
-        )
-    return out, calls
+    return judge_tasks(tasks, judge, context.verifier)
 
 
 def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
     """P(claim supported) from a claim-support judge, with the source it rests on."""
     checks, calls = judge_claims([task], context)
     return {"claim_checks": checks, "calls": calls}
-
-
-def chat_check(
-    task: ClaimTask,
-    method: Literal["logprob", "cot"],
-    p: float | None,
-    context: FVContext,
-    *,
-    error: str | None = None,
-    scores: dict[str, float] | None = None,
-) -> RoundCheck:
-    """Return a chat-model verifier's check in the shared shape (it reads the whole document)."""
-    said = _decided(p, context)
-    return RoundCheck(
-        claim=task["claim"],
-        verdict=said,
-        p_supported=p,
-        p_contradicted=None,
-        mismatches=[],
-        source_index=None,
-        span=task["document"] if p is not None else "",
-        evidence_sentence="",
-        scores=scores or {},
-        error=error,
-        round=task["round"],
-        index=task["index"],
-        method=method,
-        supported=None if said is None else said == "supported",
-        evidence=task["document"] if p is not None else "",
-    )
 
 
 def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
@@ -481,13 +371,13 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
         except ScoreError as exc:
             if context.verifier == "yesno":
                 failed = chat_check(
-                    task, "logprob", None, context, error=f"log-probs unavailable: {exc}"
+                    task, "logprob", None, threshold(context), error=f"log-probs unavailable: {exc}"
                 )
                 return {"claim_checks": [failed]}
         else:
             calls.extend(reading.calls)
             p_yes = round(reading.probability, 6)
-            check = chat_check(task, "logprob", p_yes, context, scores=reading.scores())
+            check = chat_check(task, "logprob", p_yes, threshold(context), scores=reading.scores())
             return {"claim_checks": [check], "calls": calls}
     prompt = render(
         "fv_verify_cot", context.prompt_overrides, document=task["document"], claim=claim
@@ -498,23 +388,10 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
     calls.extend(reply.calls)
     p_cot = None if reply.value is None else (1.0 if reply.value.supported == "Yes" else 0.0)
     error = reply.error if reply.value is None else None
-    return {"claim_checks": [chat_check(task, "cot", p_cot, context, error=error)], "calls": calls}
-
-
-def answer_finding(
-    checks: Sequence[RoundCheck], threshold: float
-) -> tuple[float | None, int, bool | None]:
-    """Return (P(answer), contradicted claims, hallucinated) from one round's claim checks.
-
-    P(answer) is the product of the usable claim probabilities (a failed check is left
-    out); the answer is hallucinated iff P(answer) < `threshold` or a source denies a
-    claim; None when no claim could be checked.
-    """
-    usable = [c["p_supported"] for c in checks if c["p_supported"] is not None]
-    p_answer = answer_probability(usable)
-    contradicted = sum(c.get("verdict") == "contradicted" for c in checks)
-    hallucinated = None if p_answer is None else p_answer < threshold or contradicted > 0
-    return p_answer, contradicted, hallucinated
+    return {
+        "claim_checks": [chat_check(task, "cot", p_cot, threshold(context), error=error)],
+        "calls": calls,
+    }
 
 
 def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
@@ -572,23 +449,6 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
             )
         )
     return {"critique_records": records, "calls": calls}
-
-
-def source_quote(round_number: int, check: RoundCheck) -> CritiqueRecord:
-    """Return the critique of a contradicted claim: what the source says, quoted.
-
-    The revision copies the source's sentence instead of the claim (a small model copies
-    well and recalls badly); a mismatch found by the deterministic checks is named.
-    """
-    sentence = check.get("evidence_sentence", "")
-    named = "; ".join(m["reason"] for m in check.get("mismatches", []))
-    return CritiqueRecord(
-        round=round_number,
-        claim=check["claim"],
-        critique=f'The source says otherwise: "{sentence}"' + (f" ({named})." if named else ""),
-        revised_claim=sentence,
-        error=None,
-    )
 
 
 def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:

@@ -513,7 +513,7 @@ def test_a_contradicted_claim_makes_the_answer_hallucinated_and_is_quoted(
 
 
 def test_critique_of_a_contradicted_claim_quotes_the_source() -> None:
-    from veriloop.graphs.factored_verification import RoundCheck, source_quote
+    from veriloop.nodes.claim_tasks import RoundCheck, source_quote
 
     check = RoundCheck(
         round=0,

@@ -16,14 +16,9 @@ from typing import Any, Literal, NotRequired
 from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.factored_verification import (
-    ClaimTask,
-    FVContext,
-    RoundCheck,
-    answer_finding,
-    is_judge_verifier,
-)
+from veriloop.graphs.factored_verification import FVContext
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.nodes.claim_tasks import ClaimTask, RoundCheck, answer_finding, is_judge_verifier
 from veriloop.nodes.claims import (
     MIN_STATEMENT_WORDS,
     Source,
