@@ -61,7 +61,9 @@ from benchmarks.judge_training import (
     write_pools,
 )
 
-ENTAILED, NEITHER, CONTRADICTED = (THREE_WAY.index(c) for c in THREE_WAY)  # 0, 1, 2
+ENTAILED, NEITHER, CONTRADICTED = (
+    THREE_WAY.index(c) for c in ("entailed", "neither", "contradicted")
+)
 GENERAL = ("snli", "mnli", "cad", "breaking", "conj", "fever", "fm2", "wice")
 POLARITY_NLI = ("cannot", "scone", "clinifact", "scifact")
 LICENSED_SUPPORT = "halueval,citation,pubmedqa,halueval_swap,halueval_negated,pubmedqa_negated"

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import asdict, dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -366,9 +366,21 @@ def _aligned(claim: str, evidence: str, found: list[Mismatch]) -> list[Mismatch]
     return out
 
 
-@cache
 def _copy_form(text: str) -> str:
     return " ".join(re.sub(r"[^\w%]+", " ", text.lower()).split())
+
+
+@lru_cache(maxsize=1024)
+def _sentences_by_form(evidence: str) -> dict[str, str]:
+    """Return the evidence's sentences keyed by their copy form (first one kept).
+
+    Cached per text, bounded: a batch judges many claims against the same sources, and
+    splitting a long source once per claim was most of the copy rule's cost.
+    """
+    forms: dict[str, str] = {}
+    for sentence in split_sentences(evidence):
+        forms.setdefault(_copy_form(sentence), sentence)
+    return forms
 
 
 def copied_sentence(claim: str, evidence: str) -> str | None:
@@ -381,10 +393,7 @@ def copied_sentence(claim: str, evidence: str) -> str | None:
     wanted = _copy_form(claim)
     if len(wanted.split()) < 3:
         return None
-    for sentence in split_sentences(evidence):
-        if _copy_form(sentence) == wanted:
-            return sentence
-    return None
+    return _sentences_by_form(evidence).get(wanted)
 
 
 def rules_fingerprint() -> str:
