@@ -292,7 +292,7 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
         claims = statement_claims(answer, state.question, context.max_claims, min_words=1)
         return {"current_claims": claims, "round_claims_from": ["sentences" if claims else "none"]}
     prompt = render(
-        "fv_decompose",
+        "factored_verification_decompose",
         context.prompt_overrides,
         question=state.question or "(not given)",
         answer=answer,
@@ -357,9 +357,11 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
         return judge_claim(task, context)
     if context.verifier in ("auto", "yesno"):
         prompt = render(
-            "fv_verify",
+            "factored_verification_verify",
             context.prompt_overrides,
-            demos=load_prompt("fv_verify_demos", context.prompt_overrides).strip(),
+            demos=load_prompt(
+                "factored_verification_verify_demos", context.prompt_overrides
+            ).strip(),
             number=5,
             document=task["document"],
             claim=claim,
@@ -380,7 +382,10 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
             check = chat_check(task, "logprob", p_yes, threshold(context), scores=reading.scores())
             return {"claim_checks": [check], "calls": calls}
     prompt = render(
-        "fv_verify_cot", context.prompt_overrides, document=task["document"], claim=claim
+        "factored_verification_verify_cot",
+        context.prompt_overrides,
+        document=task["document"],
+        claim=claim,
     )
     reply = ask_structured(
         models, [ChatTurn(role="user", content=prompt)], CotVerdict, purpose="claim_check"
@@ -430,7 +435,7 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
             records.append(source_quote(state.round, check))  # the source's words, no model
             continue
         prompt = render(
-            "fv_critique",
+            "factored_verification_critique",
             context.prompt_overrides,
             document=claim_document(check["claim"], state.sources),
             claim=bare_claim(check["claim"]),
@@ -468,7 +473,7 @@ def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     if not feedback:  # every critique failed: nothing to revise with; re-verify as is
         return update
     prompt = render(
-        "fv_revise",
+        "factored_verification_revise",
         context.prompt_overrides,
         question=state.question or "(not given)",
         answer=state.answer or "",

@@ -223,7 +223,7 @@ def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, A
     context = FEContext.of(runtime)
     ids = [u["id"] for u in state.context_units]
     prompt = render(
-        "fe_rationale",
+        "factual_evidence_rationale",
         context.prompt_overrides,
         context=format_units(state.context_units),
         question=state.question,
@@ -250,7 +250,7 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     context = FEContext.of(runtime)
     ids = list(state.statements)
     prompt = render(
-        "fe_verifier",
+        "factual_evidence_verifier",
         context.prompt_overrides,
         context=format_units(state.context_units),
         question=state.question,
@@ -306,7 +306,7 @@ def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
         for i in wrong
     )
     prompt = render(
-        "fe_refiner",
+        "factual_evidence_refiner",
         context.prompt_overrides,
         context=format_units([u for u in state.context_units if u["id"] in wrong]),
         question=state.question,
@@ -366,11 +366,11 @@ def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
         }
     ids = list(used)
     prompt = render(
-        "fe_answer",
+        "factual_evidence_answer",
         context.prompt_overrides,
         rationale=format_statements(used),
         question=state.question,
-        answer_style=render("fe_answer_style", context.prompt_overrides),
+        answer_style=render("factual_evidence_answer_style", context.prompt_overrides),
         first_id=ids[0],
     )
     generated = generate_turn(
@@ -394,13 +394,13 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
     context = FEContext.of(runtime)
     ids = [u["id"] for u in state.context_units]
     prompt = render(
-        "fe_direct",
+        "factual_evidence_direct",
         context.prompt_overrides,
         context=format_units(state.context_units),
         question=state.question,
         ids=", ".join(ids),
         first_id=ids[0],
-        answer_style=render("fe_answer_style", context.prompt_overrides),
+        answer_style=render("factual_evidence_answer_style", context.prompt_overrides),
     )
     value, calls, error = ask_json(
         get_models(context), prompt, direct_model(ids), "rationale_and_answer", ANSWER_CHARS

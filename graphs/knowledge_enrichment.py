@@ -171,14 +171,14 @@ def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dic
     wanted = min(context.batch_size, state.target_facts - state.facts_on_topic)
     avoid = list(reversed(state.asked))[:AVOID_SHOWN]
     prompt = render(
-        "enrichment_questions",
+        "knowledge_enrichment_questions",
         context.prompt_overrides,
         count=wanted,
         topic=state.topic,
         seeds="\n".join(f"- {q}" for q in state.seed_questions[:10]) or "(none)",
         avoid="\n".join(f"- {q}" for q in avoid) or "(none yet)",
     )
-    demo = demonstration_turns("enrichment_questions_demo", context.prompt_overrides)
+    demo = demonstration_turns("knowledge_enrichment_questions_demo", context.prompt_overrides)
     reply = ask_structured(
         models,
         [*demo, ChatTurn(role="user", content=prompt)],
@@ -220,8 +220,8 @@ def answer_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[
     calls: list[ModelCall] = []
     candidates: list[Candidate] = []
     for number, question in enumerate(state.pending_questions):
-        prompt = render("enrichment_answer", context.prompt_overrides, question=question)
-        demo = demonstration_turns("enrichment_answer_demo", context.prompt_overrides)
+        prompt = render("knowledge_enrichment_answer", context.prompt_overrides, question=question)
+        demo = demonstration_turns("knowledge_enrichment_answer_demo", context.prompt_overrides)
         reply = ask_structured(
             models,
             [*demo, ChatTurn(role="user", content=prompt)],
@@ -262,12 +262,14 @@ def questions_to_knowledge(state: State, runtime: Runtime[EnrichmentContext]) ->
     candidates: list[Candidate] = []
     for number, pair in enumerate(state.qa_pairs):
         prompt = render(
-            "enrichment_qa_to_knowledge",
+            "knowledge_enrichment_qa_to_knowledge",
             context.prompt_overrides,
             question=pair["question"],
             answer=pair["answer"],
         )
-        demo = demonstration_turns("enrichment_qa_to_knowledge_demo", context.prompt_overrides)
+        demo = demonstration_turns(
+            "knowledge_enrichment_qa_to_knowledge_demo", context.prompt_overrides
+        )
         reply = ask_structured(
             models,
             [*demo, ChatTurn(role="user", content=prompt)],

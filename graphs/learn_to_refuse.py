@@ -175,7 +175,11 @@ def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[st
     """Ask the main QA agent to answer from the retrieved knowledge only, or refuse."""
     context = L2RContext.of(runtime)
     models = get_models(context)
-    template = "l2r_main_qa_no_reasoning" if context.no_reasoning else "l2r_main_qa"
+    template = (
+        "learn_to_refuse_main_qa_no_reasoning"
+        if context.no_reasoning
+        else "learn_to_refuse_main_qa"
+    )
     hint = (
         "the letter of the correct candidate answer"
         if state.options
@@ -245,7 +249,7 @@ def judge_options(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
     models = get_models(context)
     options = state.options or {}
     prompt = render(
-        "l2r_option_judge",
+        "learn_to_refuse_option_judge",
         context.prompt_overrides,
         knowledge=format_hits(state.retrieved),
         question=question_text(state.question, options, context.prompt_overrides),

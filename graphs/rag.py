@@ -120,7 +120,7 @@ def answer_with_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[st
             reply_format,
             overrides,
             **(
-                {"answer_style": render("fe_answer_style", overrides)}
+                {"answer_style": render("factual_evidence_answer_style", overrides)}
                 if state.context_units
                 else {}
             ),

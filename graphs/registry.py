@@ -119,7 +119,7 @@ METHODS: tuple[Method, ...] = (
     Method(
         "direct",
         "answer",
-        "baselines",
+        "direct",
         "DirectContext",
         "one direct answer (baseline)",
         studio="direct",
@@ -160,12 +160,12 @@ METHODS: tuple[Method, ...] = (
     Method(
         "m-eval",
         "verify",
-        "evidence_validation",
+        "m_eval",
         "MEvalContext",
         "multi-evidence heterogeneity validation of medical answers (M-Eval, Sun et al. 2025)",
-        studio="evidence_validation",
+        studio="m_eval",
         output="evidence",
-        aliases=("meval", "evidence-validation", "evidence_validation"),
+        aliases=("m_eval", "meval", "evidence-validation", "evidence_validation"),
         ablations=("random_reliability", "no_heterogeneity", "no_extra_evidence"),
     ),
     Method(

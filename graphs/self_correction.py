@@ -71,7 +71,7 @@ def give_feedback(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict
     """Write one unfactored feedback on the whole answer's factual accuracy."""
     context = SelfCorrectionContext.of(runtime)
     prompt = render(
-        "sc_feedback",
+        "self_correction_feedback",
         context.prompt_overrides,
         document=_document(state.sources),
         question=state.question or "(not given)",
@@ -89,7 +89,7 @@ def revise(state: State, runtime: Runtime[SelfCorrectionContext]) -> dict[str, A
     if not state.feedback:
         return {}
     prompt = render(
-        "sc_revise",
+        "self_correction_revise",
         context.prompt_overrides,
         question=state.question or "(not given)",
         answer=state.answer or "",

@@ -33,39 +33,40 @@ Baselines and multiple choice:
 - rag_answer (knowledge, question, reply_format): the plain-RAG baseline.
 
 Learn to Refuse and knowledge enrichment:
-- l2r_main_qa (answer_hint, knowledge, question): L2R's main QA agent (after the
+- learn_to_refuse_main_qa (answer_hint, knowledge, question): L2R's main QA agent (after the
   reference's prompt).
-- l2r_main_qa_no_reasoning (answer_hint, knowledge, question): the same without the
+- learn_to_refuse_main_qa_no_reasoning (answer_hint, knowledge, question): the same without the
   evidence and reason steps.
-- l2r_option_judge (knowledge, question): the optional per-option judge.
-- enrichment_questions (avoid, count, seeds, topic): the question agent.
-- enrichment_answer (question): the answer agent (answer and confidence).
-- enrichment_qa_to_knowledge (answer, question): the QA-to-knowledge agent.
-- enrichment_questions_demo: a worked exchange for the question agent.
-- enrichment_answer_demo: a worked exchange for the answer agent.
-- enrichment_qa_to_knowledge_demo: a worked exchange for the QA-to-knowledge agent.
+- learn_to_refuse_option_judge (knowledge, question): the optional per-option judge.
+- knowledge_enrichment_questions (avoid, count, seeds, topic): the question agent.
+- knowledge_enrichment_answer (question): the answer agent (answer and confidence).
+- knowledge_enrichment_qa_to_knowledge (answer, question): the QA-to-knowledge agent.
+- knowledge_enrichment_questions_demo: a worked exchange for the question agent.
+- knowledge_enrichment_answer_demo: a worked exchange for the answer agent.
+- knowledge_enrichment_qa_to_knowledge_demo: a worked exchange for the QA-to-knowledge agent.
   The `_demo` files are `USER:` / `ASSISTANT:` blocks (not formatted) sent as earlier
   chat turns: SmolLM2-135M copies an example inside the instruction, but follows one
   given as a previous turn.
 
 Factual Evidence:
-- fe_rationale (context, first_id, ids, question): the rationale generator.
-- fe_verifier (context, ids, question, rationale): the rationale verifier.
-- fe_refiner (context, feedback, ids, question): the rationale refiner.
-- fe_answer (answer_style, first_id, question, rationale): the cited-answer generator.
-- fe_answer_style: how the answer begins (shared by fe_answer, fe_direct and RAG).
-- fe_direct (answer_style, context, first_id, ids, question): the one-step ablation.
+- factual_evidence_rationale (context, first_id, ids, question): the rationale generator.
+- factual_evidence_verifier (context, ids, question, rationale): the rationale verifier.
+- factual_evidence_refiner (context, feedback, ids, question): the rationale refiner.
+- factual_evidence_answer (answer_style, first_id, question, rationale): the cited-answer generator.
+- factual_evidence_answer_style: how the answer begins (shared by factual_evidence_answer,
+  factual_evidence_direct and RAG).
+- factual_evidence_direct (answer_style, context, first_id, ids, question): the one-step ablation.
 - triplet_extraction (max_triplets, text): triplets for the corpus knowledge graph.
 
 Factored Verification and the self-correction baseline:
-- fv_decompose (answer, max_claims, question): claim decomposition.
-- fv_verify (claim, demos, document, number): the claim check, scored as P(Yes).
-- fv_verify_demos: its demonstrations.
-- fv_verify_cot (claim, document): the chain-of-thought claim check.
-- fv_critique (claim, document): the critique of an unsupported claim.
-- fv_revise (answer, feedback, question): the revision from the critiques.
-- sc_feedback (answer, document, question): self-correction's unfactored feedback.
-- sc_revise (answer, feedback, question): self-correction's revision.
+- factored_verification_decompose (answer, max_claims, question): claim decomposition.
+- factored_verification_verify (claim, demos, document, number): the claim check, scored as P(Yes).
+- factored_verification_verify_demos: its demonstrations.
+- factored_verification_verify_cot (claim, document): the chain-of-thought claim check.
+- factored_verification_critique (claim, document): the critique of an unsupported claim.
+- factored_verification_revise (answer, feedback, question): the revision from the critiques.
+- self_correction_feedback (answer, document, question): self-correction's unfactored feedback.
+- self_correction_revise (answer, feedback, question): self-correction's revision.
 
 Claim-support judges (nodes/judges/), teacher-forced, never generated from:
 - support_answer_given_evidence (evidence, question): an answer after its evidence.
@@ -77,15 +78,17 @@ Grounded default (graphs/grounded.py):
 - grounded_answer (passages, question): answer by copying from the retrieved passages.
 
 M-Eval, judges and grading:
-- meval_quality (abstract, publication_types, title): an article's quality aspects.
-- meval_stance (abstract, claim, title): the LLM stance judge (`stance_judge=llm`).
+- m_eval_quality (abstract, publication_types, title): an article's quality aspects.
+- m_eval_stance (abstract, claim, title): the LLM stance judge (`stance_judge=llm`).
 - nli_judge (hypothesis, premise): the LLM NLI judge.
 - grader (answer, context, question, reference): the Auto-Grader of corpus runs.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+import warnings
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
@@ -93,6 +96,47 @@ from string import Formatter
 
 from veriloop.errors import InvalidInputError
 from veriloop.models.gateway import ChatTurn
+
+RENAMED: dict[str, str] = {
+    "enrichment_answer": "knowledge_enrichment_answer",
+    "enrichment_answer_demo": "knowledge_enrichment_answer_demo",
+    "enrichment_qa_to_knowledge": "knowledge_enrichment_qa_to_knowledge",
+    "enrichment_qa_to_knowledge_demo": "knowledge_enrichment_qa_to_knowledge_demo",
+    "enrichment_questions": "knowledge_enrichment_questions",
+    "enrichment_questions_demo": "knowledge_enrichment_questions_demo",
+    "fe_answer": "factual_evidence_answer",
+    "fe_answer_style": "factual_evidence_answer_style",
+    "fe_direct": "factual_evidence_direct",
+    "fe_rationale": "factual_evidence_rationale",
+    "fe_refiner": "factual_evidence_refiner",
+    "fe_verifier": "factual_evidence_verifier",
+    "fv_critique": "factored_verification_critique",
+    "fv_decompose": "factored_verification_decompose",
+    "fv_revise": "factored_verification_revise",
+    "fv_verify": "factored_verification_verify",
+    "fv_verify_cot": "factored_verification_verify_cot",
+    "fv_verify_demos": "factored_verification_verify_demos",
+    "l2r_main_qa": "learn_to_refuse_main_qa",
+    "l2r_main_qa_no_reasoning": "learn_to_refuse_main_qa_no_reasoning",
+    "l2r_option_judge": "learn_to_refuse_option_judge",
+    "meval_quality": "m_eval_quality",
+    "meval_stance": "m_eval_stance",
+    "sc_feedback": "self_correction_feedback",
+    "sc_revise": "self_correction_revise",
+}
+"""Old template names (before each method's prompts took its module's name) -> new names.
+
+`prompt_overrides` still accepts them, with a DeprecationWarning that names the new one."""
+
+
+@cache
+def template_names() -> frozenset[str]:
+    """Return the name of every template file in prompts/."""
+    return frozenset(
+        entry.name.removesuffix(".txt")
+        for entry in resources.files(__name__).iterdir()
+        if entry.name.endswith(".txt")
+    )
 
 
 @cache
@@ -103,10 +147,50 @@ def _read(name: str) -> str:
     return resource.read_text(encoding="utf-8")
 
 
+def current_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
+    """Return `overrides` keyed by current template names.
+
+    An old name (`RENAMED`) is renamed with a DeprecationWarning.
+
+    Raises:
+        InvalidInputError: A key names no template (an override that would silently do
+            nothing), or a template is given under both its old and its new name.
+    """
+    current: dict[str, str] = {}
+    for name, text in overrides.items():
+        new = RENAMED.get(name)
+        if new is not None:
+            warnings.warn(
+                f"prompt {name!r} is now called {new!r}; rename it in prompt_overrides",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            if new in overrides:
+                raise InvalidInputError(
+                    f"prompt_overrides gives both {name!r} and its new name {new!r}: keep {new!r}"
+                )
+            name = new
+        elif name not in template_names():
+            close = difflib.get_close_matches(name, sorted(template_names()), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InvalidInputError(
+                f"prompt_overrides names no template {name!r}{hint} "
+                "(the templates are the .txt files of prompts/, listed in its __init__)"
+            )
+        current[name] = text
+    return current
+
+
 def load_prompt(name: str, overrides: Mapping[str, str] | None = None) -> str:
-    """Return the template `name`, or its override when one is given."""
-    if overrides and name in overrides:
-        return overrides[name]
+    """Return the template `name`, or its override when one is given.
+
+    Raises:
+        InvalidInputError: No template is called `name`, or an override names no template.
+    """
+    if overrides:
+        given = current_overrides(overrides)
+        if name in given:
+            return given[name]
     return _read(name)
 
 

@@ -13,7 +13,7 @@ OUT="${OUT:-docs/results/pubmedqa_fe_n${N}}"
 if [ ! -f "$CORPUS/CURRENT" ]; then
   .venv/bin/veriloop index --dataset pubmedqa --data-dir "$DATA" --split all --out "$CORPUS"
 fi
-STYLE="$(tr -d '\n' < prompts/fe_answer_style.txt)"
+STYLE="$(tr -d '\n' < prompts/factual_evidence_answer_style.txt)"
 OVERRIDES="$(.venv/bin/python -c 'import json,sys; print(json.dumps({"direct_answer": "Answer the question: \"{question}\" " + sys.argv[1]}))' "$STYLE")"
 .venv/bin/veriloop bench --dataset pubmedqa --data-dir "$DATA" --split test \
   --limit "$N" --shuffle --seed 0 \

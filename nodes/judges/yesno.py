@@ -34,7 +34,7 @@ class YesNoJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's P(Yes)."""
         check_queries(queries)
-        demos = load_prompt("fv_verify_demos").strip()
+        demos = load_prompt("factored_verification_verify_demos").strip()
         calls: list[ModelCall] = []
         verdicts: list[SupportVerdict] = []
         for query in queries:
@@ -45,7 +45,11 @@ class YesNoJudge:
                     if not document:
                         continue
                     prompt = render(
-                        "fv_verify", demos=demos, number=5, document=document, claim=query.claim
+                        "factored_verification_verify",
+                        demos=demos,
+                        number=5,
+                        document=document,
+                        claim=query.claim,
                     )
                     reading = yes_no_probability(self.models, prompt, purpose="support_yes")
                     calls.extend(reading.calls)

@@ -7,8 +7,8 @@ import pytest
 from pydantic import BaseModel
 
 from veriloop.context import ModelSettings
-from veriloop.graphs.baselines import DirectContext
-from veriloop.graphs.baselines import build_graph as build_direct
+from veriloop.graphs.direct import DirectContext
+from veriloop.graphs.direct import build_graph as build_direct
 from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
 from veriloop.models import get_models
 from veriloop.models.locate import bundled_chat_model_path

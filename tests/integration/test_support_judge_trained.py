@@ -26,7 +26,7 @@ def test_trained_judge_prefers_the_supported_answer_and_names_its_evidence() -> 
 
 
 def test_meval_stances_from_the_trained_judge_carry_probabilities() -> None:
-    from veriloop.graphs.evidence_validation import MEvalContext, build_graph
+    from veriloop.graphs.m_eval import MEvalContext, build_graph
 
     articles = [
         {

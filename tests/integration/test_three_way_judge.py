@@ -72,7 +72,7 @@ def test_verify_says_hallucinated_and_shows_what_the_source_says(tmp_path: Path)
 
 
 def test_meval_weighs_an_abstract_that_denies_the_claim() -> None:
-    from veriloop.graphs.evidence_validation import MEvalContext, build_graph
+    from veriloop.graphs.m_eval import MEvalContext, build_graph
 
     articles = [
         {

@@ -3,7 +3,7 @@ import json
 from typer.testing import CliRunner
 
 from veriloop.cli import app
-from veriloop.graphs.baselines import DirectContext, build_graph
+from veriloop.graphs.direct import DirectContext, build_graph
 
 runner = CliRunner()
 

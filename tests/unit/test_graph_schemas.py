@@ -59,10 +59,10 @@ def test_verification_graph_schemas_generate():
     assert all(p.get("description") for p in context.values())
 
 
-def test_evidence_validation_schemas_generate():
-    from veriloop.graphs import evidence_validation
+def test_m_eval_schemas_generate():
+    from veriloop.graphs import m_eval
 
-    graph = evidence_validation.graph
+    graph = m_eval.graph
     assert {"question", "answer", "articles", "context_units"} <= set(
         graph.get_input_jsonschema()["properties"]
     )

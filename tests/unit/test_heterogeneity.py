@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.heterogeneity import (
+from veriloop.nodes.m_eval.heterogeneity import (
     dersimonian_laird,
     reliability_variances,
     weighted_claim_score,

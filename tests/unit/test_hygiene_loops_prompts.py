@@ -138,12 +138,40 @@ def test_clean_generation_drops_a_restated_question_but_keeps_answers_using_its_
 def test_demonstration_turns_parse_and_reject_bad_transcripts():
     from veriloop.prompts import demonstration_turns
 
-    turns = demonstration_turns("enrichment_answer_demo")
+    turns = demonstration_turns("knowledge_enrichment_answer_demo")
     assert [t["role"] for t in turns] == ["user", "assistant"]
     assert turns[1]["content"].startswith('{"answer"')
-    override = {"x": "USER: hi\nASSISTANT: hello\nUSER: again"}
-    assert [t["content"] for t in demonstration_turns("x", override)] == ["hi", "hello", "again"]
+    demo = "knowledge_enrichment_answer_demo"
+    override = {demo: "USER: hi\nASSISTANT: hello\nUSER: again"}
+    assert [t["content"] for t in demonstration_turns(demo, override)] == ["hi", "hello", "again"]
     with pytest.raises(InvalidInputError, match="must start with a USER"):
-        demonstration_turns("x", {"x": "ASSISTANT: hello"})
+        demonstration_turns(demo, {demo: "ASSISTANT: hello"})
     with pytest.raises(InvalidInputError, match="must start with USER: or ASSISTANT:"):
-        demonstration_turns("x", {"x": "SYSTEM: hello"})
+        demonstration_turns(demo, {demo: "SYSTEM: hello"})
+
+
+def test_an_override_of_no_template_is_an_error_not_a_silent_no_op():
+    from veriloop.prompts import render
+
+    with pytest.raises(
+        InvalidInputError, match="names no template 'grounded_answr'.*grounded_answer"
+    ):
+        render("direct_answer", {"grounded_answr": "x"}, question="q")
+
+
+def test_an_old_prompt_name_still_overrides_with_a_warning_naming_the_new_one():
+    from veriloop.prompts import RENAMED, render, template_names
+
+    assert set(RENAMED.values()) <= template_names()
+    assert not set(RENAMED) & template_names()
+    with pytest.warns(
+        DeprecationWarning, match="'fe_answer_style' is now called 'factual_evidence_answer_style'"
+    ):
+        text = render("factual_evidence_answer_style", {"fe_answer_style": "Begin: yes."})
+    assert text == "Begin: yes."
+    with pytest.raises(InvalidInputError, match="both 'fv_revise' and its new name"):
+        render(
+            "direct_answer",
+            {"fv_revise": "a", "factored_verification_revise": "b"},
+            question="q",
+        )

@@ -13,9 +13,9 @@ import pytest
 import veriloop
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.evidence_validation import MEvalContext
 from veriloop.graphs.factored_verification import FVContext
 from veriloop.graphs.grounded import GroundedContext, build_graph
+from veriloop.graphs.m_eval import MEvalContext
 from veriloop.guard import GroundingGuard
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.baselines import DirectContext
-from veriloop.graphs.baselines import build_graph as build_direct
+from veriloop.graphs.direct import DirectContext
+from veriloop.graphs.direct import build_graph as build_direct
 from veriloop.graphs.rag import RAGContext
 from veriloop.graphs.rag import build_graph as build_rag
 from veriloop.graphs.self_reflection import SelfReflectionContext

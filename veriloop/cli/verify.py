@@ -476,7 +476,7 @@ def validate_bench_command(
 
     from veriloop.evaluation import validation_bench
     from veriloop.evaluation.datasets import load_dataset
-    from veriloop.graphs.evidence_validation import MEvalContext
+    from veriloop.graphs.m_eval import MEvalContext
 
     try:
         cache = cache_setting(no_cache)
@@ -489,7 +489,7 @@ def validate_bench_command(
             given["backend"] = backend
         context = build_context(MEvalContext, settings or [], **given)
         run_settings = {k: v for k, v in asdict(context).items() if k != "prompt_overrides"}
-        run_dir = out_dir or Path("runs") / f"meval_{dataset}_{split}_n{limit}"
+        run_dir = out_dir or Path("runs") / f"m_eval_{dataset}_{split}_n{limit}"
         loaded = load_dataset(dataset, data_dir, split)
         claims = dataset == "citation_integrity"
         if claims:

@@ -120,7 +120,7 @@ def claim_cases(items: list[Item]) -> list[dict[str, Any]]:
 
 def run_case(run: str, case: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
     """Validate one response under one run's settings; errors are recorded."""
-    from veriloop.graphs.evidence_validation import MEvalContext, graph
+    from veriloop.graphs.m_eval import MEvalContext, graph
 
     record: dict[str, Any] = {"run": run, "item_id": case["case_id"], **case}
     try:

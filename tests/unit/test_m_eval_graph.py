@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.evidence_validation import MEvalContext, build_graph
+from veriloop.graphs.m_eval import MEvalContext, build_graph
 from veriloop.models import Models
-from veriloop.nodes.reliability import evidence_level, recency_bonuses, reliability_parts
+from veriloop.nodes.m_eval.reliability import evidence_level, recency_bonuses, reliability_parts
 
 Make = Callable[..., tuple[str, Models]]
 QUESTION = "Does aspirin reduce heart attacks?"

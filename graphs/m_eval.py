@@ -23,7 +23,7 @@
   head (`"nli"`) or the chat model (`"llm"`); an unusable reply is recorded, excluded from
   the statistics and counted.
 - weigh_claims: per claim, DerSimonian–Laird on the stances with variances 1/reliability
-  (Q, τ², I², random-effects mean; `nodes/heterogeneity.py`) and the reliability-weighted
+  (Q, τ², I², random-effects mean; `nodes/m_eval/heterogeneity.py`) and the reliability-weighted
   score M(c) = Σ stance·reliability; a claim is correct if M(c) > 0, incorrect if < 0,
   undetermined when no article took a side. `no_heterogeneity` (ablation): incorrect as
   soon as any article contradicts. The answer is incorrect if any claim is, correct if at
@@ -39,39 +39,36 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, NotRequired
+from typing import Any, ClassVar, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict
-from typing_extensions import TypedDict
 
 from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
-from veriloop.models import ChatTurn, get_models
-from veriloop.models.structured import ask_structured
-from veriloop.nodes.heterogeneity import (
-    dersimonian_laird,
-    reliability_variances,
-    weighted_claim_score,
+from veriloop.models import get_models
+from veriloop.nodes.judges import JUDGES, JudgeName
+from veriloop.nodes.m_eval.quality import lacking_aspects
+from veriloop.nodes.m_eval.records import (
+    ArticleRecord,
+    ArticleVerdict,
+    ClaimResult,
+    Label,
+    Stance,
+    answer_label,
+    claim_result,
+    evidence_report,
 )
-from veriloop.nodes.judges import JUDGES, JudgeName, SupportQuery, claim_verdict, support_judge
-from veriloop.nodes.reliability import (
-    QUALITY_ASPECTS,
-    ReliabilityParts,
-    recency_bonuses,
-    reliability_parts,
-)
-from veriloop.prompts import render
+from veriloop.nodes.m_eval.reliability import recency_bonuses, reliability_parts
+from veriloop.nodes.m_eval.stances import chat_stances, nli_stances, support_stances
+from veriloop.nodes.m_eval.stances import judge_stances as judge_stances_with
 from veriloop.state import OutputState, TracedState
 from veriloop.text import split_sentences
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
 METHOD = method_id(__file__)
-Label = Literal["correct", "incorrect", "undetermined"]
-STANCES = {"supports": 1, "contradicts": -1, "neither": 0}
 
 
 @dataclass(kw_only=True)
@@ -168,58 +165,6 @@ class EvidenceInput:
     """Chained after fe/rag: the retrieved units become cited articles (no type or year)."""
 
 
-class ArticleRecord(TypedDict):
-    """An evidence article with its role and reliability."""
-
-    id: str
-    role: Literal["given", "extra"]
-    article: dict[str, Any]
-    reliability: ReliabilityParts
-    quality_error: str | None
-
-
-class Stance(TypedDict):
-    """One (claim, article) judgement."""
-
-    claim: int
-    article: str
-    stance: int | None
-    error: str | None
-    probability: NotRequired[float | None]
-    """P(supported) when the support judge gave the stance."""
-    p_contradicted: NotRequired[float | None]
-    """P(contradicted) when the three-way judge gave the stance."""
-    evidence_sentence: NotRequired[str]
-    """The abstract's sentence the three-way stance rests on."""
-    relevance: NotRequired[float | None]
-    """Claim-article cosine (the support judge's gate for −1)."""
-
-
-class ClaimResult(TypedDict):
-    """One claim's evidence statistics and label."""
-
-    index: int
-    claim: str
-    main: bool
-    label: Label
-    score: float
-    """M(c) = Σ stance · reliability."""
-    q: float | None
-    tau2: float | None
-    i2: float | None
-    random_mean: float | None
-    supporting: int
-    contradicting: int
-
-
-class ArticleVerdict(TypedDict):
-    """The evidence report's verdict on one cited article."""
-
-    id: str
-    verdict: Literal["agreed", "misled", "irrelevant"]
-    detail: str
-
-
 @dataclass
 class MEvalOutput(OutputState):
     """The shared output plus the label, the claims, the evidence and the report."""
@@ -242,19 +187,6 @@ class State(MEvalOutput, TracedState):
     claim_texts: list[str] = field(default_factory=list)
     given: list[dict[str, Any]] = field(default_factory=list)
     extra: list[dict[str, Any]] = field(default_factory=list)
-
-
-class _Quality(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    random_selection: bool
-    complete_data: bool
-    unbiased_conclusions: bool
-    blinding: bool
-
-
-class _StanceReply(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    stance: Literal["supports", "contradicts", "neither"]
 
 
 # -------------------------------------------------------------------- nodes
@@ -317,21 +249,10 @@ def assess_reliability(state: State, runtime: Runtime[MEvalContext]) -> dict[str
         flagged: list[str] = []
         error = None
         if context.quality_penalties and not context.random_reliability:
-            prompt = render(
-                "meval_quality",
-                context.prompt_overrides,
-                title=article["title"] or "(none)",
-                publication_types=", ".join(article["publication_types"]) or "(unknown)",
-                abstract=article["abstract"],
+            flagged, error, quality_calls = lacking_aspects(
+                models, article, context.prompt_overrides
             )
-            reply = ask_structured(
-                models, [ChatTurn(role="user", content=prompt)], _Quality, purpose="quality"
-            )
-            calls.extend(reply.calls)
-            if reply.value is None:
-                error = reply.error
-            else:
-                flagged = [a for a in QUALITY_ASPECTS if not getattr(reply.value, a)]
+            calls.extend(quality_calls)
         parts = reliability_parts(article["publication_types"], bonus, flagged)
         if context.random_reliability:
             parts["reliability"] = round(rng.uniform(1.0, 8.0), 6)
@@ -357,51 +278,33 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     """Label every (claim, article) pair +1 / 0 / −1."""
     context = MEvalContext.of(runtime)
     models = get_models(context)
-    pairs = [(c, r) for c in range(len(state.claim_texts)) for r in state.evidence]
-    stances: list[Stance] = []
+    claims, question = state.claim_texts, state.question
+    pairs = [(c, r) for c in range(len(claims)) for r in state.evidence]
     calls: list[ModelCall] = []
     if context.stance_judge in JUDGES:
-        stances = _judge_stances(state, context, pairs)
-    elif context.stance_judge == "support":
-        stances = _support_stances(state, context, pairs)
-    elif context.stance_judge == "nli":
-        from veriloop.nodes.judges.nli import EmbeddingNLI
-
-        judge = EmbeddingNLI(models)
-        verdicts = (
-            judge.judge_pairs(
-                [r["article"]["abstract"] for _, r in pairs],
-                [state.claim_texts[c] for c, _ in pairs],
-            )
-            if pairs
-            else []
+        stances = judge_stances_with(
+            context.stance_judge,
+            models,
+            claims,
+            question,
+            pairs,
+            supported_at=context.supported_at,
+            contradicted_at=context.contradicted_at,
         )
-        stances = [
-            Stance(claim=c, article=r["id"], stance=int(v), error=None)
-            for (c, r), v in zip(pairs, verdicts, strict=True)
-        ]
+    elif context.stance_judge == "support":
+        stances = support_stances(
+            models,
+            claims,
+            question,
+            pairs,
+            supported_at=context.supported_at,
+            contradicts_below=context.stance_contradicts_below,
+            relevant_at=context.stance_relevant_at,
+        )
+    elif context.stance_judge == "nli":
+        stances = nli_stances(models, claims, pairs)
     else:
-        for c, record in pairs:
-            prompt = render(
-                "meval_stance",
-                context.prompt_overrides,
-                title=record["article"]["title"] or "(none)",
-                abstract=record["article"]["abstract"],
-                claim=state.claim_texts[c],
-            )
-            reply = ask_structured(
-                models, [ChatTurn(role="user", content=prompt)], _StanceReply, purpose="stance"
-            )
-            calls.extend(reply.calls)
-            value = None if reply.value is None else STANCES[reply.value.stance]
-            stances.append(
-                Stance(
-                    claim=c,
-                    article=record["id"],
-                    stance=value,
-                    error=None if reply.value else reply.error,
-                )
-            )
+        stances, calls = chat_stances(models, claims, pairs, context.prompt_overrides)
     return {
         "stances": stances,
         "unusable_stances": sum(s["stance"] is None for s in stances),
@@ -409,149 +312,23 @@ def judge_stances(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any
     }
 
 
-THREE_WAY_STANCE = {"supported": 1, "contradicted": -1, "unsupported": 0}
-
-
-def _stance_queries(state: State, pairs: list[tuple[int, ArticleRecord]]) -> list[SupportQuery]:
-    # the main claim (0) already starts with the question; the others are read after it
-    return [
-        SupportQuery(
-            state.claim_texts[c],
-            [r["article"]["abstract"] or r["article"]["title"] or "-"],
-            "" if c == 0 else state.question,
-        )
-        for c, r in pairs
-    ]
-
-
-def _judge_stances(
-    state: State, context: MEvalContext, pairs: list[tuple[int, ArticleRecord]]
-) -> list[Stance]:
-    if not pairs:
-        return []
-    judge = support_judge(
-        context.stance_judge,
-        get_models(context),
-        supported_at=context.supported_at,
-        contradicted_at=context.contradicted_at,
-    )
-    verdicts, _ = judge.judge(_stance_queries(state, pairs))
-    return [
-        Stance(
-            claim=c,
-            article=record["id"],
-            stance=None
-            if verdict["error"] is not None
-            else THREE_WAY_STANCE[claim_verdict(verdict) or "unsupported"],
-            error=verdict["error"],
-            probability=verdict["probability"],
-            p_contradicted=verdict.get("p_contradicted"),
-            evidence_sentence=verdict.get("evidence_sentence", ""),
-        )
-        for (c, record), verdict in zip(pairs, verdicts, strict=True)
-    ]
-
-
-def _support_stances(
-    state: State, context: MEvalContext, pairs: list[tuple[int, ArticleRecord]]
-) -> list[Stance]:
-    from veriloop.nodes.judges import CrossEncoderJudge, SupportStances
-
-    judge = SupportStances(
-        CrossEncoderJudge(),
-        supports_at=0.5 if context.supported_at is None else context.supported_at,
-        contradicts_below=context.stance_contradicts_below,
-        models=get_models(context),
-        relevant_at=context.stance_relevant_at,
-    )
-    abstracts = [r["article"]["abstract"] or r["article"]["title"] or "-" for _, r in pairs]
-    claims = [state.claim_texts[c] for c, _ in pairs]
-    # the main claim (0) already starts with the question; the others are read after it
-    questions = ["" if c == 0 else state.question for c, _ in pairs]
-    verdicts, _ = judge.verdicts(abstracts, claims, questions)
-    relevances = judge.relevances(abstracts, claims)
-    stances = [
-        Stance(
-            claim=c,
-            article=record["id"],
-            stance=judge.stance(verdict["probability"], relevance),
-            error=verdict["error"],
-            probability=verdict["probability"],
-            relevance=relevance,
-        )
-        for (c, record), verdict, relevance in zip(pairs, verdicts, relevances, strict=True)
-    ]
-    return stances
-
-
 def weigh_claims(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Heterogeneity statistics and M(c) per claim; the answer's label."""
     context = MEvalContext.of(runtime)
     reliability = {r["id"]: r["reliability"]["reliability"] for r in state.evidence}
-    results: list[ClaimResult] = []
-    for index, claim in enumerate(state.claim_texts):
-        usable = [s for s in state.stances if s["claim"] == index and s["stance"] is not None]
-        ys = [int(s["stance"]) for s in usable]  # type: ignore[arg-type]
-        rs = [reliability[s["article"]] for s in usable]
-        score = weighted_claim_score(ys, rs)
-        stats = dersimonian_laird(ys, reliability_variances(rs)) if ys else None
-        supporting, contradicting = ys.count(1), ys.count(-1)
-        label: Label
-        if context.no_heterogeneity:
-            label = "incorrect" if contradicting else "correct" if supporting else "undetermined"
-        else:
-            label = "correct" if score > 0 else "incorrect" if score < 0 else "undetermined"
-        results.append(
-            ClaimResult(
-                index=index,
-                claim=claim,
-                main=index == 0,
-                label=label,
-                score=round(score, 6),
-                q=None if stats is None else round(stats.q, 6),
-                tau2=None if stats is None else round(stats.tau2, 6),
-                i2=None if stats is None else round(stats.i2, 6),
-                random_mean=None if stats is None else round(stats.random_mean, 6),
-                supporting=supporting,
-                contradicting=contradicting,
-            )
+    results = [
+        claim_result(
+            index, claim, state.stances, reliability, no_heterogeneity=context.no_heterogeneity
         )
-    labels = [r["label"] for r in results]
-    answer_label: Label = (
-        "incorrect"
-        if "incorrect" in labels
-        else "correct"
-        if "correct" in labels
-        else "undetermined"
-    )
-    return {"claims": results, "label": answer_label}
+        for index, claim in enumerate(state.claim_texts)
+    ]
+    return {"claims": results, "label": answer_label(results)}
 
 
 def finish(state: State, runtime: Runtime[MEvalContext]) -> dict[str, Any]:
     """Write the evidence report on the cited articles and the trace."""
     context = MEvalContext.of(runtime)
-    labels = {r["index"]: r["label"] for r in state.claims}
-    report: list[ArticleVerdict] = []
-    for record in (r for r in state.evidence if r["role"] == "given"):
-        agreed = misled = 0
-        for stance in (s for s in state.stances if s["article"] == record["id"]):
-            if not stance["stance"] or labels.get(stance["claim"]) == "undetermined":
-                continue
-            sided_with = "correct" if stance["stance"] > 0 else "incorrect"
-            if sided_with == labels.get(stance["claim"]):
-                agreed += 1
-            else:
-                misled += 1
-        verdict: Literal["agreed", "misled", "irrelevant"] = (
-            "misled" if misled else "agreed" if agreed else "irrelevant"
-        )
-        report.append(
-            ArticleVerdict(
-                id=record["id"],
-                verdict=verdict,
-                detail=f"sided with the final claim label {agreed} time(s), against it {misled}",
-            )
-        )
+    report = evidence_report(state.evidence, state.stances, state.claims)
     candidate = Candidate(
         stage="answer",
         round=0,
