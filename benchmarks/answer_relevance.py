@@ -52,7 +52,7 @@ from veriloop.evaluation.answer_ranking import (
     mean_spearman,
     top_mean,
 )
-from veriloop.evaluation.relevance_sets import (
+from veriloop.evaluation.judge_data.relevance_sets import (
     MIN_WORDS,
     RatedQuestion,
     RelevancePair,

@@ -33,9 +33,9 @@ from tqdm import tqdm
 if not __package__:  # run as a script (the documented way): let `benchmarks.` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from veriloop.evaluation.minimal_pairs import cached_pairs, per_edit_sets
-from veriloop.evaluation.nli_sets import NLI_DEV, as_labelled, nli_pairs
-from veriloop.evaluation.support_sets import LabelledPair
+from veriloop.evaluation.judge_data.minimal_pairs import cached_pairs, per_edit_sets
+from veriloop.evaluation.judge_data.nli_sets import NLI_DEV, as_labelled, nli_pairs
+from veriloop.evaluation.judge_data.support_sets import LabelledPair
 from veriloop.nodes.judges import CONTRADICTED, ENTAILED, NEITHER
 from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR
 from veriloop.nodes.judges.decision import DECISION_FILE, Decision, decide

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/mismatch_rules.py --data-root ../shared/data
 
-For every held-out set (`veriloop.evaluation.nli_sets.all_held_out_sets`: the support
+For every held-out set (`veriloop.evaluation.judge_data.nli_sets.all_held_out_sets`: the support
 judges' sets, HealthVer dev three ways, the held-out NLI sets), runs
 `nodes.judges.mismatch.find_mismatches(claim, evidence)` on every pair, the evidence texts joined,
 and counts the pairs flagged per gold class: a flag on a contradicted pair is a catch, on
@@ -27,8 +27,8 @@ from tqdm import tqdm
 if not __package__:  # run as a script (the documented way): let `benchmarks.` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from veriloop.evaluation.nli_sets import all_held_out_sets
-from veriloop.evaluation.support_sets import LabelledPair
+from veriloop.evaluation.judge_data.nli_sets import all_held_out_sets
+from veriloop.evaluation.judge_data.support_sets import LabelledPair
 from veriloop.nodes.judges.mismatch import find_mismatches
 
 OUT = Path("docs/benchmarks")
@@ -87,10 +87,11 @@ def markdown(results: dict[str, dict[str, Any]], command: str) -> str:
         "Since issue 35 the rules include the aligned contrast rule (`nodes/judges/contrast.py`: a "
         "medical contrast lexicon, rates, same-kind entities, clause-level negation). The "
         "`medquad_mp_<edit>` sets are MedQuAD minimal pairs of held-out pages "
-        "(`veriloop/evaluation/minimal_pairs.py`): each contradicted pair of that edit beside "
-        "its entailed twin, so 'contradicted' is the catch rate per edit type and 'entailed' "
-        "the false alarms on the twins. The generator's contrast edits use the rule's own "
-        "lexicon: their catch rate is by construction; the sets it did not make are the test. "
+        "(`veriloop/evaluation/judge_data/minimal_pairs.py`): each contradicted pair of that "
+        "edit beside its entailed twin, so 'contradicted' is the catch rate per edit type and "
+        "'entailed' the false alarms on the twins. The generator's contrast edits use the "
+        "rule's own lexicon: their catch rate is by construction; the sets it did not make are "
+        "the test. "
         "The rules before issue 35 (at 514294a): `mismatch_rules_514294a.md`.",
         "",
         "| set | gold class | pairs | flagged | share | by kind |",

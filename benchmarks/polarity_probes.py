@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.support_sets import perturbed_claim
+from veriloop.evaluation.judge_data.support_sets import perturbed_claim
 from veriloop.models import Models, ScoreError
 from veriloop.nodes.judges import (
     Judged,

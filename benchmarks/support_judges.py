@@ -9,7 +9,7 @@
 
 Judges: `head` (MiniLM pair-feature MLP head), `yesno` (SmolLM2 P(Yes)), `likelihood`
 (SmolLM2 evidence-likelihood gain, calibrated), `cross_encoder` (the trained MiniLM
-cross-encoder). Sets: see `veriloop.evaluation.support_sets`.
+cross-encoder). Sets: see `veriloop.evaluation.judge_data.support_sets`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ if not __package__:  # run as a script (the documented way): let `benchmarks.` r
 from benchmarks.polarity_probes import FlipContrastJudge, OnnxPairClassifierJudge
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.nli_sets import all_held_out_sets
+from veriloop.evaluation.judge_data.nli_sets import all_held_out_sets
+from veriloop.evaluation.judge_data.support_sets import halueval_pairs
 from veriloop.evaluation.support_measure import (
     auroc,
     compact_records,
@@ -41,7 +42,6 @@ from veriloop.evaluation.support_measure import (
     sample_by_item,
     summarise,
 )
-from veriloop.evaluation.support_sets import halueval_pairs
 from veriloop.models import get_models
 from veriloop.nodes.judges import (
     QUESTION_CHARS,

@@ -9,7 +9,7 @@ Issue 35's deliverable 4. Every batch mixes two pools, `--replay` of it general 
 what the judge knows of SNLI does not fall:
 
 - **polarity pool**: the MedQuAD minimal pairs of training pages
-  (`veriloop.evaluation.minimal_pairs`: cross-page paraphrases and trims, their one-edit
+  (`veriloop.evaluation.judge_data.minimal_pairs`: cross-page paraphrases and trims, their one-edit
   contradictions, related-page neithers), CANNOT, ScoNe, CliniFact and SciFact training
   parts, and the support sources that carry a licence (HaluEval, Citation-Integrity,
   PubMedQA, and their swapped and negated copies). HealthVer states no licence: nothing
@@ -86,8 +86,8 @@ def build_pools(args: argparse.Namespace) -> tuple[dict[str, list[Example]], dic
     """
     # Imported here, not above: training from a pools file needs torch alone.
     from benchmarks.train_three_way_judge import LICENCES, evidence_text  # noqa: PLC0415
-    from veriloop.evaluation.minimal_pairs import cached_pairs  # noqa: PLC0415
-    from veriloop.evaluation.nli_sets import (  # noqa: PLC0415
+    from veriloop.evaluation.judge_data.minimal_pairs import cached_pairs  # noqa: PLC0415
+    from veriloop.evaluation.judge_data.nli_sets import (  # noqa: PLC0415
         NLI_DEV,
         NLI_HELD_OUT,
         capped,

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/train_relevance_judge.py --out nodes/data/relevance_judge
 
-Data (`veriloop.evaluation.relevance_sets.medquad_relevance_pairs`): the bundled MedQuAD
+Data (`veriloop.evaluation.judge_data.relevance_sets.medquad_relevance_pairs`): the bundled MedQuAD
 question-answer pairs, foci outside the held-out tenth; per sampled question, sentences of
 its own answer (relevant) and one sentence each of the same page's answer to another
 question type, a neighbouring condition's answer and an unrelated page (not relevant).
@@ -39,7 +39,7 @@ if not __package__:  # run as a script (the documented way): let `veriloop` reso
 
 from benchmarks.judge_training import run_notes
 from benchmarks.train_three_way_judge import bucketed
-from veriloop.evaluation.relevance_sets import (
+from veriloop.evaluation.judge_data.relevance_sets import (
     GROUNDED_BENCH,
     mediqa_relevance_pairs,
     medquad_answers,
@@ -180,7 +180,7 @@ def main() -> None:
                 "relevant": sum(1 for p in pairs if p.relevant),
                 "not_relevant": sum(1 for p in pairs if not p.relevant),
                 "held_out": "every MedQuAD question whose focus is in the held-out tenth "
-                "(veriloop.evaluation.relevance_sets.held_out_focus); "
+                "(veriloop.evaluation.judge_data.relevance_sets.held_out_focus); "
                 + (
                     "MEDIQA 2019 Task 3 validation set and every question among the grounded "
                     f"benchmark's MEDIQA items ({GROUNDED_BENCH})"

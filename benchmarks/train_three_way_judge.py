@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/train_three_way_judge.py --data-root ../shared/data
 
-Data (`veriloop.evaluation.nli_sets`): the NLI pairs of `../shared/data/nli` minus the
+Data (`veriloop.evaluation.judge_data.nli_sets`): the NLI pairs of `../shared/data/nli` minus the
 held-out sets (SNLI test, counterfactual-SNLI test, FM2 test, WiCE test, all of negation
 NLI) and minus any pair sharing a premise with them, deduplicated; plus the claim-support
 judge's own sources re-labelled three ways (HealthVer test keeps its three labels,
@@ -46,7 +46,7 @@ if not __package__:  # run as a script (the documented way): let `benchmarks.` r
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.judge_training import allowed_loss, run_notes
-from veriloop.evaluation.nli_sets import (
+from veriloop.evaluation.judge_data.nli_sets import (
     NLI_HELD_OUT,
     ThreeWayPair,
     capped,
@@ -292,7 +292,7 @@ def main() -> None:
                         for name, (folder, split) in NLI_HELD_OUT.items()
                     },
                     "support": "HealthVer dev, Citation-Integrity test, HaluEval held-out items, "
-                    "PubMedQA test: see veriloop/evaluation/support_sets.py",
+                    "PubMedQA test: see veriloop/evaluation/judge_data/support_sets.py",
                     "rule": "no training pair shares a premise (case/spacing folded) with a "
                     "held-out NLI pair",
                 },

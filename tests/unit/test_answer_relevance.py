@@ -13,7 +13,7 @@ from veriloop.evaluation.answer_ranking import (
     reciprocal_rank,
     top_mean,
 )
-from veriloop.evaluation.relevance_sets import (
+from veriloop.evaluation.judge_data.relevance_sets import (
     MedQuADAnswer,
     held_out_focus,
     medquad_relevance_pairs,
@@ -100,8 +100,8 @@ def test_training_pairs_have_each_negative_kind_and_no_held_out_focus() -> None:
 
 def test_rqe_and_rated_answers_are_read_from_the_xml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from veriloop.evaluation.items import DatasetError
+    from veriloop.evaluation.judge_data.relevance_sets import RQE_FILES, mediqa_answers, rqe_pairs
     from veriloop.evaluation.loaders.mediqa import FILES
-    from veriloop.evaluation.relevance_sets import RQE_FILES, mediqa_answers, rqe_pairs
 
     (tmp_path / "rqe").mkdir()
     (tmp_path / "rqe" / RQE_FILES["validation"]).write_text(
@@ -139,8 +139,8 @@ def test_rqe_and_rated_answers_are_read_from_the_xml(tmp_path) -> None:  # type:
 def test_consumer_pairs_label_sentences_by_the_experts_and_leave_out_excluded_questions(
     tmp_path,  # type: ignore[no-untyped-def]
 ) -> None:
+    from veriloop.evaluation.judge_data.relevance_sets import mediqa_relevance_pairs
     from veriloop.evaluation.loaders.mediqa import FILES
-    from veriloop.evaluation.relevance_sets import mediqa_relevance_pairs
 
     def question(qid: str) -> str:
         return (

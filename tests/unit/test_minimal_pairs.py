@@ -1,23 +1,25 @@
-"""The minimal-pair generator (veriloop/evaluation/minimal_pairs.py) on hand-made pages."""
+"""The minimal-pair generator (veriloop/evaluation/judge_data: minimal_pairs, claim_edits) on hand-made pages."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from veriloop.evaluation.minimal_pairs import (
+from veriloop.evaluation.judge_data.claim_edits import (
     contrast_edits,
-    cross_page_paraphrases,
-    focus_split,
     frequency_edit,
-    generate,
     negation_edit,
     number_edit,
-    per_edit_sets,
-    read_pairs,
     stated_synonym,
     trimmed,
     with_synonym,
+)
+from veriloop.evaluation.judge_data.minimal_pairs import (
+    cross_page_paraphrases,
+    focus_split,
+    generate,
+    per_edit_sets,
+    read_pairs,
     write_pairs,
 )
 from veriloop.nodes.judges import CONTRADICTED, ENTAILED

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.polarity_probes import FlipContrastJudge, OnnxPairClassifierJudge
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.support_sets import perturbed_claim
+from veriloop.evaluation.judge_data.support_sets import perturbed_claim
 from veriloop.models.fakes import fake_models
 from veriloop.nodes.judges import SupportQuery
 

@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from veriloop.evaluation.judge_data.support_sets import (
+    LabelledPair,
+    halueval_pairs,
+    healthver_pairs,
+    training_pairs,
+)
 from veriloop.evaluation.support_measure import (
     auroc,
     balanced_accuracy,
@@ -17,12 +23,6 @@ from veriloop.evaluation.support_measure import (
     read_records,
     sample_by_item,
     summarise,
-)
-from veriloop.evaluation.support_sets import (
-    LabelledPair,
-    halueval_pairs,
-    healthver_pairs,
-    training_pairs,
 )
 from veriloop.nodes.judges import SupportQuery, SupportVerdict
 
@@ -185,7 +185,7 @@ def test_paired_difference_uses_only_shared_pairs_against_the_reference() -> Non
 
 
 def test_swapped_pairs_take_another_items_evidence_as_the_negative() -> None:
-    from veriloop.evaluation.support_sets import swapped
+    from veriloop.evaluation.judge_data.support_sets import swapped
 
     pairs = [
         LabelledPair(SupportQuery("aspirin thins blood", ["aspirin text"], "q1"), True, "1"),
@@ -244,7 +244,7 @@ def test_a_cross_encoders_identity_is_its_weights(tmp_path: Path) -> None:
 
 
 def test_perturbed_claims_flip_polarity_by_one_edit() -> None:
-    from veriloop.evaluation.support_sets import perturbed_claim
+    from veriloop.evaluation.judge_data.support_sets import perturbed_claim
 
     # an existing negation is removed, first
     assert perturbed_claim("WHO does not recommend against ibuprofen") == (
@@ -274,7 +274,7 @@ def test_perturbed_claims_flip_polarity_by_one_edit() -> None:
 
 
 def test_negated_pairs_keep_the_evidence_and_drop_unperturbable_claims() -> None:
-    from veriloop.evaluation.support_sets import negated
+    from veriloop.evaluation.judge_data.support_sets import negated
 
     pairs = [
         LabelledPair(SupportQuery("Aspirin is an NSAID", ["aspirin text"], "q1"), True, "1"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from veriloop.evaluation.nli_sets import (
+from veriloop.evaluation.judge_data.nli_sets import (
     NLI_FOLDERS,
     as_labelled,
     nli_held_out_sets,

@@ -64,7 +64,8 @@ def split_items(
 
     `offset` keeps items another component was fitted on out of the study: the trained
     support judge used the first 400 HaluEval QA items of this same seeded shuffle
-    (`veriloop.evaluation.support_sets.HALUEVAL_TRAIN`), so `offset=400` is held out from it.
+    (`veriloop.evaluation.judge_data.support_sets.HALUEVAL_TRAIN`), so `offset=400` is held
+    out from it.
 
     Raises:
         InvalidInputError: There are not enough items.

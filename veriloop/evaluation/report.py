@@ -254,12 +254,12 @@ def support_accuracy(support: SupportJudge, data_dir: str | None, items: int = 5
     Returns report lines: balanced accuracy and AUROC per set (the sets are found next to
     the run's data folder or in ../shared/data), or where to read the stored numbers.
     """
-    from veriloop.evaluation.support_measure import auroc, balanced_accuracy, sample_by_item
-    from veriloop.evaluation.support_sets import (
+    from veriloop.evaluation.judge_data.support_sets import (
         LabelledPair,
         halueval_pairs,
         healthver_pairs,
     )
+    from veriloop.evaluation.support_measure import auroc, balanced_accuracy, sample_by_item
 
     roots = [Path(data_dir).expanduser().resolve().parent] if data_dir else []
     roots.append(Path("../shared/data"))

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.support_sets import LabelledPair
+from veriloop.evaluation.judge_data.support_sets import LabelledPair
 from veriloop.nodes.judges import SupportJudge
 
 BINS = 10

@@ -30,15 +30,15 @@ from functools import cache
 from pathlib import Path
 
 from veriloop.errors import InvalidInputError
-from veriloop.evaluation.loaders.healthver import load_healthver
-from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
-from veriloop.evaluation.support_sets import (
+from veriloop.evaluation.judge_data.support_sets import (
     SEED,
     TRAINING_SOURCES,
     LabelledPair,
     held_out_sets,
     training_pairs,
 )
+from veriloop.evaluation.loaders.healthver import load_healthver
+from veriloop.evaluation.loaders.pubmedqa import load_pubmedqa
 from veriloop.nodes.judges import CONTRADICTED, ENTAILED, NEITHER, SupportQuery
 
 NLI_LABELS: dict[str, frozenset[int]] = {
@@ -351,7 +351,7 @@ def all_held_out_sets(data_root: Path) -> dict[str, list[LabelledPair]]:
     `medquad_mp_*` sets are the MedQuAD minimal pairs of held-out pages, one set per edit
     type (`minimal_pairs.per_edit_sets`).
     """
-    from veriloop.evaluation.minimal_pairs import cached_pairs, per_edit_sets
+    from veriloop.evaluation.judge_data.minimal_pairs import cached_pairs, per_edit_sets
 
     root = Path(data_root)
     return {

@@ -29,6 +29,10 @@ so no page that trains appears in a measured set. The contrast edits draw on the
 lexicon the aligned rule reads (`nodes/data/contrast_lexicon.tsv`): the rule's catch rate on
 `contrast` pairs is by construction; sets this generator did not make (HealthVer, CANNOT,
 ScoNe, CliniFact) are the test of what transfers.
+
+This module reads the pages, pairs them and keeps the sets; what is done to one sentence
+(the `trimmed` and `synonym` forms, the five edits and the choice of one) is in
+`claim_edits`.
 """
 
 from __future__ import annotations
@@ -44,9 +48,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from veriloop.evaluation.judge_data.claim_edits import (
+    GENE,
+    MAX_WORDS,
+    MIN_WORDS,
+    one_edit,
+    stated_synonym,
+    trimmed,
+    with_synonym,
+)
 from veriloop.knowledge.medquad import MEDQUAD_FILE
-from veriloop.nodes.judges.contrast import content_stems, lexicon, rates
-from veriloop.nodes.judges.mismatch import quantities
+from veriloop.nodes.judges.contrast import content_stems
 from veriloop.text import split_sentences
 
 Label = Literal["entailed", "contradicted", "neither"]
@@ -60,8 +72,6 @@ PARAPHRASE_MIN = 0.4
 """Content-word Jaccard from which two sentences of two pages may state one fact."""
 PARAPHRASE_COVERAGE = 0.8
 """Share of the claim's content words its twin sentence must hold (the fact is there)."""
-MIN_WORDS, MAX_WORDS = 6, 40
-"""Sentences of this many words are claims; shorter are labels, longer are lists."""
 WINDOW = 1
 """Sentences either side of the source sentence in the evidence window."""
 
@@ -179,158 +189,6 @@ def cross_page_paraphrases(
                 yield claim, best[1]
 
 
-# ----------------------------------------------------------------------- forms
-
-_PARENTHESIS = re.compile(r"\s*\([^()]*\)")
-_TRAILING = re.compile(
-    r",\s+(?:which|including|such as|especially|particularly|as well as|and other)\b.*$",
-    re.IGNORECASE,
-)
-_SYNONYM = re.compile(
-    r"\b(?:also called|also known as|sometimes called)\s+([A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?)"
-    r"(?=[,.;)])",
-)
-
-
-def trimmed(sentence: str) -> str | None:
-    """Return the sentence without a parenthesis or a trailing "which ..." part (None: none)."""
-    cut = _PARENTHESIS.sub("", sentence)
-    if cut == sentence:
-        cut = _TRAILING.sub(".", sentence)
-    cut = " ".join(cut.split()).replace(" .", ".").replace(" ,", ",")
-    if cut == sentence or len(cut.split()) < MIN_WORDS:
-        return None
-    return cut
-
-
-def stated_synonym(page_text: str, focus: str) -> str | None:
-    """Return the other name a page gives its subject ("<focus> (also called X)"), if any.
-
-    The phrase must follow the focus's own name closely (within 40 characters): a page
-    about atherosclerosis that says "coronary heart disease (also called coronary artery
-    disease)" gives a name of another condition, not of its subject.
-    """
-    name = re.sub(r"\s*\([^)]*\)", "", focus).strip()
-    if not name:
-        return None
-    for match in _SYNONYM.finditer(page_text):
-        before = page_text[max(0, match.start() - len(name) - 40) : match.start()]
-        if name.lower() not in before.lower():
-            continue
-        other = match.group(1).strip()
-        if other.lower() != name.lower() and len(other) > 2:
-            return other
-    return None
-
-
-def with_synonym(sentence: str, focus: str, synonym: str) -> str | None:
-    """Return the sentence with its subject's name replaced by the page's own synonym."""
-    name = re.sub(r"\s*\([^)]*\)", "", focus).strip()
-    pattern = re.compile(re.escape(name), re.IGNORECASE)
-    if not name or not pattern.search(sentence):
-        return None
-    return pattern.sub(synonym, sentence, count=1)
-
-
-# ----------------------------------------------------------------------- edits
-
-_NEGATABLE = re.compile(
-    r"\b(is|are|was|were|can|may|will|does|do|did|has|have|should|could|might|must)\b(?! not)"
-)
-_NEGATED = re.compile(r"\b(is|are|was|were|can|may|will|does|do|did|has|have|should|could)"
-                      r" not\b|\bcannot\b")  # fmt: skip
-_OTHER_RATES = ("once a week", "twice a day", "three times a day", "once a month", "daily")
-
-
-def _same_case(source: str, word: str) -> str:
-    return word[0].upper() + word[1:] if source[:1].isupper() else word
-
-
-def _surface_terms() -> list[tuple[str, str, str]]:
-    out = []
-    for a, b in lexicon():
-        if a.prefix:
-            continue
-        out += [(a.text, b.text, a.category), (b.text, a.text, a.category)]
-    return out
-
-
-def contrast_edits(claim: str) -> Iterator[tuple[str, str, str]]:
-    """Yield (edited claim, old span, new span) for each lexicon term in the claim."""
-    for old, new, _ in _surface_terms():
-        match = re.search(rf"(?<![\w-]){re.escape(old)}(?![\w-])", claim, re.IGNORECASE)
-        if match:
-            replaced = _same_case(match.group(0), new)
-            yield claim[: match.start()] + replaced + claim[match.end() :], match.group(0), replaced
-    for word in re.findall(r"\b(hyper|hypo)(\w{4,})\b", claim, re.IGNORECASE):
-        old = "".join(word)
-        swap = {"hyper": "hypo", "hypo": "hyper"}[word[0].lower()]
-        new = _same_case(old, swap + word[1])
-        yield claim.replace(old, new, 1), old, new
-
-
-def negation_edit(claim: str) -> tuple[str, str, str] | None:
-    """Return the claim with its first auxiliary negated, or its negation removed."""
-    negated = _NEGATED.search(claim)
-    if negated:
-        old = negated.group(0)
-        new = "can" if old.lower() == "cannot" else negated.group(1)
-        return claim[: negated.start()] + new + claim[negated.end() :], old, new
-    auxiliary = _NEGATABLE.search(claim)
-    if auxiliary is None:
-        return None
-    old = auxiliary.group(0)
-    return claim[: auxiliary.end()] + " not" + claim[auxiliary.end() :], old, f"{old} not"
-
-
-def number_edit(claim: str, rng: random.Random) -> tuple[str, str, str] | None:
-    """Return the claim with one number of a quantity changed (x10, /10 or +-50%)."""
-    found = quantities(claim)
-    if not found:
-        return None
-    span, _, low, _ = found[0]
-    number = re.search(r"\d+(?:[.,]\d+)*", span)
-    if number is None:
-        return None
-    value = float(number.group(0).replace(",", ""))
-    changed = rng.choice([value * 10, value / 10 if value >= 10 else value + 3, value * 1.5 + 1])
-    text = f"{changed:g}" if changed != int(changed) else str(int(changed))
-    new_span = span[: number.start()] + text + span[number.end() :]
-    return claim.replace(span, new_span, 1), span, new_span
-
-
-def frequency_edit(claim: str, rng: random.Random) -> tuple[str, str, str] | None:
-    """Return the claim with its rate ("twice a day") replaced by another rate."""
-    found = rates(claim)
-    if len(found) != 1:
-        return None
-    span, rate = found[0]
-    others = [r for r in _OTHER_RATES if abs(rates(r)[0][1] - rate) > 1e-9]
-    new = rng.choice(others)
-    return claim.replace(span, new, 1), span, new
-
-
-_GENE = re.compile(r"\b([A-Z][A-Z0-9]{1,9}\d[A-Z0-9]*)\s+gene\b")
-
-
-def entity_edit(
-    claim: str, focus: str, related: list[str], genes: list[str], rng: random.Random
-) -> tuple[str, str, str] | None:
-    """Return the claim with its gene or its subject swapped for another of the same kind."""
-    gene = _GENE.search(claim)
-    if gene and genes:
-        other = rng.choice([g for g in genes if g != gene.group(1)] or genes)
-        if other != gene.group(1):
-            return claim.replace(gene.group(1), other, 1), gene.group(1), other
-    name = re.sub(r"\s*\([^)]*\)", "", focus).strip()
-    match = re.search(re.escape(name), claim, re.IGNORECASE) if name else None
-    options = [r for r in related if r.lower() != name.lower()]
-    if match is None or not options:
-        return None
-    other = re.sub(r"\s*\([^)]*\)", "", rng.choice(options)).strip()
-    return claim[: match.start()] + other + claim[match.end() :], match.group(0), other
-
-
 # ------------------------------------------------------------------ generator
 
 
@@ -368,7 +226,7 @@ def generate(
     rng = random.Random(seed)
     related = _related_foci(focus for focus, _ in pages.values())
     genes = sorted(
-        {g for _, sentences in pages.values() for s in sentences for g in _GENE.findall(s)}
+        {g for _, sentences in pages.values() for s in sentences for g in GENE.findall(s)}
     )
     page_of_focus: dict[str, list[str]] = defaultdict(list)
     for page, (focus, _) in pages.items():
@@ -420,7 +278,7 @@ def _with_twins(
         if split not in splits:
             continue
         out.append(MinimalPair(evidence, claim, "entailed", form, "", ("", ""), focus, page, split))
-        edit = _one_edit(claim, focus, related.get(focus, []), genes, rng)
+        edit = one_edit(claim, focus, related.get(focus, []), genes, rng)
         if edit is not None:
             kind, edited, old, new = edit
             out.append(
@@ -451,28 +309,6 @@ def _with_twins(
     return out
 
 
-def _one_edit(
-    claim: str, focus: str, related: list[str], genes: list[str], rng: random.Random
-) -> tuple[str, str, str, str] | None:
-    common = ["contrast", "negation"]
-    rng.shuffle(common)
-    for kind in ("frequency", "number", "entity", *common):  # the rarer edits first
-        if kind == "contrast":
-            options = list(contrast_edits(claim))
-            made = rng.choice(options) if options else None
-        elif kind == "negation":
-            made = negation_edit(claim)
-        elif kind == "number":
-            made = number_edit(claim, rng)
-        elif kind == "frequency":
-            made = frequency_edit(claim, rng)
-        else:
-            made = entity_edit(claim, focus, related, genes, rng)
-        if made is not None and made[0] != claim:
-            return kind, *made
-    return None
-
-
 def write_pairs(pairs: Iterable[MinimalPair], path: Path) -> int:
     """Write pairs as gzipped JSON lines; return how many were written."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -494,11 +330,14 @@ def read_pairs(path: Path) -> list[MinimalPair]:
 
 
 def generator_fingerprint(seed: int = 0) -> str:
-    """Return a fingerprint of what `generate` reads: this code, the lexicon, MedQuAD, seed."""
+    """Return a fingerprint of what `generate` reads: its code, the lexicon, MedQuAD, seed.
+
+    Its code is this module and `claim_edits` (the forms and edits it applies).
+    """
     from veriloop.nodes.judges.contrast import LEXICON_FILE
 
     digest = hashlib.sha256(f"seed={seed}".encode())
-    for path in (Path(__file__), LEXICON_FILE):
+    for path in (Path(__file__), Path(__file__).with_name("claim_edits.py"), LEXICON_FILE):
         digest.update(path.read_bytes())
     stat = MEDQUAD_FILE.stat()
     digest.update(f"{stat.st_size}:{stat.st_mtime_ns}".encode())
@@ -531,7 +370,7 @@ def per_edit_sets(pairs: list[MinimalPair], split: Split = "test") -> dict[str, 
     the entailed pair of the same claim. Pairs are `LabelledPair`s with the three-way label;
     an edit with no pair in the split has no set.
     """
-    from veriloop.evaluation.support_sets import LabelledPair
+    from veriloop.evaluation.judge_data.support_sets import LabelledPair
     from veriloop.nodes.judges import CONTRADICTED, ENTAILED, NEITHER, SupportQuery
 
     chosen = [p for p in pairs if p.split == split]
