@@ -95,7 +95,7 @@ from importlib import resources
 from string import Formatter
 
 from veriloop.errors import InvalidInputError
-from veriloop.models.gateway import ChatTurn
+from veriloop.models.calls import ChatTurn
 
 RENAMED: dict[str, str] = {
     "enrichment_answer": "knowledge_enrichment_answer",

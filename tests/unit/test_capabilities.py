@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from veriloop.errors import ModelUnavailableError
+from veriloop.models.calls import ChatFailure
 from veriloop.models.capabilities import (
     ALIGNMENT_PROMPT,
     ALIGNMENT_TARGET,
@@ -24,7 +25,7 @@ from veriloop.models.capabilities import (
     probe_structured,
 )
 from veriloop.models.fakes import ScriptedEmbedder, ScriptedTokenScorer
-from veriloop.models.gateway import ChatFailure, Models
+from veriloop.models.gateway import Models
 from veriloop.models.served_chat import MaxTokensChatOpenAI
 from veriloop.models.token_scoring import (
     ScoringUnavailableError,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from veriloop.models.calls import RejectedRequest
 from veriloop.models.fakes import ScriptedTokenScorer, fake_models
-from veriloop.models.gateway import RejectedRequest
 from veriloop.models.token_scoring import OpenAICompletionsTokenScorer, ScoreError
 
 TARGETS = (" Yes", " yes", " No", " no")

@@ -5,31 +5,37 @@ failures, timeouts (set on served clients), the optional persistent cache (LangC
 SQLite LLM cache for chat replies, a disk cache for token scores), serialisation of calls
 into a llama.cpp instance (which is not thread-safe), and accounting: every call returns a
 `ModelCall` record that nodes put into the graph state and the trace.
+
+What a call takes and returns (chat turns, replies, scores, failures) is `calls`; the
+persistent cache is `call_cache`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from langchain_community.cache import SQLiteCache
-from langchain_core._api.deprecation import LangChainPendingDeprecationWarning
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
-from typing_extensions import TypedDict
 
 from veriloop.errors import ModelUnavailableError
+from veriloop.models.call_cache import ObservedSQLiteCache, ScoreCache
+from veriloop.models.calls import (
+    ChatFailure,
+    ChatReply,
+    ChatTurn,
+    RejectedRequest,
+    ScoredText,
+    message_text,
+    to_messages,
+)
 from veriloop.models.capabilities import (
     Capabilities,
     StructuredOutput,
@@ -69,109 +75,6 @@ _MODE_OF: dict[StructuredOutput, StructuredMode] = {v: k for k, v in _SERVED_MOD
 def structured_mode_for(output: StructuredOutput) -> StructuredMode:
     """Return the gateway mode that sends a served model's structured-output capability."""
     return _MODE_OF[output]
-
-
-class ChatTurn(TypedDict):
-    """One message of a conversation, as plain data (it lives in graph state)."""
-
-    role: Literal["system", "user", "assistant"]
-    content: str
-
-
-class ChatFailure(Exception):
-    """A chat call failed for this input (not the server): the reply is unusable."""
-
-
-class RejectedRequest(Exception):
-    """A served model refused a request deterministically (retrying would not help)."""
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    """A chat model's reply and the accounting of the call."""
-
-    text: str
-    call: ModelCall
-
-
-@dataclass(frozen=True)
-class ScoredText:
-    """Token log-probs of a target and the accounting of the call."""
-
-    logprobs: TokenLogprobs
-    call: ModelCall
-
-
-class _ObservedSQLiteCache(SQLiteCache):
-    """LangChain's SQLite LLM cache that tells the calling thread whether it hit."""
-
-    def __init__(self, database_path: str) -> None:
-        super().__init__(database_path=database_path)
-        self.last_hit = threading.local()
-
-    def lookup(self, prompt: str, llm_string: str) -> Any:
-        # The cache file holds only generations this process family wrote; the pending
-        # change of `loads`' default `allowed_objects` does not concern it, and the warning
-        # would print once per cached call.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", LangChainPendingDeprecationWarning)
-            value = super().lookup(prompt, llm_string)
-        self.last_hit.value = value is not None
-        return value
-
-
-class _ScoreCache:
-    """Persistent cache of token log-probs keyed by scorer, prompt and target."""
-
-    def __init__(self, directory: Path) -> None:
-        import diskcache
-
-        self._cache = diskcache.Cache(str(directory))
-
-    @staticmethod
-    def key(scorer: str, prompt: str, target: str) -> str:
-        digest = hashlib.sha256(f"{scorer}\x00{prompt}\x00{target}".encode()).hexdigest()
-        return digest
-
-    def get(self, key: str) -> TokenLogprobs | None:
-        raw = self._cache.get(key)
-        if raw is None:
-            return None
-        data = json.loads(raw)
-        return TokenLogprobs(
-            tuple(data["tokens"]),
-            tuple(data["logprobs"]),
-            int(data["prompt_tokens"]),
-            int(data["truncated_prompt_tokens"]),
-        )
-
-    def set(self, key: str, value: TokenLogprobs) -> None:
-        payload = {
-            "tokens": list(value.tokens),
-            "logprobs": list(value.logprobs),
-            "prompt_tokens": value.prompt_tokens,
-            "truncated_prompt_tokens": value.truncated_prompt_tokens,
-        }
-        self._cache.set(key, json.dumps(payload))
-
-
-def to_messages(turns: list[ChatTurn]) -> list[BaseMessage]:
-    """Convert plain chat turns to LangChain messages."""
-    kinds: dict[str, type[BaseMessage]] = {
-        "system": SystemMessage,
-        "user": HumanMessage,
-        "assistant": AIMessage,
-    }
-    return [kinds[turn["role"]](content=turn["content"]) for turn in turns]
-
-
-def _message_text(message: BaseMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(
-        part.get("text", "") if isinstance(part, dict) else str(part) for part in content
-    )
 
 
 class Models:
@@ -225,15 +128,15 @@ class Models:
         """What changed at run time (e.g. a structured mode demoted after a rejection)."""
         self._state_lock = threading.Lock()
         self._chat_lock: threading.Lock | None = threading.Lock() if serialize_chat else None
-        self._chat_cache: _ObservedSQLiteCache | None = None
-        self._score_cache: _ScoreCache | None = None
+        self._chat_cache: ObservedSQLiteCache | None = None
+        self._score_cache: ScoreCache | None = None
         self._no_next_tokens = False
         """Set once the server rejects a next-token log-prob request (see score_targets)."""
         if cache_dir:
             directory = Path(cache_dir).expanduser()
             directory.mkdir(parents=True, exist_ok=True)
-            self._chat_cache = _ObservedSQLiteCache(str(directory / "chat.sqlite"))
-            self._score_cache = _ScoreCache(directory / "scores")
+            self._chat_cache = ObservedSQLiteCache(str(directory / "chat.sqlite"))
+            self._score_cache = ScoreCache(directory / "scores")
             self.chat_model.cache = self._chat_cache
         else:
             self.chat_model.cache = False
@@ -368,7 +271,7 @@ class Models:
             cached=cached,
             error=None,
         )
-        return ChatReply(text=_message_text(reply), call=call)
+        return ChatReply(text=message_text(reply), call=call)
 
     def _response_format(self, json_schema: dict[str, Any]) -> dict[str, Any] | None:
         mode = self.structured_mode
@@ -482,11 +385,11 @@ class Models:
     def _cached_score(self, prompt: str, target: str) -> TokenLogprobs | None:
         if self._score_cache is None:
             return None
-        return self._score_cache.get(_ScoreCache.key(self.scorer.name, prompt, target))
+        return self._score_cache.get(ScoreCache.key(self.scorer.name, prompt, target))
 
     def _cache_score(self, prompt: str, target: str, value: TokenLogprobs) -> None:
         if self._score_cache is not None:
-            self._score_cache.set(_ScoreCache.key(self.scorer.name, prompt, target), value)
+            self._score_cache.set(ScoreCache.key(self.scorer.name, prompt, target), value)
 
     def _score_call(
         self, purpose: str, tokens_in: int, started: float, cached: bool, *, out: int = 0
@@ -521,32 +424,9 @@ class Models:
         return vectors, call
 
 
-def failed_call(
-    kind: Literal["chat", "score", "embed"], purpose: str, model: str, error: str
-) -> ModelCall:
-    """Build the accounting record of a call that failed for its input."""
-    return ModelCall(
-        kind=kind,
-        purpose=purpose,
-        model=model,
-        tokens_in=0,
-        tokens_out=0,
-        seconds=0.0,
-        cached=False,
-        error=error,
-    )
-
-
 __all__ = [
-    "ChatFailure",
-    "RejectedRequest",
-    "ChatReply",
-    "ChatTurn",
+    "NEXT_TOKEN_TOP",
     "Models",
-    "ScoreError",
-    "ScoredText",
     "StructuredMode",
-    "failed_call",
     "structured_mode_for",
-    "to_messages",
 ]

@@ -17,7 +17,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from veriloop.models.gateway import ChatTurn, Models
+from veriloop.models.calls import ChatTurn
+from veriloop.models.gateway import Models
 from veriloop.text import first_json_value
 from veriloop.trace import ModelCall
 
