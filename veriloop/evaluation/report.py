@@ -1,4 +1,4 @@
-"""Turn a run directory's results.jsonl into report.md and PNG plots.
+"""Turn a run directory's results.jsonl into report.md and PNG plots (`report_plots`).
 
 Metrics are computed here, from the stored answers, not during the runs: a better NLI
 judge or a new metric re-scores old runs without regenerating anything. Per-record
@@ -33,6 +33,7 @@ from veriloop.evaluation.bench import ResultsFile, read_manifest, reportable_rec
 from veriloop.evaluation.grounding import answer_claims, faithfulness
 from veriloop.evaluation.metrics import mean, rouge_l, unigram_f1
 from veriloop.evaluation.nli import HEAD_FILE, EmbeddingNLI, NLIJudge, measure_on_healthver, med_nli
+from veriloop.evaluation.report_plots import write_plots
 from veriloop.evaluation.tables import (
     append_keyed_metrics,
     difference_verdict,
@@ -292,83 +293,6 @@ def support_accuracy(support: SupportJudge, data_dir: str | None, items: int = 5
             "docs/benchmarks/support_judges.md for its measured accuracy per dataset."
         )
     return lines
-
-
-def write_plots(
-    run_dir: Path,
-    summaries: dict[str, dict[str, Any]],
-    records: list[dict[str, Any]],
-    per_record: dict[str, dict[str, Any]],
-) -> list[str]:
-    """Draw metric bars per run, score distributions per iteration, and cost per item."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = list(summaries)
-    files = []
-    figure, axes = plt.subplots(1, 4, figsize=(16, 4))
-    for axis, (key, label) in zip(
-        axes,
-        [
-            ("nli_sample", "Med-NLI sample"),
-            ("nli_sentence", "Med-NLI sentence"),
-            ("f1", "F1"),
-            ("rouge_l", "ROUGE-L"),
-        ],
-        strict=True,
-    ):
-        values = [summaries[n][key] if summaries[n][key] is not None else 0 for n in names]
-        axis.bar(range(len(names)), values, color="tab:blue")
-        axis.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
-        axis.set_title(label)
-    figure.tight_layout()
-    figure.savefig(run_dir / "metrics.png", dpi=110)
-    plt.close(figure)
-    files.append("metrics.png")
-
-    stages = [("knowledge", "factuality"), ("answer", "consistency"), ("round", "entailment")]
-    figure, axes = plt.subplots(1, 3, figsize=(15, 4))
-    for axis, (stage, score) in zip(axes, stages, strict=True):
-        by_step: dict[int, list[float]] = defaultdict(list)
-        for record in records:
-            for c in (record.get("trace") or {}).get("candidates", []):
-                value = c["scores"].get(score)
-                if c["stage"] == stage and value is not None:
-                    by_step[(c["round"] if stage == "round" else c["iteration"]) + 1].append(value)
-        steps = sorted(by_step)
-        if steps:
-            axis.boxplot([by_step[s] for s in steps], tick_labels=[str(s) for s in steps])
-        axis.set_title(f"{score} by {'round' if stage == 'round' else 'attempt'} (all runs)")
-        axis.set_xlabel("round" if stage == "round" else "attempt within its loop")
-    figure.tight_layout()
-    figure.savefig(run_dir / "scores_by_iteration.png", dpi=110)
-    plt.close(figure)
-    files.append("scores_by_iteration.png")
-
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4))
-    for axis, (key, label) in zip(
-        axes,
-        [("calls", "model calls per item"), ("model_seconds", "model seconds per item")],
-        strict=True,
-    ):
-        data = [
-            [
-                m[key]
-                for k, m in per_record.items()
-                if k.split("\x00")[0] == n and m[key] is not None
-            ]
-            for n in names
-        ]
-        axis.boxplot(data, tick_labels=names)
-        axis.tick_params(axis="x", rotation=30, labelsize=8)
-        axis.set_title(label)
-    figure.tight_layout()
-    figure.savefig(run_dir / "cost_per_item.png", dpi=110)
-    plt.close(figure)
-    files.append("cost_per_item.png")
-    return files
 
 
 def write_report(
