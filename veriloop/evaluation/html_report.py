@@ -27,18 +27,26 @@ from typing_extensions import TypedDict
 from veriloop.text import safe_text
 
 
-class ClaimView(TypedDict, total=False):
-    """One checked sentence of an answer, as the page shows it."""
+class ClaimView(TypedDict):
+    """One checked sentence of an answer, as the page shows it.
+
+    A batch-verification result line's claims are these (`veriloop.verify.claims`'s
+    `CheckedClaim` adds the optional relevance).
+    """
 
     claim: str
     verdict: str | None
+    """supported / contradicted / unsupported (None: the judge could not read it)."""
     p_supported: float | None
     p_contradicted: float | None
     evidence_index: int | None
+    """The source the verdict rests on: 0-based index into the answer's sources."""
     evidence_span: str
     evidence_sentence: str
+    """The sentence of that span closest to the claim: what the source says."""
     mismatches: list[dict[str, Any]]
     start: int | None
+    """Where the sentence starts in the answer (None if the splitter changed its text)."""
     end: int | None
     error: str | None
 

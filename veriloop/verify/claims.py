@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, NotRequired
 
-from typing_extensions import TypedDict
-
 from veriloop.errors import InvalidInputError
+from veriloop.evaluation.html_report import ClaimView
 from veriloop.graphs.factored_verification import FVContext
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.claim_tasks import ClaimTask, RoundCheck, answer_finding, is_judge_verifier
@@ -59,24 +58,9 @@ default's `relevant_sentence_at`)."""
 Verdict = Literal["supported", "hallucinated", "undetermined"]
 
 
-class CheckedClaim(TypedDict):
-    """One answer sentence, judged against the row's sources."""
+class CheckedClaim(ClaimView):
+    """One answer sentence, judged against the row's sources (the report page's claim)."""
 
-    claim: str
-    verdict: str | None
-    """supported / contradicted / unsupported (None: the judge could not read it)."""
-    p_supported: float | None
-    p_contradicted: float | None
-    evidence_index: int | None
-    """The source the verdict rests on: 0-based index into the row's sources."""
-    evidence_span: str
-    evidence_sentence: str
-    """The sentence of that span closest to the claim: what the source says."""
-    mismatches: list[dict[str, Any]]
-    start: int | None
-    """Where the sentence starts in the answer (None if the splitter changed its text)."""
-    end: int | None
-    error: str | None
     relevance: NotRequired[float | None]
     """P(the sentence addresses the question), with `relevance` on (None: no question)."""
 
