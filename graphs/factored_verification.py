@@ -82,7 +82,7 @@ from veriloop.nodes.claims import (
     statement_claims,
 )
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.judges import JudgeName, support_judge
+from veriloop.nodes.judges import DecisionSettings, JudgeName, support_judge
 from veriloop.nodes.scorers import require_token_scores, yes_no_probability
 from veriloop.prompts import load_prompt, render
 from veriloop.state import OutputState, TracedState
@@ -94,7 +94,7 @@ ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
 
 
 @dataclass(kw_only=True)
-class FVContext(MethodSettings):
+class FVContext(MethodSettings, DecisionSettings):
     """Claim extraction, verification mode, thresholds and the revision cap."""
 
     RENAMED: ClassVar[dict[str, str]] = {"claim_threshold": "supported_at"}
@@ -135,26 +135,6 @@ class FVContext(MethodSettings):
             "le": 1.0,
             "description": "θ: the answer is hallucinated iff P(answer) < θ. 0.5 is an "
             "uncalibrated default; fit θ on a training split (nodes.claims.fit_threshold).",
-        },
-    )
-    supported_at: float | None = field(
-        default=None,
-        metadata={
-            "ge": 0.0,
-            "le": 1.0,
-            "description": "A claim is supported iff P(claim) >= this; else unsupported (and "
-            "critiqued). Unset: the three_way judge takes the decision fitted for its "
-            "weights (nodes/judges/decision.py), the other verifiers 0.5. Was "
-            "claim_threshold (still accepted, with a warning).",
-        },
-    )
-    contradicted_at: float | None = field(
-        default=None,
-        metadata={
-            "ge": 0.0,
-            "le": 1.0,
-            "description": "P(contradicted) a three-way judge needs to call a claim "
-            "contradicted. Unset: the decision fitted for its weights.",
         },
     )
     max_claims: int = field(

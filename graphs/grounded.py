@@ -52,7 +52,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
-from veriloop.knowledge.sources import SourcePassage
+from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.grounding import (
@@ -69,7 +69,7 @@ from veriloop.nodes.grounding import (
     sentence_judge,
 )
 from veriloop.nodes.input import check_input
-from veriloop.nodes.judges import JudgeName, supported_at_of
+from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
@@ -78,23 +78,9 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class GroundedContext(MethodSettings):
+class GroundedContext(MethodSettings, SourceSettings, DecisionSettings):
     """Source, retrieval depth, relevance gate, answer mode and the sentence check."""
 
-    kb_dir: str = field(
-        default="",
-        metadata={
-            "description": "Knowledge-base directory (`veriloop kb create DIR`); replaces the "
-            "bundled MedQuAD source when set."
-        },
-    )
-    corpus_dir: str = field(
-        default="",
-        metadata={
-            "description": "Corpus index directory (`veriloop index`); replaces the bundled "
-            "MedQuAD source when set (and wins over kb_dir)."
-        },
-    )
     candidates: int = field(
         default=30,
         metadata={"ge": 1, "description": "Passages retrieved before re-ranking."},
@@ -147,25 +133,6 @@ class GroundedContext(MethodSettings):
             "description": "Claim judge for the sentence check (nodes.judges): 'three_way' "
             "also finds sentences a passage contradicts (dropped, or marked [contradicted]); "
             "the others judge support only."
-        },
-    )
-    supported_at: float | None = field(
-        default=None,
-        metadata={
-            "ge": 0.0,
-            "le": 1.0,
-            "description": "P(supported) a kept sentence needs. Unset: the three_way judge "
-            "takes the decision fitted for its weights (nodes/judges/decision.py), the other "
-            "judges 0.5.",
-        },
-    )
-    contradicted_at: float | None = field(
-        default=None,
-        metadata={
-            "ge": 0.0,
-            "le": 1.0,
-            "description": "P(contradicted) a three-way judge needs to call a sentence "
-            "contradicted. Unset: the decision fitted for its weights.",
         },
     )
     min_coverage: float = field(

@@ -49,7 +49,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.articles import article_from_dict, article_to_dict, open_article_index
 from veriloop.models import get_models
-from veriloop.nodes.judges import JUDGES, JudgeName
+from veriloop.nodes.judges import JUDGES, DecisionSettings, JudgeName
 from veriloop.nodes.m_eval.quality import lacking_aspects
 from veriloop.nodes.m_eval.records import (
     ArticleRecord,
@@ -72,7 +72,7 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class MEvalContext(MethodSettings):
+class MEvalContext(MethodSettings, DecisionSettings):
     """Evidence sources, sizes, judges and the paper's three ablations."""
 
     RENAMED: ClassVar[dict[str, str]] = {"stance_supports_at": "supported_at"}
@@ -99,25 +99,6 @@ class MEvalContext(MethodSettings):
             "contradicted, 0 not in the abstract; a support-only judge gives +1 or 0), or "
             "'support': the support cross-encoder with −1 from a low P on an on-topic "
             "abstract; 'nli': the MiniLM NLI head; 'llm': the chat model."
-        },
-    )
-    supported_at: float | None = field(
-        default=None,
-        metadata={
-            "ge": 0,
-            "le": 1,
-            "description": "P(supported) an article needs to support a claim (+1). Unset: a "
-            "three-way judge's fitted decision, 0.5 for the others. Was stance_supports_at "
-            "(still accepted, with a warning).",
-        },
-    )
-    contradicted_at: float | None = field(
-        default=None,
-        metadata={
-            "ge": 0,
-            "le": 1,
-            "description": "P(contradicted) a three-way judge needs to call an article "
-            "against a claim (−1). Unset: the fitted decision.",
         },
     )
     stance_contradicts_below: float = field(

@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextUnit, RetrievalSettings, format_units
 from veriloop.knowledge.sources import (
+    SourceSettings,
     format_hits,
     open_knowledge_base,
     open_retriever,
@@ -43,20 +44,9 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class RAGContext(ChoiceSettings):
+class RAGContext(ChoiceSettings, SourceSettings):
     """Knowledge base and retrieval depth; no thresholds."""
 
-    kb_dir: str = field(
-        default="",
-        metadata={"description": "Knowledge-base directory (`veriloop kb create DIR`)."},
-    )
-    corpus_dir: str = field(
-        default="",
-        metadata={
-            "description": "Corpus index directory (`veriloop index`); used instead of kb_dir "
-            "when set (the Factual Evidence baseline)."
-        },
-    )
     top_k: int = field(
         default=4,
         metadata={"ge": 1, "description": "Entries (or paragraphs) retrieved per question."},

@@ -24,13 +24,9 @@ starts a fresh one with a new sampling seed. Every loop has its own counter
 documented fallback: the best candidate by that loop's score. Details and choices:
 ../shared/METHODS.md section 1; scorers: `veriloop.nodes.scorers`.
 
-Grounded Self-Reflection (`grounded=true`; ours, not the paper's): before the loops, the
-passages most relevant to the question are retrieved (the bundled MedQuAD answers, or the
-user's `kb_dir` / `corpus_dir`, as in the grounded default) and every round's first
-knowledge generation is asked to copy from them (`self_reflection_knowledge_grounded`),
-so the loops score and refine knowledge that has a source. Passages whose MiniLM cosine
-to the question is below `grounded_relevant_at` are not shown; with none left, the loop
-runs closed-book and the trace says so. Refinement feedback is the paper's.
+Grounded Self-Reflection (`grounded=true`; ours, not the paper's): retrieve_sources first
+finds the passages relevant to the question, and every round's first knowledge
+generation copies from them (`nodes/self_reflection/sources.py`). Feedback is the paper's.
 """
 
 from __future__ import annotations
@@ -49,28 +45,28 @@ from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import ChatTurn, get_models
 from veriloop.nodes import scorers
 from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.grounding import instructions_of, numbered_passages, retrieve_ranked
 from veriloop.nodes.input import check_input
-from veriloop.nodes.loops import close_loop, format_score, passes
-from veriloop.prompts import load_prompt, render
+from veriloop.nodes.self_reflection.loops import close_loop
+from veriloop.nodes.self_reflection.rounds import (
+    Turn,
+    answer_turn,
+    chosen,
+    close_rounds,
+    knowledge_turn,
+    loop_candidate,
+    this_round,
+    weights_problem,
+)
+from veriloop.nodes.self_reflection.sources import GroundedSettings, shown_sources
 from veriloop.state import InputState, OutputState, TracedState
-from veriloop.trace import Candidate, LoopStop, build_trace
+from veriloop.trace import LoopStop, build_trace
 
 METHOD = method_id(__file__)
 
 
 # ── Settings ────────────────────────────────────────────────────────────────────────────
-def _weights_problem(weights: list[float]) -> str | None:
-    """Return why consistency weights are unusable (not two, negative, all zero), or None."""
-    if len(weights) != 2:
-        return f"{list(weights)} must hold two weights (forward, backward)"
-    if any(weight < 0 for weight in weights) or sum(weights) == 0:
-        return f"{list(weights)} must be non-negative and not both zero"
-    return None
-
-
 @dataclass(kw_only=True)
-class SelfReflectionContext(MethodSettings):
+class SelfReflectionContext(MethodSettings, GroundedSettings):
     """Thresholds, loop caps and ablations; defaults are the paper's (appendix B)."""
 
     threshold_factuality: float = field(
@@ -119,7 +115,7 @@ class SelfReflectionContext(MethodSettings):
     consistency_weights: list[float] = field(
         default_factory=lambda: [0.5, 0.5],
         metadata={
-            "check": _weights_problem,
+            "check": weights_problem,
             "description": "Weights of the forward and backward infilling evaluators.",
         },
     )
@@ -137,32 +133,6 @@ class SelfReflectionContext(MethodSettings):
     no_number: bool = field(
         default=False,
         metadata={"description": "Ablation: feedback names the aspect but not the score."},
-    )
-    grounded: bool = field(
-        default=False,
-        metadata={
-            "description": "Ours: seed each round's knowledge with retrieved passages "
-            "(MedQuAD, or kb_dir / corpus_dir) instead of the model's recall."
-        },
-    )
-    kb_dir: str = field(
-        default="",
-        metadata={"description": "Grounded only: knowledge base to retrieve from."},
-    )
-    corpus_dir: str = field(
-        default="",
-        metadata={"description": "Grounded only: corpus index to retrieve from."},
-    )
-    grounded_top_k: int = field(
-        default=3, metadata={"ge": 1, "description": "Grounded only: passages shown."}
-    )
-    grounded_relevant_at: float = field(
-        default=0.5,
-        metadata={
-            "ge": -1.0,
-            "le": 1.0,
-            "description": "Grounded only: a passage is shown when its question cosine is >= this.",
-        },
     )
 
     def __post_init__(self) -> None:
@@ -209,49 +179,6 @@ class State(OutputState, TracedState):
     """Grounded only: the retrieved passages the knowledge generator is shown."""
 
 
-def _this_round(state: State, stage: str) -> list[Candidate]:
-    return [c for c in state.candidates if c["stage"] == stage and c["round"] == state.round]
-
-
-def _chosen(state: State, stage: str, round_index: int) -> Candidate | None:
-    """Return the candidate the `stage` loop of `round_index` kept (per its LoopStop)."""
-    stop = next((s for s in state.stops if s["loop"] == stage and s["round"] == round_index), None)
-    if stop is None:
-        return None
-    return next(
-        (
-            c
-            for c in state.candidates
-            if c["stage"] == stage
-            and c["round"] == round_index
-            and c["iteration"] == stop["chosen_iteration"]
-        ),
-        None,
-    )
-
-
-def _candidate(
-    state: State,
-    stage: str,
-    iteration: int,
-    scores: dict[str, float | None],
-    thresholds: dict[str, float],
-    error: str | None,
-    text: str | None = None,
-) -> Candidate:
-    passed = all(passes(scores.get(name), limit) for name, limit in thresholds.items())
-    return Candidate(
-        stage=stage,
-        round=state.round,
-        iteration=iteration,
-        text=state.draft if text is None else text,
-        scores=scores,
-        thresholds=thresholds,
-        passed=passed,
-        error=error,
-    )
-
-
 # ── Nodes ───────────────────────────────────────────────────────────────────────────────
 def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Reject an unusable question, then a backend without token scores, before generating.
@@ -271,67 +198,44 @@ def check_question(state: State, runtime: Runtime[SelfReflectionContext]) -> dic
 def retrieve_sources(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Grounded only: retrieve, re-rank and keep the passages relevant to the question."""
     context = SelfReflectionContext.of(runtime)
-    got = retrieve_ranked(
-        get_models(context),
-        state.question,
-        kb_dir=context.kb_dir,
-        corpus_dir=context.corpus_dir,
-        candidates=10 * context.grounded_top_k,
-        keep=context.grounded_top_k,
-    )
-    shown = [p for p in got.ranked if p["relevance"] >= context.grounded_relevant_at]
-    candidate = Candidate(
-        stage="retrieval",
-        round=0,
-        iteration=0,
-        text=f"{len(shown)} of {got.found} passages from {got.source} shown: "
-        + (", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in shown) or "none (closed-book)"),
-        scores={"best_relevance": got.best_relevance},
-        thresholds={"best_relevance": context.grounded_relevant_at},
-        passed=bool(shown),
-        error=None,
-    )
-    return {"sources": shown, "candidates": [candidate], "calls": got.calls}
+    shown, record, calls = shown_sources(get_models(context), state.question, context)
+    return {"sources": shown, "candidates": [record], "calls": calls}
 
 
 def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Generate background knowledge (from the sources when grounded), or refine it."""
     context = SelfReflectionContext.of(runtime)
-    overrides = context.prompt_overrides
-    guard: str | None = None
-    if state.knowledge_loop_step == 0 and state.sources:
-        conversation: list[ChatTurn] = []
-        name = "self_reflection_knowledge_grounded"
-        user_text = render(
-            name, overrides, passages=numbered_passages(state.sources), question=state.question
-        )
-        guard = instructions_of(load_prompt(name, overrides))
-    elif state.knowledge_loop_step == 0:
-        conversation = []
-        user_text = render("self_reflection_knowledge", overrides, question=state.question)
-    else:
-        conversation = state.knowledge_conversation
-        last = _this_round(state, "knowledge")[-1]
-        user_text = render(
-            f"self_reflection_knowledge_feedback{context.feedback_variant()}",
-            overrides,
-            score=format_score(last["scores"]["factuality"]),
-            threshold=context.threshold_factuality,
-        )
+    step = state.knowledge_loop_step
+    turn = knowledge_turn(
+        state.question,
+        state.sources,
+        state.knowledge_conversation,
+        None if step == 0 else this_round(state.candidates, "knowledge", state.round)[-1],
+        threshold=context.threshold_factuality,
+        feedback_variant=context.feedback_variant(),
+        overrides=context.prompt_overrides,
+    )
+    return _generated(state, context, "knowledge", turn)
+
+
+def _generated(
+    state: State, context: SelfReflectionContext, loop: Literal["knowledge", "answer"], turn: Turn
+) -> dict[str, Any]:
+    """Generate a loop's next draft from `turn` and count the attempt."""
     generated = generate_turn(
         get_models(context),
-        conversation,
-        user_text,
-        purpose="knowledge",
-        echo_guard=[guard if guard is not None else user_text.replace(state.question, "")],
+        turn.conversation,
+        turn.user_text,
+        purpose=loop,
+        echo_guard=[turn.guard],
         restated=[state.question],
         seed=context.seed + state.round,
     )
     return {
-        "knowledge_conversation": generated.conversation,
+        f"{loop}_conversation": generated.conversation,
         "draft": generated.text,
         "draft_error": generated.error,
-        "knowledge_loop_step": state.knowledge_loop_step + 1,
+        f"{loop}_loop_step": getattr(state, f"{loop}_loop_step") + 1,
         "calls": [generated.call],
     }
 
@@ -368,8 +272,14 @@ def _scored(
     outcome: scorers.ScoreOutcome,
 ) -> dict[str, Any]:
     """Return a loop's scored draft as a candidate, with the scorer's calls."""
-    candidate = _candidate(
-        state, loop, step, {score: outcome.value}, {score: threshold}, outcome.error
+    candidate = loop_candidate(
+        loop,
+        state.round,
+        step,
+        state.draft,
+        {score: outcome.value},
+        {score: threshold},
+        outcome.error,
     )
     return {"candidates": [candidate], "calls": outcome.calls}
 
@@ -379,7 +289,7 @@ def _closed(
 ) -> tuple[Any, LoopStop]:
     """Close a loop of this round: its passing or best candidate, and why it stopped."""
     return close_loop(
-        _this_round(state, loop),
+        this_round(state.candidates, loop, state.round),
         loop=loop,
         round_index=state.round,
         score_name=score,
@@ -390,9 +300,9 @@ def _closed(
 def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the knowledge loop: keep the passing or best knowledge, start the answer loop."""
     context = SelfReflectionContext.of(runtime)
-    chosen, stop = _closed(state, "knowledge", "factuality", context.no_refinement)
+    kept, stop = _closed(state, "knowledge", "factuality", context.no_refinement)
     return {
-        "knowledge": chosen["text"] if chosen else "",
+        "knowledge": kept["text"] if kept else "",
         "stops": [stop],
         "answer_loop_step": 0,
         "answer_conversation": [],
@@ -402,40 +312,17 @@ def select_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) -> d
 def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Answer from the selected knowledge, or refine the answer in the same conversation."""
     context = SelfReflectionContext.of(runtime)
-    overrides = context.prompt_overrides
-    knowledge = state.knowledge or ""
-    if state.answer_loop_step == 0:
-        conversation: list[ChatTurn] = []
-        user_text = render(
-            "self_reflection_answer", overrides, knowledge=knowledge, question=state.question
-        )
-    else:
-        conversation = state.answer_conversation
-        last = _this_round(state, "answer")[-1]
-        user_text = render(
-            f"self_reflection_answer_feedback{context.feedback_variant()}",
-            overrides,
-            score=format_score(last["scores"]["consistency"]),
-            threshold=context.threshold_consistency,
-        )
-    # The knowledge is quoted in the prompt on purpose; only the instruction is guarded.
-    instruction = user_text.replace(knowledge, "").replace(state.question, "")
-    generated = generate_turn(
-        get_models(context),
-        conversation,
-        user_text,
-        purpose="answer",
-        echo_guard=[instruction],
-        restated=[state.question],
-        seed=context.seed + state.round,
+    step = state.answer_loop_step
+    turn = answer_turn(
+        state.question,
+        state.knowledge or "",
+        state.answer_conversation,
+        None if step == 0 else this_round(state.candidates, "answer", state.round)[-1],
+        threshold=context.threshold_consistency,
+        feedback_variant=context.feedback_variant(),
+        overrides=context.prompt_overrides,
     )
-    return {
-        "answer_conversation": generated.conversation,
-        "draft": generated.text,
-        "draft_error": generated.error,
-        "answer_loop_step": state.answer_loop_step + 1,
-        "calls": [generated.call],
-    }
+    return _generated(state, context, "answer", turn)
 
 
 def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
@@ -466,8 +353,8 @@ def score_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[
 def select_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the answer loop: keep the passing or best answer of this round."""
     context = SelfReflectionContext.of(runtime)
-    chosen, stop = _closed(state, "answer", "consistency", context.no_refinement)
-    return {"answer": chosen["text"] if chosen else "", "stops": [stop]}
+    kept, stop = _closed(state, "answer", "consistency", context.no_refinement)
+    return {"answer": kept["text"] if kept else "", "stops": [stop]}
 
 
 def score_entailment(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
@@ -475,21 +362,21 @@ def score_entailment(state: State, runtime: Runtime[SelfReflectionContext]) -> d
     context = SelfReflectionContext.of(runtime)
     answer = state.answer or ""
     outcome = scorers.entailment(get_models(context), state.question, answer)
-    chosen_knowledge = _chosen(state, "knowledge", state.round)
-    chosen_answer = _chosen(state, "answer", state.round)
+    chosen_knowledge = chosen(state.candidates, state.stops, "knowledge", state.round)
+    chosen_answer = chosen(state.candidates, state.stops, "answer", state.round)
     scores: dict[str, float | None] = {
         "factuality": chosen_knowledge["scores"]["factuality"] if chosen_knowledge else None,
         "consistency": chosen_answer["scores"]["consistency"] if chosen_answer else None,
         "entailment": outcome.value,
     }
-    round_result = _candidate(
-        state,
+    round_result = loop_candidate(
         "round",
         state.round,
+        state.round,
+        answer,
         scores,
         {"entailment": context.threshold_entailment},
         outcome.error,
-        text=answer,
     )
     return {"candidates": [round_result], "calls": outcome.calls}
 
@@ -510,22 +397,15 @@ def restart(state: State) -> dict[str, Any]:
 def finish(state: State, runtime: Runtime[SelfReflectionContext]) -> dict[str, Any]:
     """Close the outer loop: keep the passing or best-entailed round and build the trace."""
     context = SelfReflectionContext.of(runtime)
-    rounds = [c for c in state.candidates if c["stage"] == "round"]
-    chosen, stop = close_loop(
-        rounds,
-        loop="entailment",
-        round_index=state.round,
-        score_name="entailment",
-        single_pass=context.no_refinement,
+    best, kept, stop = close_rounds(
+        state.candidates, state.stops, state.round, single_pass=context.no_refinement
     )
-    usable = chosen is not None and stop["reason"] != "no_usable_output"
-    knowledge = _chosen(state, "knowledge", chosen["round"]) if usable and chosen else None
     stops = [*state.stops, stop]
     settings = context.trace_settings(get_models(context).describe())
     trace = build_trace(METHOD, settings, state.candidates, stops, state.calls)
     return {
-        "answer": chosen["text"] if usable and chosen else None,
-        "knowledge": knowledge["text"] if knowledge else None,
+        "answer": best["text"] if best else None,
+        "knowledge": kept["text"] if kept else None,
         "stop_reason": stop["reason"],
         "stops": [stop],
         "trace": trace,

@@ -15,7 +15,7 @@ question.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -37,6 +37,30 @@ from veriloop.knowledge.store import Hit, KnowledgeBase
 from veriloop.knowledge.versioned import live_version
 from veriloop.models import Models
 from veriloop.trace import ModelCall
+
+
+@dataclass(kw_only=True)
+class SourceSettings:
+    """Where a method retrieves from: a knowledge base or a corpus index (Context mixin).
+
+    Mixed into the Context of every method that can take either (grounded, RAG, grounded
+    Self-Reflection), so the two settings have one name and one description everywhere.
+    """
+
+    kb_dir: str = field(
+        default="",
+        metadata={
+            "description": "Knowledge-base directory (`veriloop kb create DIR`) to retrieve "
+            "from; replaces the bundled MedQuAD source where the method has one."
+        },
+    )
+    corpus_dir: str = field(
+        default="",
+        metadata={
+            "description": "Corpus index directory (`veriloop index`) to retrieve from; wins "
+            "over kb_dir when both are set."
+        },
+    )
 
 
 class SourcePassage(TypedDict):

@@ -82,6 +82,7 @@ from veriloop.nodes.judges.protocol import (
 from veriloop.nodes.judges.registry import (
     JUDGES,
     DecidedJudge,
+    DecisionSettings,
     JudgeEntry,
     JudgeName,
     Thresholds,
@@ -111,6 +112,7 @@ __all__ = [
     "JudgeEntry",
     "JUDGES",
     "DecidedJudge",
+    "DecisionSettings",
     "Thresholds",
     "check_judge_name",
     "register_judge",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from veriloop.context import open_choices
@@ -40,6 +40,38 @@ JudgeName = Literal[
     "three_way", "three_way_model", "trained", "gated", "likelihood", "yesno", "head"
 ]
 """The judges a Context may name (Studio's drop-down, `--set judge=...`)."""
+
+
+@dataclass(kw_only=True)
+class DecisionSettings:
+    """The judge's two thresholds as Context settings (mixin): one name, one owner.
+
+    Mixed into every Context whose method decides with a claim-support judge (grounded,
+    Factored Verification, M-Eval); the values go to `support_judge(name, models,
+    supported_at=, contradicted_at=)`, which owns them. Old names (FV's `claim_threshold`,
+    M-Eval's `stance_supports_at`) are accepted with a warning (`RENAMED` on the Context).
+    """
+
+    supported_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "P(supported) a sentence or claim needs to be supported (an "
+            "article, to support a claim). Unset: the three_way judge takes the decision "
+            "fitted for its weights (nodes/judges/decision.py), the other judges 0.5.",
+        },
+    )
+    contradicted_at: float | None = field(
+        default=None,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "P(contradicted) a three-way judge needs to call a sentence or "
+            "claim contradicted (an article, to contradict it). Unset: the decision fitted "
+            "for its weights.",
+        },
+    )
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ import pytest
 from veriloop.errors import InvalidInputError
 from veriloop.nodes.hygiene import clean_generation
 from veriloop.nodes.input import check_question
-from veriloop.nodes.loops import close_loop, format_score, passes
+from veriloop.nodes.self_reflection.loops import close_loop, format_score, passes
 from veriloop.prompts import demonstrations, placeholders, render
 from veriloop.trace import Candidate, best_candidate
 
