@@ -1,4 +1,4 @@
-"""Rewrites of one claim for the minimal pairs: its entailed forms and its one-meaning edits.
+"""Rewrite one claim for the minimal pairs: its entailed forms and its one-meaning edits.
 
 `minimal_pairs` builds the pairs from MedQuAD's pages; this module holds what it does to a
 single sentence:
