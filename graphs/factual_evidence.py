@@ -38,7 +38,7 @@ lookalikes inside retrieved text are defused (`fence`).
 from __future__ import annotations
 
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -47,12 +47,15 @@ from langgraph.runtime import Runtime
 from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.hybrid import ContextMode, ContextUnit, RetrievalSettings, format_units
-from veriloop.knowledge.sources import open_retriever, retrieve_context
+from veriloop.knowledge.sources import open_retriever
 from veriloop.models import get_models
-from veriloop.nodes.citations import cited_ids, split_citations
-from veriloop.nodes.generation import generate_turn
-from veriloop.nodes.input import check_input
-from veriloop.nodes.rationale import (
+from veriloop.nodes.factual_evidence.answer import (
+    answer_with_citations,
+    invalid_citations,
+    rationale_items,
+    rationale_stop,
+)
+from veriloop.nodes.factual_evidence.rationale import (
     ANSWER_CHARS,
     JUSTIFICATION_CHARS,
     STATEMENT_CHARS,
@@ -66,12 +69,15 @@ from veriloop.nodes.rationale import (
     is_correct,
     rationale_candidate,
     statements_model,
+    verification_labels,
     verification_model,
 )
-from veriloop.nodes.triplet_extraction import triplets_from_paragraphs
+from veriloop.nodes.factual_evidence.retrieval import retrieve_units
+from veriloop.nodes.generation import generate_turn
+from veriloop.nodes.input import check_input
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState, TracedState
-from veriloop.trace import LoopStop, Refusal, StopReason, build_trace
+from veriloop.trace import Refusal, build_trace
 
 METHOD = method_id(__file__)
 
@@ -187,24 +193,16 @@ def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     context = FEContext.of(runtime)
     models = get_models(context)
     retriever = open_retriever(context.corpus_dir, models, context.reranker_model)
-    settings = context.retrieval_settings()
-    wants_triplets = settings.mode in ("triplets", "both")
-    on_the_fly = wants_triplets and not retriever.index.graph.triplets
-    if on_the_fly:
-        settings = RetrievalSettings(**{**asdict(settings), "mode": "paragraphs"})
-    result, call = retrieve_context(models, retriever, state.question, settings, context.web_search)
-    calls = [call]
-    units = result.units
-    if on_the_fly:
-        paragraphs = [u for u in units if u["kind"] == "paragraph"]
-        triplet_units, extraction_calls = triplets_from_paragraphs(
-            models, state.question, paragraphs, context.top_triplets, context.prompt_overrides
-        )
-        calls.extend(extraction_calls)
-        others = [u for u in units if u["kind"] == "web"]
-        keep_paragraphs = context.retrieval_settings().mode == "both"
-        units = (paragraphs if keep_paragraphs else []) + triplet_units + others
-    return {"context_units": units, "seed_entities": result.seed_entities, "calls": calls}
+    units, seeds, calls = retrieve_units(
+        models,
+        retriever,
+        state.question,
+        context.retrieval_settings(),
+        web_search=context.web_search,
+        top_triplets=context.top_triplets,
+        overrides=context.prompt_overrides,
+    )
+    return {"context_units": units, "seed_entities": seeds, "calls": calls}
 
 
 def refuse(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
@@ -260,17 +258,7 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     value, calls, error = ask_json(
         get_models(context), prompt, verification_model(ids), "verification", JUSTIFICATION_CHARS
     )
-    labels: dict[str, StatementLabel] | None = None
-    verdict = None
-    if value is not None:
-        labels = {
-            i: StatementLabel(
-                label=value["labels"][i]["label"],
-                justification=" ".join(value["labels"][i]["justification"].split()),
-            )
-            for i in ids
-        }
-        verdict = value["verdict"]
+    labels, verdict = verification_labels(value, ids)
     version = RationaleVersion(
         version=state.refinements,
         statements=dict(state.statements),
@@ -334,19 +322,6 @@ def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     }
 
 
-def _finish_answer(
-    answer: str | None, listed: list[str], valid_ids: list[str], error: str | None
-) -> dict[str, Any]:
-    """Keep the answer's valid citations (inline first, then listed ones); flag the rest."""
-    if answer is None:
-        return {"error": f"the answer reply was unusable: {error}"}
-    text, cited, invalid = split_citations(answer, set(valid_ids))
-    citations = cited + [i for i in listed if i in valid_ids and i not in cited]
-    if not text:
-        return {"error": "the answer was empty", "invalid_citations": invalid}
-    return {"answer": text, "citations": citations, "invalid_citations": invalid, "error": None}
-
-
 def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Answer from the verified statements only, citing their ids."""
     context = FEContext.of(runtime)
@@ -385,7 +360,7 @@ def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
     return {
         "used_ids": ids,
         "calls": [generated.call],
-        **_finish_answer(generated.text or None, [], ids, generated.error),
+        **answer_with_citations(generated.text or None, [], ids, generated.error),
     }
 
 
@@ -414,7 +389,7 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
         "rationale_versions": [version],
         "used_ids": ids if value else [],
         "calls": calls,
-        **_finish_answer(
+        **answer_with_citations(
             str(value["answer"]) if value else None,
             list(value["citations"]) if value else [],
             ids,
@@ -426,53 +401,26 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
 def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     """Assemble the final rationale, stop reason and trace."""
     context = FEContext.of(runtime)
-    wrong = incorrect_ids(state.labels)
-    reason: StopReason
-    if state.refusal is not None:
-        reason, detail = "refused", state.refusal["detail"]
-    elif not state.answer:
-        reason, detail = "no_usable_output", state.error or "no answer"
-    elif context.direct_generation or context.no_verification or state.labels is None:
-        reason = "single_pass"
-        detail = state.verification_error or "answered without verification (ablation)"
-    elif wrong:
-        reason = "cap_reached"
-        detail = (
-            f"{len(wrong)} statement(s) still INCORRECT after {state.refinements} refinement(s); "
-            "they were left out of the answer"
-        )
-    else:
-        reason = "met"
-        detail = f"every statement verified CORRECT after {state.refinements} refinement(s)"
-    stop = LoopStop(
-        loop="rationale",
-        round=0,
-        reason=reason,
+    stop = rationale_stop(
+        refusal=state.refusal,
+        answer=state.answer,
+        error=state.error,
+        verified=not (context.direct_generation or context.no_verification)
+        and state.labels is not None,
+        verification_error=state.verification_error,
+        still_incorrect=len(incorrect_ids(state.labels)),
+        refinements=state.refinements,
         chosen_iteration=state.refinements if state.statements else None,
-        detail=detail,
     )
-    labels = state.labels or {}
-    rationale = [
-        RationaleItem(
-            id=unit_id,
-            statement=statement,
-            label=labels[unit_id]["label"] if unit_id in labels else None,
-            justification=labels[unit_id]["justification"] if unit_id in labels else None,
-            used_in_answer=unit_id in state.used_ids,
-        )
-        for unit_id, statement in state.statements.items()
-    ]
+    rationale = rationale_items(state.statements, state.labels, state.used_ids)
     known = {u["id"] for u in state.context_units}
-    invalid = list(state.invalid_citations)
-    for version in state.rationale_versions:
-        for statement in version["statements"].values():
-            invalid += [i for i in cited_ids(statement) if i not in known and i not in invalid]
+    invalid = invalid_citations(state.rationale_versions, known, state.invalid_citations)
     settings = context.trace_settings(get_models(context).describe())
     settings["reranker"] = context.reranker_model or "rrf"
     trace = build_trace(METHOD, settings, state.candidates, [stop], state.calls, state.citations)
     return {
         "knowledge": format_units(state.context_units) if state.context_units else None,
-        "stop_reason": reason,
+        "stop_reason": stop["reason"],
         "answer": state.answer,
         "refusal": state.refusal,
         "citations": state.citations,

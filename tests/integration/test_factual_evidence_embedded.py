@@ -15,7 +15,7 @@ from veriloop.graphs.rag import build_graph as build_rag
 from veriloop.knowledge.corpus import Document, chunk_documents
 from veriloop.knowledge.corpus_index import CorpusIndex
 from veriloop.models import get_models
-from veriloop.nodes.rationale import LABELS
+from veriloop.nodes.factual_evidence.rationale import LABELS
 
 pytestmark = [pytest.mark.integration, pytest.mark.full]
 

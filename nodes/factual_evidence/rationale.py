@@ -167,3 +167,25 @@ def rationale_candidate(version: RationaleVersion, round_: int) -> Candidate:
         passed=share == 1.0,
         error=version["error"],
     )
+
+
+def verification_labels(
+    value: dict[str, Any] | None, ids: list[str]
+) -> tuple[dict[str, StatementLabel] | None, Verdict | None]:
+    """Return the verifier's label per statement id and its verdict (None, None: unusable).
+
+    Args:
+        value: The verifier's reply as `ask_json` returns it (shaped by
+            `verification_model(ids)`), or None when it was unusable.
+        ids: The statement ids that were verified.
+    """
+    if value is None:
+        return None, None
+    labels = {
+        i: StatementLabel(
+            label=value["labels"][i]["label"],
+            justification=" ".join(value["labels"][i]["justification"].split()),
+        )
+        for i in ids
+    }
+    return labels, value["verdict"]
