@@ -33,7 +33,7 @@ import Stemmer
 
 from veriloop.errors import VeriloopError
 from veriloop.knowledge.corpus import Chunk
-from veriloop.knowledge.index import IndexSpec, build_index, read_index, search, write_index
+from veriloop.knowledge.index import IndexSpec, build_index, search
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.triplets import (
     Triplet,
@@ -44,12 +44,14 @@ from veriloop.knowledge.triplets import (
 )
 from veriloop.knowledge.versioned import (
     CORPUS_INDEX_KIND,
+    check_live_kind,
     describe_kind,
     fsync_file,
     live_kind,
     live_version,
-    publish_version,
+    publish_rows,
     read_live,
+    read_rows,
     version_name,
     write_file,
     writer_lock,
@@ -212,18 +214,7 @@ class CorpusIndex:
                 "version": version,
             }
 
-            def write_contents(staging: Path) -> None:
-                write_file(
-                    staging / "chunks.jsonl",
-                    lambda h: h.writelines(
-                        json.dumps(c, ensure_ascii=False) + "\n" for c in chunks
-                    ),
-                )
-                write_file(
-                    staging / "vectors.npy", lambda h: np.save(h, vectors, allow_pickle=False), "wb"
-                )
-                write_index(faiss_index, staging / "index.faiss")
-                fsync_file(staging / "index.faiss")
+            def write_more(staging: Path) -> None:
                 bm25.save(str(staging / "bm25"))
                 for path in (staging / "bm25").iterdir():
                     fsync_file(path)
@@ -235,11 +226,17 @@ class CorpusIndex:
                     lambda h: np.save(h, triplet_vectors, allow_pickle=False),
                     "wb",
                 )
-                write_file(
-                    staging / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=2))
-                )
 
-            publish_version(directory, version, write_contents)
+            publish_rows(
+                directory,
+                version,
+                rows_file="chunks.jsonl",
+                rows=chunks,
+                vectors=vectors,
+                index=faiss_index,
+                manifest=manifest,
+                more=write_more,
+            )
         return cls(
             directory,
             version,
@@ -266,31 +263,23 @@ class CorpusIndex:
                 from the one that built it.
         """
         directory = Path(directory).expanduser()
-        if live_version(directory) is None:
-            raise CorpusIndexError(
-                f"{directory} is not a corpus index (no CURRENT file); build one with "
-                "`veriloop index FOLDER --out DIR` or `veriloop index --dataset NAME ...`"
-            )
-        kind = live_kind(directory)
-        if kind not in {CORPUS_INDEX_KIND, "unknown"}:
-            raise CorpusIndexError(
-                f"{directory} is {describe_kind(kind)}, not a corpus index; build one with "
-                "`veriloop index FOLDER --out DIR`"
-            )
+        check_live_kind(
+            directory,
+            CORPUS_INDEX_KIND,
+            CorpusIndexError,
+            missing=f"{directory} is not a corpus index (no CURRENT file); build one with "
+            "`veriloop index FOLDER --out DIR` or `veriloop index --dataset NAME ...`",
+            other="not a corpus index; build one with `veriloop index FOLDER --out DIR`",
+        )
 
         def load(live: str) -> dict[str, Any]:
             root = directory / live
             manifest = json.loads((root / "manifest.json").read_text())
             if not isinstance(manifest, dict) or manifest.get("kind") != CORPUS_INDEX_KIND:
                 raise ValueError("manifest.json does not describe a corpus index")
-            chunks: list[Chunk] = [
-                json.loads(line)
-                for line in (root / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
-                if line.strip()
-            ]
-            vectors = np.load(root / "vectors.npy", allow_pickle=False)
             spec = IndexSpec.from_json(manifest["index"])
-            faiss_index = read_index(root / "index.faiss", spec)
+            chunks: list[Chunk]
+            chunks, vectors, faiss_index = read_rows(root, "chunks.jsonl", spec)
             bm25 = bm25s.BM25.load(str(root / "bm25"))
             triplets: list[Triplet] = triplets_from_jsonl(
                 (root / "triplets.jsonl").read_text(encoding="utf-8")

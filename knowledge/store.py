@@ -1,25 +1,14 @@
 """The structured knowledge base: facts with confidence, embedded into FAISS, on disk.
 
-A base is a directory:
-
-    DIR/CURRENT              the name of the live version, e.g. "v000004"
-    DIR/v000004/manifest.json  format, embedding model, dimension, index spec, counts
-    DIR/v000004/entries.jsonl  one Entry per line, in row order
-    DIR/v000004/vectors.npy    unit vectors, one row per entry (numpy, no pickle)
-    DIR/v000004/index.faiss    the FAISS index over those rows
-    DIR/.lock                  taken while a writer saves
-
-Every save writes a complete new version directory, fsyncs it, and then switches `CURRENT`
-with an atomic rename, so a reader (or a crash) only ever sees the old base or the new one,
-never half of an import. Old versions are removed after the switch. Opening a base written
-with another embedding model or dimension, or one whose files disagree, fails with a
-message that says so.
+`KnowledgeBase` holds a base in memory: it adds facts (skipping near-duplicates), updates,
+deletes and searches them, and saves every change as a new version that replaces the old
+one atomically. The files of a version, and reading and publishing them, are
+`knowledge/store_files.py`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,32 +19,17 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import TypedDict
 
-from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.errors import InvalidInputError
 from veriloop.knowledge.entries import Entry, NewEntry, check_confidence, clean_knowledge, now
-from veriloop.knowledge.index import IndexSpec, build_index, read_index, search, write_index
-from veriloop.knowledge.versioned import (
-    KNOWLEDGE_BASE_KIND,
-    describe_kind,
-    fsync_file,
-    live_kind,
-    live_version,
-    publish_version,
-    read_live,
-    version_name,
-    write_file,
-    writer_lock,
-)
+from veriloop.knowledge.index import IndexSpec, build_index, search
+from veriloop.knowledge.store_files import KnowledgeBaseError, StoredBase, read_base, write_base
+from veriloop.knowledge.versioned import describe_kind, live_kind, live_version, writer_lock
 from veriloop.models.embeddings import Embedder
 
-FORMAT_VERSION = 1
 CONFIDENCE_EPSILON = 1e-9
 DUPLICATE_DISTANCE = 0.01
 """Squared-L2 distance (cos >= 0.995) under which a new fact is a near-duplicate."""
 EMBED_BATCH = 256
-
-
-class KnowledgeBaseError(VeriloopError):
-    """A knowledge-base directory is missing, damaged, or made for other embeddings."""
 
 
 class Hit(TypedDict):
@@ -155,79 +129,18 @@ class KnowledgeBase:
             KnowledgeBaseError: Not a base, damaged, or written with other embeddings.
         """
         directory = Path(directory)
-        if live_version(directory) is None:
-            raise KnowledgeBaseError(
-                f"{directory} is not a veriloop knowledge base (no CURRENT file); create one "
-                f"with `veriloop kb create {directory}`"
-            )
-        kind = live_kind(directory)
-        if kind not in {KNOWLEDGE_BASE_KIND, "unknown"}:
-            raise KnowledgeBaseError(
-                f"{directory} is {describe_kind(kind)}, not a knowledge base; give a folder "
-                "made with `veriloop kb create`"
-            )
-
-        def load(name: str) -> tuple[dict[str, Any], IndexSpec, list[Entry], Any, Any]:
-            folder = directory / name
-            manifest = json.loads((folder / "manifest.json").read_text())
-            if not isinstance(manifest, dict):
-                raise ValueError("manifest.json is not a JSON object")
-            if manifest.get("format") != FORMAT_VERSION:
-                raise KnowledgeBaseError(
-                    f"{directory}: format {manifest.get('format')!r} is not {FORMAT_VERSION}"
-                )
-            for key in ("dim", "count", "next_id", "version", "embedding_model", "index"):
-                if key not in manifest:
-                    raise KeyError(f"manifest.json has no {key!r}")
-            spec = IndexSpec.from_json(manifest["index"])
-            entries = [
-                Entry(**json.loads(line))
-                for line in (folder / "entries.jsonl").read_text(encoding="utf-8").splitlines()
-                if line.strip()
-            ]
-            vectors = np.load(folder / "vectors.npy", allow_pickle=False)
-            index = read_index(folder / "index.faiss", spec)
-            return manifest, spec, entries, vectors, index
-
-        try:
-            manifest, spec, entries, vectors, index = read_live(directory, load)
-            dim = int(manifest["dim"])
-        except KnowledgeBaseError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, RuntimeError, AttributeError) as exc:
-            raise KnowledgeBaseError(
-                f"{directory} is damaged ({type(exc).__name__}: {exc}); restore it from a "
-                "backup or an export, or rebuild it"
-            ) from exc
-        consistent = (
-            len(entries) == manifest.get("count")
-            and vectors.shape == (len(entries), dim)
-            and index.ntotal == len(entries)
-            and index.d == dim
-        )
-        if not consistent:
-            raise KnowledgeBaseError(
-                f"{directory} is damaged: {len(entries)} entries, vectors {vectors.shape}, "
-                f"index of {index.ntotal} x {index.d}, manifest count {manifest.get('count')} "
-                f"and dimension {dim} disagree; restore it from an export or rebuild it"
-            )
-        if embedder is not None and embedder.name != manifest["embedding_model"]:
-            raise KnowledgeBaseError(
-                f"{directory} was built with embeddings {manifest['embedding_model']!r}, not "
-                f"{embedder.name!r}; use the same embedding_model setting, or export it and "
-                "import the export into a new base"
-            )
+        stored = read_base(directory, embedder)
         return cls(
             directory,
-            embedding_model=manifest["embedding_model"],
-            dim=dim,
-            index_spec=spec,
-            entries=entries,
-            vectors=vectors.astype(np.float32, copy=False),
-            next_id=int(manifest["next_id"]),
-            version=int(manifest["version"]),
-            created=manifest.get("created"),
-            index=index,
+            embedding_model=stored.embedding_model,
+            dim=stored.dim,
+            index_spec=stored.index_spec,
+            entries=stored.entries,
+            vectors=stored.vectors,
+            next_id=stored.next_id,
+            version=stored.version,
+            created=stored.created,
+            index=stored.index,
         )
 
     @classmethod
@@ -258,44 +171,18 @@ class KnowledgeBase:
             self._save_locked()
 
     def _save_locked(self) -> None:
-        live = live_version(self.directory)
-        if live is not None and live != version_name(self.version):
-            raise KnowledgeBaseError(
-                f"{self.directory} was changed by another writer (now {live}, opened "
-                f"{version_name(self.version)}); reopen it and apply the change again"
-            )
-        version = self.version + 1
-        manifest = {
-            "format": FORMAT_VERSION,
-            "kind": KNOWLEDGE_BASE_KIND,
-            "embedding_model": self.embedding_model,
-            "dim": self.dim,
-            "index": self.index_spec.to_json(),
-            "count": len(self.entries),
-            "next_id": self.next_id,
-            "version": version,
-            "created": self.created,
-            "updated": now(),
-        }
-
-        def write_contents(staging: Path) -> None:
-            write_file(
-                staging / "entries.jsonl",
-                lambda h: h.writelines(
-                    json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in self.entries
-                ),
-            )
-            write_file(
-                staging / "vectors.npy",
-                lambda h: np.save(h, self.vectors, allow_pickle=False),
-                "wb",
-            )
-            write_index(self._index, staging / "index.faiss")
-            fsync_file(staging / "index.faiss")
-            write_file(staging / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=2)))
-
-        publish_version(self.directory, version, write_contents)
-        self.version = version
+        stored = StoredBase(
+            embedding_model=self.embedding_model,
+            dim=self.dim,
+            index_spec=self.index_spec,
+            entries=self.entries,
+            vectors=self.vectors,
+            next_id=self.next_id,
+            version=self.version,
+            created=self.created,
+            index=self._index,
+        )
+        self.version = write_base(self.directory, stored)
         self._dirty = False
 
     # ------------------------------------------------------------------- editing
@@ -518,3 +405,12 @@ class KnowledgeBase:
             "confidence_max": max(confidences) if confidences else None,
             "sources": dict(sorted(sources.items(), key=lambda kv: -kv[1])),
         }
+
+
+__all__ = [
+    "AddReport",
+    "Hit",
+    "KnowledgeBase",
+    "KnowledgeBaseError",
+    "normalised_text",
+]

@@ -10,6 +10,11 @@ Both on-disk stores (the knowledge base and the corpus index) are directories of
 the directory, renames it into place and then replaces `CURRENT` with an atomic rename, so
 a reader (or a crash) only ever sees the old version or the new one. Older versions are
 removed after the switch.
+
+What both stores do with it is written once here: `check_live_kind` refuses to open a
+directory that holds the other store, and each version holds rows as JSON lines, their unit
+vectors (`vectors.npy`), the FAISS index over them (`index.faiss`) and `manifest.json`,
+published by `publish_rows` and read back by `read_rows`.
 """
 
 from __future__ import annotations
@@ -20,9 +25,14 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from veriloop.knowledge.index import IndexSpec, read_index, write_index
 
 VERSION_PATTERN = re.compile(r"v\d{6}")
 
@@ -157,3 +167,76 @@ def publish_version(directory: Path, version: int, write_contents: Callable[[Pat
             and (stale.name.startswith(".staging-") or VERSION_PATTERN.fullmatch(stale.name))
         ):
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def check_live_kind(
+    directory: Path, kind: str, error: type[Exception], *, missing: str, other: str
+) -> None:
+    """Raise `error` unless the live version of `directory` holds `kind` (or cannot tell).
+
+    Args:
+        directory: The versioned directory about to be opened.
+        kind: What the caller opens (`KNOWLEDGE_BASE_KIND` or `CORPUS_INDEX_KIND`).
+        error: The caller's error class.
+        missing: The message when the directory has no version.
+        other: What follows "DIR is <what it holds>, " when it holds another kind.
+
+    Raises:
+        Exception: `error`, with one of the two messages.
+    """
+    if live_version(directory) is None:
+        raise error(missing)
+    found = live_kind(directory)
+    if found not in {kind, "unknown"}:
+        raise error(f"{directory} is {describe_kind(found)}, {other}")
+
+
+def publish_rows(
+    directory: Path,
+    version: int,
+    *,
+    rows_file: str,
+    rows: Iterable[Any],
+    vectors: npt.NDArray[np.float32],
+    index: Any,
+    manifest: dict[str, Any],
+    more: Callable[[Path], None] | None = None,
+) -> None:
+    """Publish version `version`: rows, their vectors, the index, `more`, the manifest.
+
+    The rows go to `rows_file` as JSON lines, the vectors to `vectors.npy` (numpy, no
+    pickle), the FAISS index to `index.faiss`; `more(staging_dir)` writes a store's other
+    files (fsynced, as `publish_version` asks) before `manifest.json` is written last. The
+    caller holds the writer lock and has checked that no newer version exists.
+    """
+
+    def write_contents(staging: Path) -> None:
+        write_file(
+            staging / rows_file,
+            lambda h: h.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
+        )
+        write_file(staging / "vectors.npy", lambda h: np.save(h, vectors, allow_pickle=False), "wb")
+        write_index(index, staging / "index.faiss")
+        fsync_file(staging / "index.faiss")
+        if more is not None:
+            more(staging)
+        write_file(staging / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=2)))
+
+    publish_version(directory, version, write_contents)
+
+
+def read_rows(folder: Path, rows_file: str, spec: IndexSpec) -> tuple[list[Any], Any, Any]:
+    """Read back what `publish_rows` wrote into `folder`: the rows, their vectors, the index.
+
+    Raises:
+        OSError: A file is missing or unreadable.
+        ValueError: A file is not what it should be.
+        RuntimeError: FAISS cannot read the index.
+    """
+    rows = [
+        json.loads(line)
+        for line in (folder / rows_file).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    vectors = np.load(folder / "vectors.npy", allow_pickle=False)
+    return rows, vectors, read_index(folder / "index.faiss", spec)

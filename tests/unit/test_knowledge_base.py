@@ -212,15 +212,16 @@ def test_killed_import_leaves_the_old_base(tmp_path: Path) -> None:
         f"""
         import os, signal
         import numpy as np
-        import veriloop.knowledge.store as store
+        import veriloop.knowledge.versioned as versioned
         from veriloop.knowledge.entries import new_entry
+        from veriloop.knowledge.store import KnowledgeBase
         from veriloop.models.fakes import ScriptedEmbedder
-        real_write_index = store.write_index
+        real_write_index = versioned.write_index
         def dying_write_index(index, path):
             real_write_index(index, path)
             os.kill(os.getpid(), signal.SIGKILL)   # after entries and vectors, before switch
-        store.write_index = dying_write_index
-        kb = store.KnowledgeBase.open({str(directory)!r})
+        versioned.write_index = dying_write_index
+        kb = KnowledgeBase.open({str(directory)!r})
         kb.add([new_entry(f"fact {{i}}") for i in range(500)], ScriptedEmbedder())
         kb.save()
         """
