@@ -56,24 +56,19 @@ from typing_extensions import TypedDict
 from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
-from veriloop.models import ChatTurn, ScoreError, get_models
+from veriloop.models import ChatTurn, get_models
 from veriloop.models.structured import ask_structured
 from veriloop.nodes.claim_tasks import (
     ClaimTask,
     CritiqueRecord,
     RoundCheck,
     answer_finding,
-    chat_check,
     is_judge_verifier,
     judge_tasks,
-    source_quote,
 )
 from veriloop.nodes.claims import (
     ClaimList,
-    CotVerdict,
-    Critique,
     Source,
-    bare_claim,
     claim_document,
     claim_sources,
     claims_drawn_from,
@@ -81,15 +76,20 @@ from veriloop.nodes.claims import (
     require_sources,
     statement_claims,
 )
+from veriloop.nodes.factored_verification.chat_agents import chat_verify, critiques
+from veriloop.nodes.factored_verification.revision import (
+    Verdict,
+    final_verdict,
+    revision_feedback,
+)
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.judges import DecisionSettings, JudgeName, support_judge
-from veriloop.nodes.scorers import require_token_scores, yes_no_probability
-from veriloop.prompts import load_prompt, render
+from veriloop.nodes.scorers import require_token_scores
+from veriloop.prompts import render
 from veriloop.state import OutputState, TracedState
-from veriloop.trace import Candidate, LoopStop, ModelCall, StopReason, build_trace
+from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
 METHOD = method_id(__file__)
-Verdict = Literal["supported", "hallucinated", "undetermined"]
 ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
 
 
@@ -330,53 +330,17 @@ def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
 def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Estimate P(claim supported | its sources)."""
     context = FVContext.of(runtime)
-    models = get_models(context)
-    claim = bare_claim(task["claim"])
-    calls: list[ModelCall] = []
     if is_judge_verifier(context.verifier):
         return judge_claim(task, context)
-    if context.verifier in ("auto", "yesno"):
-        prompt = render(
-            "factored_verification_verify",
-            context.prompt_overrides,
-            demos=load_prompt(
-                "factored_verification_verify_demos", context.prompt_overrides
-            ).strip(),
-            number=5,
-            document=task["document"],
-            claim=claim,
-        )
-        try:
-            reading = yes_no_probability(
-                models, prompt, purpose="claim_check", normalise=context.normalise_yes_no
-            )
-        except ScoreError as exc:
-            if context.verifier == "yesno":
-                failed = chat_check(
-                    task, "logprob", None, threshold(context), error=f"log-probs unavailable: {exc}"
-                )
-                return {"claim_checks": [failed]}
-        else:
-            calls.extend(reading.calls)
-            p_yes = round(reading.probability, 6)
-            check = chat_check(task, "logprob", p_yes, threshold(context), scores=reading.scores())
-            return {"claim_checks": [check], "calls": calls}
-    prompt = render(
-        "factored_verification_verify_cot",
-        context.prompt_overrides,
-        document=task["document"],
-        claim=claim,
+    check, calls = chat_verify(
+        task,
+        get_models(context),
+        context.verifier,  # type: ignore[arg-type]  # a judge verifier returned above
+        supported_at=threshold(context),
+        normalise_yes_no=context.normalise_yes_no,
+        overrides=context.prompt_overrides,
     )
-    reply = ask_structured(
-        models, [ChatTurn(role="user", content=prompt)], CotVerdict, purpose="claim_check"
-    )
-    calls.extend(reply.calls)
-    p_cot = None if reply.value is None else (1.0 if reply.value.supported == "Yes" else 0.0)
-    error = reply.error if reply.value is None else None
-    return {
-        "claim_checks": [chat_check(task, "cot", p_cot, threshold(context), error=error)],
-        "calls": calls,
-    }
+    return {"claim_checks": [check], "calls": calls}
 
 
 def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
@@ -405,50 +369,20 @@ def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Write a claim-wise critique of every unsupported claim of this round."""
     context = FVContext.of(runtime)
-    models = get_models(context)
-    records: list[CritiqueRecord] = []
-    calls: list[ModelCall] = []
-    for check in _round_checks(state):
-        if check["supported"] is not False:
-            continue
-        if check.get("verdict") == "contradicted" and check.get("evidence_sentence"):
-            records.append(source_quote(state.round, check))  # the source's words, no model
-            continue
-        prompt = render(
-            "factored_verification_critique",
-            context.prompt_overrides,
-            document=claim_document(check["claim"], state.sources),
-            claim=bare_claim(check["claim"]),
-        )
-        reply = ask_structured(
-            models, [ChatTurn(role="user", content=prompt)], Critique, purpose="critique"
-        )
-        calls.extend(reply.calls)
-        records.append(
-            CritiqueRecord(
-                round=state.round,
-                claim=check["claim"],
-                critique=None if reply.value is None else reply.value.critique,
-                revised_claim=None if reply.value is None else reply.value.revised_claim,
-                error=reply.error if reply.value is None else None,
-            )
-        )
+    records, calls = critiques(
+        get_models(context),
+        state.round,
+        _round_checks(state),
+        state.sources,
+        context.prompt_overrides,
+    )
     return {"critique_records": records, "calls": calls}
 
 
 def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Revise the answer with all critiques of this round in one feedback turn."""
     context = FVContext.of(runtime)
-    records = [r for r in state.critique_records if r["round"] == state.round and r["critique"]]
-    feedback = "\n".join(
-        f'- For the sentence "{bare_claim(r["claim"])}" in the answer: {r["critique"]}'
-        + (
-            f" A supported version: {r['revised_claim']}"
-            if r["revised_claim"] and r["revised_claim"] != "N/A"
-            else ""
-        )
-        for r in records
-    )
+    feedback = revision_feedback([r for r in state.critique_records if r["round"] == state.round])
     update: dict[str, Any] = {"round": state.round + 1, "revisions": state.revisions + 1}
     if not feedback:  # every critique failed: nothing to revise with; re-verify as is
         return update
@@ -471,24 +405,13 @@ def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
 def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     """Set the verdict and stop reason and build the trace."""
     context = FVContext.of(runtime)
-    verdict: Verdict
-    if state.hallucinated is None:
-        verdict, reason = "undetermined", "no_usable_output"
-        detail = "no claim could be extracted or checked; the answer is not declared supported"
-    elif not state.hallucinated:
-        verdict = "supported"
-        reason = "met" if state.revisions else "single_pass"
-        detail = f"P(answer) >= θ={context.threshold} after {state.revisions} revision(s)"
-    else:
-        verdict = "hallucinated"
-        reason = "cap_reached" if context.max_revisions else "single_pass"
-        denied = sum(c.get("verdict") == "contradicted" for c in _round_checks(state))
-        detail = (
-            f"{denied} claim(s) contradicted by the sources"
-            if denied
-            else f"P(answer) < θ={context.threshold}"
-        ) + f" after {state.revisions} revision(s)"
-    stop_reason: StopReason = reason  # type: ignore[assignment]
+    verdict, stop_reason, detail = final_verdict(
+        state.hallucinated,
+        revisions=state.revisions,
+        max_revisions=context.max_revisions,
+        threshold=context.threshold,
+        contradicted=sum(c.get("verdict") == "contradicted" for c in _round_checks(state)),
+    )
     stop = LoopStop(
         loop="revision", round=state.round, reason=stop_reason, chosen_iteration=None, detail=detail
     )
