@@ -63,13 +63,13 @@ from veriloop.nodes.grounding import (
     extract_sentences,
     instructions_of,
     numbered_passages,
-    off_question,
     relevance_judge,
     retrieve_ranked,
     sentence_judge,
 )
 from veriloop.nodes.input import check_input
 from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
+from veriloop.nodes.refusals import hard_refusal_detail, retrieval_record, soft_refusal_detail
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
@@ -223,40 +223,15 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         relevant_at=context.relevant_at,
         question_match=context.question_match,
     )
-    best = got.best_relevance
-    relevant = best is not None and best >= context.relevant_at
+    record = retrieval_record(got, context.relevant_at)
     subject = got.subject
     uncovered = subject.uncovered.text if subject and subject.uncovered else None
-    candidate = Candidate(
-        stage="retrieval",
-        round=0,
-        iteration=0,
-        text=f"{got.found} candidates from {got.source}"
-        + (f" ({got.off_focus} about a neighbouring condition, dropped)" if got.off_focus else "")
-        + (
-            f"; {subject.dropped} off the question's subject, dropped"
-            if subject and subject.dropped
-            else ""
-        )
-        + (f"; no page about {uncovered!r}" if uncovered else "")
-        + (
-            "; pages on the subject below relevant_at, all kept"
-            if subject and subject.fell_back
-            else ""
-        )
-        + "; kept "
-        + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in got.ranked),
-        scores={"best_relevance": best},
-        thresholds={"best_relevance": context.relevant_at},
-        passed=relevant,
-        error=None,
-    )
     return {
         "passages": got.ranked,
-        "relevant": relevant,
+        "relevant": record["passed"],
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
-        "candidates": [candidate],
+        "candidates": [record],
         "calls": got.calls,
     }
 
@@ -395,20 +370,16 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     reason: StopReason
     best = max((p["relevance"] for p in state.passages), default=None)
     if not state.relevant:
-        detail = (
-            f"the source has no page about {state.no_page_about!r} (the pages retrieved are "
-            f"about {', '.join(state.nearest_pages)})"
-            if state.no_page_about
-            else "the source returned no passage for the question"
-            if best is None
-            else f"the best passage's relevance {best:.2f} is below relevant_at = "
-            f"{context.relevant_at}: nothing retrieved is about the question"
+        detail = hard_refusal_detail(
+            state.no_page_about, state.nearest_pages, best, context.relevant_at
         )
         refusal, reason = Refusal(kind="hard", detail=detail), "refused"
     elif kept:
         reason = "single_pass"
     elif state.sentences:
-        refusal = Refusal(kind="soft", detail=soft_refusal_detail(state.sentences, context))
+        refusal = Refusal(
+            kind="soft", detail=soft_refusal_detail(state.sentences, context.relevant_sentence_at)
+        )
         reason = "refused"
     else:
         reason = "no_usable_output"
@@ -440,20 +411,6 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "refusal": refusal,
         "trace": trace,
     }
-
-
-def soft_refusal_detail(sentences: list[CheckedSentence], context: GroundedContext) -> str:
-    """Say why no sentence was kept: how many were not backed, and how many off the question."""
-    off = sum(off_question(s) for s in sentences)
-    if not off:
-        return (
-            f"none of the answer's {len(sentences)} sentences is backed by the retrieved passages"
-        )
-    return (
-        f"none of the answer's {len(sentences)} sentences is both backed by the retrieved "
-        f"passages and about the question: {off} backed but off the question (relevance < "
-        f"relevant_sentence_at = {context.relevant_sentence_at}), {len(sentences) - off} not backed"
-    )
 
 
 # ----------------------------------------------------------------------------- routers
