@@ -51,7 +51,6 @@ from veriloop.nodes.judges.cross_encoder import (
     adapter_pooling,
     cross_encoder_input,
     load_cross_encoder,
-    mean_pooled,
     pooled,
 )
 from veriloop.nodes.judges.evidence import (
@@ -65,6 +64,7 @@ from veriloop.nodes.judges.evidence import (
 from veriloop.nodes.judges.gated import CoverageGatedJudge
 from veriloop.nodes.judges.head import HeadJudge
 from veriloop.nodes.judges.likelihood import LikelihoodJudge, Unit, likelihood_prompts
+from veriloop.nodes.judges.pair_classifier import mean_pooled
 from veriloop.nodes.judges.protocol import (
     CONTRADICTED,
     ENTAILED,

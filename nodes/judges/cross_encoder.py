@@ -25,6 +25,7 @@ from veriloop.nodes.judges.evidence import (
     clip,
     windowed_pairs,
 )
+from veriloop.nodes.judges.pair_classifier import mean_pooled, pair_logits
 from veriloop.nodes.judges.protocol import (
     Judged,
     SupportQuery,
@@ -64,12 +65,6 @@ its question); records and fingerprints name it, since it changes verdicts as we
 def is_statement(claim: str) -> bool:
     """Return whether `claim` has `MIN_STATEMENT_WORDS` words that contain a letter."""
     return word_count(claim) >= MIN_STATEMENT_WORDS
-
-
-def mean_pooled(hidden: Any, attention_mask: Any) -> Any:
-    """Return the mean of the token states where `attention_mask` is 1 (MiniLM's pooling)."""
-    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-    return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
 
 
 Pooling = Literal["mean", "mean+claim"]
@@ -226,23 +221,15 @@ class CrossEncoderJudge:
 
     def logits(self, evidence: Sequence[str], second: Sequence[str]) -> list[float]:
         """Return the model's support logit for each (evidence, claim text) pair."""
-        import torch
-
-        out: list[float] = []
-        for start in range(0, len(evidence), self.batch_size):
-            batch = self.tokenizer(
-                list(evidence[start : start + self.batch_size]),
-                list(second[start : start + self.batch_size]),
-                truncation="longest_first",
-                max_length=self.max_length,
-                padding=True,
-                return_tensors="pt",
-            )
-            with torch.no_grad():
-                hidden = self.encoder(**batch).last_hidden_state
-                logits = self.head(pooled(hidden, batch, self.pooling))[:, 0]
-            out.extend(float(v) for v in logits)
-        return out
+        rows = pair_logits(
+            (self.tokenizer, self.encoder, self.head),
+            evidence,
+            second,
+            max_length=self.max_length,
+            batch_size=self.batch_size,
+            pool=lambda hidden, batch: pooled(hidden, batch, self.pooling),
+        )
+        return [row[0] for row in rows]
 
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's probability."""

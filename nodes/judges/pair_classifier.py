@@ -13,13 +13,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.judges.cross_encoder import mean_pooled
+
+Pool = Callable[[Any, Any], Any]
+"""(token states, tokenized batch) -> the head's input."""
+
+
+def mean_pooled(hidden: Any, attention_mask: Any) -> Any:
+    """Return the mean of the token states where `attention_mask` is 1 (MiniLM's pooling)."""
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+
+
+def _mean_of_batch(hidden: Any, batch: Any) -> Any:
+    return mean_pooled(hidden, batch["attention_mask"])
+
 
 WEIGHT_FILES = ("encoder.safetensors", "adapter_model.safetensors", "head.safetensors")
 
@@ -105,11 +118,21 @@ def pair_logits(
     *,
     max_length: int,
     batch_size: int,
+    pool: Pool = _mean_of_batch,
 ) -> list[list[float]]:
     """Return the head's logits per (first, second) pair, in the caller's order.
 
     Pairs are run in order of length, so a batch pads to its own longest pair and not to
     the longest of all.
+
+    Args:
+        model: (tokenizer, encoder, head).
+        first: The first text of each pair (the evidence).
+        second: The second text of each pair (the claim, or question + claim).
+        max_length: Tokens per pair; longer pairs lose tokens ("longest_first").
+        batch_size: Pairs per forward pass.
+        pool: How token states become the head's input (default: the mean over the
+            attention mask).
     """
     import torch
 
@@ -128,7 +151,7 @@ def pair_logits(
         )
         with torch.no_grad():
             hidden = encoder(**batch).last_hidden_state
-            logits = head(mean_pooled(hidden, batch["attention_mask"]))
+            logits = head(pool(hidden, batch))
         for i, row in zip(rows, logits, strict=True):
             out[i] = [float(v) for v in row]
     return out
