@@ -24,7 +24,7 @@ from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState, TracedState
-from veriloop.trace import Candidate, LoopStop, StopReason, build_trace
+from veriloop.trace import LoopStop, StopReason, build_trace, single_pass_answer
 
 METHOD = method_id(__file__)
 
@@ -61,16 +61,7 @@ def answer_directly(state: State, runtime: Runtime[DirectContext]) -> dict[str, 
         restated=[state.question],
         seed=context.seed,
     )
-    candidate = Candidate(
-        stage="answer",
-        round=0,
-        iteration=0,
-        text=generated.text,
-        scores={},
-        thresholds={},
-        passed=generated.error is None,
-        error=generated.error,
-    )
+    candidate = single_pass_answer(generated.text, generated.error, passed=generated.error is None)
     return {"candidates": [candidate], "calls": [generated.call]}
 
 
@@ -99,15 +90,8 @@ def _choose_directly(state: State, context: DirectContext) -> dict[str, Any]:
         calls.extend(score_calls)
         update["option_scores"] = scores
         error = error or score_error
-    candidate = Candidate(
-        stage="answer",
-        round=0,
-        iteration=0,
-        text=f"{choice}. {options[choice]}" if choice else "",
-        scores={},
-        thresholds={},
-        passed=choice is not None,
-        error=error,
+    candidate = single_pass_answer(
+        f"{choice}. {options[choice]}" if choice else "", error, passed=choice is not None
     )
     update.update(candidates=[candidate], calls=calls)
     return update

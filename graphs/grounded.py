@@ -72,7 +72,15 @@ from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
 from veriloop.nodes.refusals import hard_refusal_detail, retrieval_record, soft_refusal_detail
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
-from veriloop.trace import Candidate, LoopStop, ModelCall, Refusal, StopReason, build_trace
+from veriloop.trace import (
+    Candidate,
+    LoopStop,
+    ModelCall,
+    Refusal,
+    StopReason,
+    build_trace,
+    single_pass_answer,
+)
 
 METHOD = method_id(__file__)
 
@@ -272,16 +280,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         )
         calls.append(generated.call)
         text, error = generated.text, generated.error
-    candidate = Candidate(
-        stage="answer",
-        round=0,
-        iteration=0,
-        text=text,
-        scores={},
-        thresholds={},
-        passed=bool(text),
-        error=error,
-    )
+    candidate = single_pass_answer(text, error)
     return {
         "draft": text or None,
         "quoted": units,

@@ -349,29 +349,21 @@ def build_graph() -> StateGraph[State, MEvalContext, EvidenceInput, MEvalOutput]
     builder = StateGraph(
         State, context_schema=MEvalContext, input_schema=EvidenceInput, output_schema=MEvalOutput
     )
-    for name, node in (
-        ("check_input", check_input),
-        ("extract_claims", extract_claims),
-        ("gather_evidence", gather_evidence),
-        ("assess_reliability", assess_reliability),
-        ("judge_stances", judge_stances),
-        ("weigh_claims", weigh_claims),
-        ("finish", finish),
-    ):
-        builder.add_node(name, node)
-    order = [
-        "check_input",
-        "extract_claims",
-        "gather_evidence",
-        "assess_reliability",
-        "judge_stances",
-        "weigh_claims",
-        "finish",
-    ]
-    builder.add_edge(START, order[0])
-    for first, second in zip(order, order[1:], strict=False):
-        builder.add_edge(first, second)
-    builder.add_edge(order[-1], END)
+    builder.add_node("check_input", check_input)
+    builder.add_node("extract_claims", extract_claims)
+    builder.add_node("gather_evidence", gather_evidence)
+    builder.add_node("assess_reliability", assess_reliability)
+    builder.add_node("judge_stances", judge_stances)
+    builder.add_node("weigh_claims", weigh_claims)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "check_input")
+    builder.add_edge("check_input", "extract_claims")
+    builder.add_edge("extract_claims", "gather_evidence")
+    builder.add_edge("gather_evidence", "assess_reliability")
+    builder.add_edge("assess_reliability", "judge_stances")
+    builder.add_edge("judge_stances", "weigh_claims")
+    builder.add_edge("weigh_claims", "finish")
+    builder.add_edge("finish", END)
     return builder
 
 

@@ -38,7 +38,7 @@ from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.prompts import render
 from veriloop.state import InputState, OutputState, TracedState
-from veriloop.trace import Candidate, LoopStop, StopReason, build_trace
+from veriloop.trace import LoopStop, StopReason, build_trace, single_pass_answer
 
 METHOD = method_id(__file__)
 
@@ -147,16 +147,7 @@ def answer_with_knowledge(state: State, runtime: Runtime[RAGContext]) -> dict[st
             seed=context.seed,
         )
         calls, text, error = [generated.call], generated.text, generated.error
-    candidate = Candidate(
-        stage="answer",
-        round=0,
-        iteration=0,
-        text=text,
-        scores={},
-        thresholds={},
-        passed=bool(text),
-        error=error,
-    )
+    candidate = single_pass_answer(text, error)
     update.update(answer=text or None, error=error, candidates=[candidate], calls=calls)
     return update
 
@@ -196,14 +187,15 @@ def build_graph() -> StateGraph[State, RAGContext, InputState, RAGOutput]:
     builder = StateGraph(
         State, context_schema=RAGContext, input_schema=InputState, output_schema=RAGOutput
     )
-    builder.add_node("check_question", check_question)
-    builder.add_node("retrieve", retrieve_knowledge)
-    builder.add_node("answer_with_knowledge", answer_with_knowledge)
-    builder.add_node("finish", finish)
+    builder.add_sequence(
+        [
+            ("check_question", check_question),
+            ("retrieve", retrieve_knowledge),
+            ("answer_with_knowledge", answer_with_knowledge),
+            ("finish", finish),
+        ]
+    )
     builder.add_edge(START, "check_question")
-    builder.add_edge("check_question", "retrieve")
-    builder.add_edge("retrieve", "answer_with_knowledge")
-    builder.add_edge("answer_with_knowledge", "finish")
     builder.add_edge("finish", END)
     return builder
 

@@ -48,6 +48,7 @@ from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.nodes.self_reflection.loops import close_loop
 from veriloop.nodes.self_reflection.rounds import (
+    Feedback,
     Turn,
     answer_turn,
     chosen,
@@ -211,9 +212,9 @@ def generate_knowledge(state: State, runtime: Runtime[SelfReflectionContext]) ->
         state.sources,
         state.knowledge_conversation,
         None if step == 0 else this_round(state.candidates, "knowledge", state.round)[-1],
-        threshold=context.threshold_factuality,
-        feedback_variant=context.feedback_variant(),
-        overrides=context.prompt_overrides,
+        Feedback(
+            context.threshold_factuality, context.feedback_variant(), context.prompt_overrides
+        ),
     )
     return _generated(state, context, "knowledge", turn)
 
@@ -318,9 +319,9 @@ def generate_answer(state: State, runtime: Runtime[SelfReflectionContext]) -> di
         state.knowledge or "",
         state.answer_conversation,
         None if step == 0 else this_round(state.candidates, "answer", state.round)[-1],
-        threshold=context.threshold_consistency,
-        feedback_variant=context.feedback_variant(),
-        overrides=context.prompt_overrides,
+        Feedback(
+            context.threshold_consistency, context.feedback_variant(), context.prompt_overrides
+        ),
     )
     return _generated(state, context, "answer", turn)
 

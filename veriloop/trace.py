@@ -48,6 +48,26 @@ class Candidate(TypedDict):
     """Why the reply or its scoring could not be used, when that happened."""
 
 
+def single_pass_answer(text: str, error: str | None, *, passed: bool | None = None) -> Candidate:
+    """Return a one-shot answer as a candidate: no scores, no thresholds.
+
+    Args:
+        text: The answer ("" when the reply was unusable).
+        error: Why the reply could not be used, when that happened.
+        passed: Whether it counts as an answer (default: it has text).
+    """
+    return Candidate(
+        stage="answer",
+        round=0,
+        iteration=0,
+        text=text,
+        scores={},
+        thresholds={},
+        passed=bool(text) if passed is None else passed,
+        error=error,
+    )
+
+
 class LoopStop(TypedDict):
     """Why one loop stopped, and which candidate it kept."""
 

@@ -23,9 +23,8 @@ from veriloop.nodes.judges.calibration import (
 from veriloop.nodes.judges.evidence import (
     best_per_query,
     clip,
-    windowed_pairs,
 )
-from veriloop.nodes.judges.pair_classifier import mean_pooled, pair_logits
+from veriloop.nodes.judges.pair_classifier import DEFAULT_READING, PairReading, mean_pooled
 from veriloop.nodes.judges.protocol import (
     Judged,
     SupportQuery,
@@ -180,30 +179,18 @@ class CrossEncoderJudge:
         self,
         *,
         adapter_dir: Path = ADAPTER_DIR,
-        max_length: int = 192,
-        batch_size: int = 16,
-        max_evidence_chars: int = 20_000,
-        window_chars: int = 600,
+        reading: PairReading = DEFAULT_READING,
     ) -> None:
         """Load the adapter from `adapter_dir` (once per process).
 
         Args:
             adapter_dir: The trained adapter (`benchmarks/train_support_judge.py`).
-            max_length: Tokens per (evidence, question + claim) pair; longer pairs lose
-                evidence tokens from the end.
-            batch_size: Pairs per forward pass.
-            max_evidence_chars: Evidence text read per evidence item (the rest is ignored).
-            window_chars: Evidence longer than this is read in windows of whole sentences
-                of about this size (one sentence of overlap) and the best window counts,
-                so a long reference is read whole, not cut at `max_length`.
+            reading: How pairs are read (token length, batch, evidence windows).
         """
         self.tokenizer, self.encoder, self.head, self.pooling = load_cross_encoder(
             Path(adapter_dir)
         )
-        self.max_length = max_length
-        self.batch_size = batch_size
-        self.max_evidence_chars = max_evidence_chars
-        self.window_chars = window_chars
+        self.reading = reading
         self.name = f"MiniLM cross-encoder ({adapter_label(Path(adapter_dir))})"
         self.adapter_dir = Path(adapter_dir)
 
@@ -221,12 +208,10 @@ class CrossEncoderJudge:
 
     def logits(self, evidence: Sequence[str], second: Sequence[str]) -> list[float]:
         """Return the model's support logit for each (evidence, claim text) pair."""
-        rows = pair_logits(
+        rows = self.reading.logits(
             (self.tokenizer, self.encoder, self.head),
             evidence,
             second,
-            max_length=self.max_length,
-            batch_size=self.batch_size,
             pool=lambda hidden, batch: pooled(hidden, batch, self.pooling),
         )
         return [row[0] for row in rows]
@@ -234,7 +219,7 @@ class CrossEncoderJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: the most supportive evidence text's probability."""
         check_queries(queries)
-        pairs = windowed_pairs(queries, self.max_evidence_chars, self.window_chars)
+        pairs = self.reading.pairs(queries)
         logits = self.logits(
             [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
         )

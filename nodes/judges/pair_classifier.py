@@ -14,11 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from veriloop.errors import InvalidInputError
+from veriloop.nodes.judges.evidence import windowed_pairs
+from veriloop.nodes.judges.protocol import SupportQuery
 
 Pool = Callable[[Any, Any], Any]
 """(token states, tokenized batch) -> the head's input."""
@@ -155,3 +158,44 @@ def pair_logits(
         for i, row in zip(rows, logits, strict=True):
             out[i] = [float(v) for v in row]
     return out
+
+
+@dataclass(frozen=True)
+class PairReading:
+    """How a cross-encoder judge reads (evidence, claim) pairs."""
+
+    max_length: int = 192
+    """Tokens per (evidence window, question + claim) pair; longer pairs lose evidence
+    tokens from the end."""
+    batch_size: int = 16
+    """Pairs per forward pass."""
+    max_evidence_chars: int = 20_000
+    """Evidence text read per evidence item (the rest is ignored)."""
+    window_chars: int = 600
+    """Evidence longer than this is read in windows of whole sentences of about this size
+    (one sentence of overlap) and the best window counts, so a long reference is read
+    whole, not cut at `max_length`."""
+
+    def pairs(self, queries: Sequence[SupportQuery]) -> list[tuple[int, int, str]]:
+        """Return (query index, evidence index, window) for every window it reads."""
+        return windowed_pairs(queries, self.max_evidence_chars, self.window_chars)
+
+    def logits(
+        self,
+        model: tuple[Any, Any, Any],
+        first: Sequence[str],
+        second: Sequence[str],
+        pool: Pool | None = None,
+    ) -> list[list[float]]:
+        """Return the head's logits per (first, second) pair (`pair_logits`), in order."""
+        return pair_logits(
+            model,
+            first,
+            second,
+            max_length=self.max_length,
+            batch_size=self.batch_size,
+            pool=pool or _mean_of_batch,
+        )
+
+
+DEFAULT_READING = PairReading()

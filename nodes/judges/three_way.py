@@ -34,11 +34,11 @@ from typing import Any
 
 from veriloop.nodes.judges.cross_encoder import THREE_WAY_DIR, cross_encoder_input
 from veriloop.nodes.judges.decision import Decision, decide, load_decision
-from veriloop.nodes.judges.evidence import windowed_pairs
 from veriloop.nodes.judges.mismatch import closest_sentence, copied_sentence, find_mismatches
 from veriloop.nodes.judges.pair_classifier import (
+    DEFAULT_READING,
+    PairReading,
     load_pair_classifier,
-    pair_logits,
     weights_fingerprint,
 )
 from veriloop.nodes.judges.protocol import (
@@ -83,10 +83,7 @@ class ThreeWayJudge:
         judge_dir: Path = THREE_WAY_DIR,
         supported_at: float | None = None,
         contradicted_at: float | None = None,
-        max_length: int = 192,
-        batch_size: int = 16,
-        max_evidence_chars: int = 20_000,
-        window_chars: int = 600,
+        reading: PairReading = DEFAULT_READING,
     ) -> None:
         """Load the judge from `judge_dir` (once per process).
 
@@ -97,10 +94,7 @@ class ThreeWayJudge:
                 `nodes.judges.decision`).
             contradicted_at: P(contradicted) from which a claim is contradicted (None: the
                 fitted decision's).
-            max_length: Tokens per (evidence window, question + claim) pair.
-            batch_size: Pairs per forward pass.
-            max_evidence_chars: Evidence text read per evidence item.
-            window_chars: Evidence is read in windows of whole sentences of about this size.
+            reading: How pairs are read (token length, batch, evidence windows).
 
         Raises:
             InvalidInputError: No trained judge in `judge_dir`, or thresholds outside [0, 1].
@@ -114,10 +108,7 @@ class ThreeWayJudge:
         self.judge_dir = Path(judge_dir)
         self.supported_at = chosen.supported_at
         self.contradicted_at = chosen.contradicted_at
-        self.max_length = max_length
-        self.batch_size = batch_size
-        self.max_evidence_chars = max_evidence_chars
-        self.window_chars = window_chars
+        self.reading = reading
         version = self.training.get("version")
         self.name = (
             f"MiniLM three-way judge ({self.judge_dir.name}{f' v{version}' if version else ''})"
@@ -136,13 +127,7 @@ class ThreeWayJudge:
         Pairs are run in order of length (`pair_logits`), so a batch check mixing one-line
         sources with long passages pads each batch to its own longest pair.
         """
-        rows = pair_logits(
-            (self.tokenizer, self.encoder, self.head),
-            evidence,
-            second,
-            max_length=self.max_length,
-            batch_size=self.batch_size,
-        )
+        rows = self.reading.logits((self.tokenizer, self.encoder, self.head), evidence, second)
         out = []
         for logits in rows:
             top = max(logits)
@@ -154,7 +139,7 @@ class ThreeWayJudge:
     def judge(self, queries: Sequence[SupportQuery]) -> Judged:
         """Return one verdict per query: supported, contradicted or unsupported, with its span."""
         check_queries(queries)
-        pairs = windowed_pairs(queries, self.max_evidence_chars, self.window_chars)
+        pairs = self.reading.pairs(queries)
         probs = self.probabilities(
             [p[2] for p in pairs], [cross_encoder_input(queries[p[0]]) for p in pairs]
         )

@@ -83,15 +83,32 @@ class Turn:
     """The instruction text the echo guard watches for (no quoted knowledge or question)."""
 
 
+@dataclass(frozen=True)
+class Feedback:
+    """How a loop asks for a refinement: the threshold it names and the ablation's wording."""
+
+    threshold: float
+    variant: str
+    """The feedback template's suffix ("", "_no_aspect", "_no_number")."""
+    overrides: dict[str, str]
+    """The Context's prompt overrides."""
+
+    def text(self, loop: str, score_name: str, last: Candidate) -> str:
+        """Return the feedback turn on `last`, the loop's last scored draft."""
+        return render(
+            f"self_reflection_{loop}_feedback{self.variant}",
+            self.overrides,
+            score=format_score(last["scores"][score_name]),
+            threshold=self.threshold,
+        )
+
+
 def knowledge_turn(
     question: str,
     sources: Sequence[SourcePassage],
     conversation: list[ChatTurn],
     last: Candidate | None,
-    *,
-    threshold: float,
-    feedback_variant: str,
-    overrides: dict[str, str],
+    feedback: Feedback,
 ) -> Turn:
     """Return the knowledge generator's turn: first (from the sources when grounded) or feedback.
 
@@ -100,10 +117,9 @@ def knowledge_turn(
         sources: The passages to copy from (grounded); empty: closed-book.
         conversation: The loop's conversation so far.
         last: The round's last knowledge candidate (None: the loop's first generation).
-        threshold: The factuality threshold the feedback names.
-        feedback_variant: The feedback template's suffix (ablations drop the aspect or score).
-        overrides: The Context's prompt overrides.
+        feedback: The factuality threshold and the ablation's wording.
     """
+    overrides = feedback.overrides
     if last is None and sources:
         name = "self_reflection_knowledge_grounded"
         text = render(name, overrides, passages=numbered_passages(sources), question=question)
@@ -111,12 +127,7 @@ def knowledge_turn(
     if last is None:
         text = render("self_reflection_knowledge", overrides, question=question)
         return Turn([], text, text.replace(question, ""))
-    text = render(
-        f"self_reflection_knowledge_feedback{feedback_variant}",
-        overrides,
-        score=format_score(last["scores"]["factuality"]),
-        threshold=threshold,
-    )
+    text = feedback.text("knowledge", "factuality", last)
     return Turn(conversation, text, text.replace(question, ""))
 
 
@@ -125,10 +136,7 @@ def answer_turn(
     knowledge: str,
     conversation: list[ChatTurn],
     last: Candidate | None,
-    *,
-    threshold: float,
-    feedback_variant: str,
-    overrides: dict[str, str],
+    feedback: Feedback,
 ) -> Turn:
     """Return the answer generator's turn: first (from the knowledge) or feedback.
 
@@ -136,14 +144,11 @@ def answer_turn(
     """
     if last is None:
         conversation = []
-        text = render("self_reflection_answer", overrides, knowledge=knowledge, question=question)
-    else:
         text = render(
-            f"self_reflection_answer_feedback{feedback_variant}",
-            overrides,
-            score=format_score(last["scores"]["consistency"]),
-            threshold=threshold,
+            "self_reflection_answer", feedback.overrides, knowledge=knowledge, question=question
         )
+    else:
+        text = feedback.text("answer", "consistency", last)
     return Turn(conversation, text, text.replace(knowledge, "").replace(question, ""))
 
 

@@ -26,6 +26,7 @@ from veriloop.nodes.judges import (
     SupportVerdict,
     claim_verdict,
 )
+from veriloop.nodes.judges.pair_classifier import PairReading
 from veriloop.nodes.judges.three_way import MismatchCheckedJudge, ThreeWayJudge
 
 HELD_OUT_PREMISE = "A dog runs on the beach."
@@ -143,8 +144,7 @@ class ScriptedThreeWay(ThreeWayJudge):
         self.table = table
         self.supported_at = 0.5
         self.contradicted_at = 0.5
-        self.max_evidence_chars = 20_000
-        self.window_chars = 600
+        self.reading = PairReading()
         self.name = "scripted"
 
     def probabilities(
