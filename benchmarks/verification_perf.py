@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from veriloop.graphs.factored_verification import FVContext, build_graph
+from veriloop.graphs.factored_verification import FactoredVerificationContext, build_graph
 from veriloop.models.fake_server import fake_openai_server_process
 
 SENTENCE = "Aspirin number {n} reduces the risk of blood clots in adults."
@@ -39,7 +39,9 @@ def time_answer(claims: int, workers: int, settings: dict[str, Any], repeats: in
     for _ in range(repeats):
         started = time.perf_counter()
         result = graph.invoke(
-            payload, context=FVContext(**settings), config={"max_concurrency": workers}
+            payload,
+            context=FactoredVerificationContext(**settings),
+            config={"max_concurrency": workers},
         )
         timings.append(time.perf_counter() - started)
         assert len(result["claims"]) == claims, "every claim must be checked"

@@ -51,13 +51,12 @@ from typing import Annotated, Any, ClassVar, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, deprecated
 
 from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.registry import method_id, studio_name
-from veriloop.models import ChatTurn, get_models
-from veriloop.models.structured import ask_structured
+from veriloop.models import get_models
 from veriloop.nodes.claim_tasks import (
     ClaimTask,
     CritiqueRecord,
@@ -67,16 +66,18 @@ from veriloop.nodes.claim_tasks import (
     judge_tasks,
 )
 from veriloop.nodes.claims import (
-    ClaimList,
     Source,
     claim_document,
     claim_sources,
-    claims_drawn_from,
-    read_as_answers,
     require_sources,
     statement_claims,
 )
-from veriloop.nodes.factored_verification.chat_agents import chat_verify, critiques
+from veriloop.nodes.factored_verification.chat_agents import (
+    ClaimsFrom,
+    chat_verify,
+    critiques,
+    decomposed_claims,
+)
 from veriloop.nodes.factored_verification.revision import (
     Verdict,
     final_verdict,
@@ -90,11 +91,10 @@ from veriloop.state import OutputState, TracedState
 from veriloop.trace import Candidate, LoopStop, ModelCall, build_trace
 
 METHOD = method_id(__file__)
-ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
 
 
 @dataclass(kw_only=True)
-class FVContext(MethodSettings, DecisionSettings):
+class FactoredVerificationContext(MethodSettings, DecisionSettings):
     """Claim extraction, verification mode, thresholds and the revision cap."""
 
     RENAMED: ClassVar[dict[str, str]] = {"claim_threshold": "supported_at"}
@@ -228,7 +228,7 @@ def _round_checks(state: State) -> list[RoundCheck]:
 # -------------------------------------------------------------------- nodes
 
 
-def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def check_input(state: State, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """Collect the sources; reject a missing answer, sources, or unscorable verifier.
 
     A log-prob verifier (`yesno`, `likelihood`) on a backend without token scores stops
@@ -240,7 +240,7 @@ def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
             "after a graph that produced an answer"
         )
     sources = require_sources(state)
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     chat_reads_answer = not context.sentences_as_claims or context.max_revisions > 0
     if chat_reads_answer and len(state.answer) > context.max_answer_chars:
         raise InvalidInputError(
@@ -262,32 +262,18 @@ def check_input(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     }
 
 
-def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def decompose(state: State, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """List the answer's claims (model decomposition, or its sentences)."""
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     answer = state.answer or ""
     if not answer.strip():
         return {"current_claims": [], "round_claims_from": ["none"]}
     if context.sentences_as_claims:
         claims = statement_claims(answer, state.question, context.max_claims, min_words=1)
         return {"current_claims": claims, "round_claims_from": ["sentences" if claims else "none"]}
-    prompt = render(
-        "factored_verification_decompose",
-        context.prompt_overrides,
-        question=state.question or "(not given)",
-        answer=answer,
-        max_claims=context.max_claims,
+    claims, claims_from, dropped, calls = decomposed_claims(
+        get_models(context), state.question, answer, context.max_claims, context.prompt_overrides
     )
-    reply = ask_structured(
-        get_models(context), [ChatTurn(role="user", content=prompt)], ClaimList, purpose="claims"
-    )
-    listed = [] if reply.value is None else [c.strip() for c in reply.value.claims if c.strip()]
-    drawn, dropped = claims_drawn_from(listed, answer, state.question)
-    claims = read_as_answers(drawn, state.question)
-    claims_from: ClaimsFrom = "decomposer"
-    if not claims:  # a listing of nothing is not a verdict of nothing to check
-        claims = statement_claims(answer, state.question, context.max_claims)
-        claims_from = "sentence_fallback" if claims else "none"
     return {
         "current_claims": claims[: context.max_claims],
         "round_claims_from": [claims_from],
@@ -295,17 +281,17 @@ def decompose(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
             DiscardedClaim(round=state.round, claim=claim, coverage=coverage)
             for claim, coverage in dropped
         ],
-        "calls": list(reply.calls),
+        "calls": calls,
     }
 
 
-def threshold(context: FVContext) -> float:
+def threshold(context: FactoredVerificationContext) -> float:
     """Return the P(claim) a chat-model verifier's claim needs (`supported_at` or 0.5)."""
     return 0.5 if context.supported_at is None else context.supported_at
 
 
 def judge_claims(
-    tasks: Sequence[ClaimTask], context: FVContext
+    tasks: Sequence[ClaimTask], context: FactoredVerificationContext
 ) -> tuple[list[RoundCheck], list[ModelCall]]:
     """Judge claims with the context's claim-support judge in one batch (`judge_tasks`).
 
@@ -321,15 +307,15 @@ def judge_claims(
     return judge_tasks(tasks, judge, context.verifier)
 
 
-def judge_claim(task: ClaimTask, context: FVContext) -> dict[str, Any]:
+def judge_claim(task: ClaimTask, context: FactoredVerificationContext) -> dict[str, Any]:
     """P(claim supported) from a claim-support judge, with the source it rests on."""
     checks, calls = judge_claims([task], context)
     return {"claim_checks": checks, "calls": calls}
 
 
-def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def verify_claim(task: ClaimTask, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """Estimate P(claim supported | its sources)."""
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     if is_judge_verifier(context.verifier):
         return judge_claim(task, context)
     check, calls = chat_verify(
@@ -343,9 +329,9 @@ def verify_claim(task: ClaimTask, runtime: Runtime[FVContext]) -> dict[str, Any]
     return {"claim_checks": [check], "calls": calls}
 
 
-def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def combine(state: State, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """P(answer) = product of this round's claim probabilities; compare with θ."""
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     checks = _round_checks(state)
     p_answer, contradicted, hallucinated = answer_finding(checks, context.threshold)
     usable = [c for c in checks if c["p_supported"] is not None]
@@ -366,9 +352,9 @@ def combine(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     }
 
 
-def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def critique(state: State, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """Write a claim-wise critique of every unsupported claim of this round."""
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     records, calls = critiques(
         get_models(context),
         state.round,
@@ -379,9 +365,9 @@ def critique(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     return {"critique_records": records, "calls": calls}
 
 
-def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def revise(state: State, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """Revise the answer with all critiques of this round in one feedback turn."""
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     feedback = revision_feedback([r for r in state.critique_records if r["round"] == state.round])
     update: dict[str, Any] = {"round": state.round + 1, "revisions": state.revisions + 1}
     if not feedback:  # every critique failed: nothing to revise with; re-verify as is
@@ -402,9 +388,9 @@ def revise(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
     return update
 
 
-def finish(state: State, runtime: Runtime[FVContext]) -> dict[str, Any]:
+def finish(state: State, runtime: Runtime[FactoredVerificationContext]) -> dict[str, Any]:
     """Set the verdict and stop reason and build the trace."""
-    context = FVContext.of(runtime)
+    context = FactoredVerificationContext.of(runtime)
     verdict, stop_reason, detail = final_verdict(
         state.hallucinated,
         revisions=state.revisions,
@@ -460,9 +446,14 @@ def route_claims(state: State) -> list[Send] | Literal["combine"]:
     ]
 
 
-def after_combine(state: State, runtime: Runtime[FVContext]) -> Literal["critique", "finish"]:
+def after_combine(
+    state: State, runtime: Runtime[FactoredVerificationContext]
+) -> Literal["critique", "finish"]:
     """Critique and revise while the answer is judged hallucinated and the cap allows."""
-    if state.hallucinated and state.revisions < FVContext.of(runtime).max_revisions:
+    if (
+        state.hallucinated
+        and state.revisions < FactoredVerificationContext.of(runtime).max_revisions
+    ):
         return "critique"
     return "finish"
 
@@ -470,10 +461,13 @@ def after_combine(state: State, runtime: Runtime[FVContext]) -> Literal["critiqu
 # -------------------------------------------------------------------- graph
 
 
-def build_graph() -> StateGraph[State, FVContext, VerifyInput, FVOutput]:
+def build_graph() -> StateGraph[State, FactoredVerificationContext, VerifyInput, FVOutput]:
     """Return the Factored Verification graph builder."""
     builder = StateGraph(
-        State, context_schema=FVContext, input_schema=VerifyInput, output_schema=FVOutput
+        State,
+        context_schema=FactoredVerificationContext,
+        input_schema=VerifyInput,
+        output_schema=FVOutput,
     )
     builder.add_node("check_input", check_input)
     builder.add_node("decompose", decompose)
@@ -491,6 +485,11 @@ def build_graph() -> StateGraph[State, FVContext, VerifyInput, FVOutput]:
     builder.add_edge("revise", "decompose")
     builder.add_edge("finish", END)
     return builder
+
+
+@deprecated("FVContext is now called FactoredVerificationContext")
+class FVContext(FactoredVerificationContext):
+    """The old name of `FactoredVerificationContext` (deprecated; it warns when built)."""
 
 
 graph = build_graph().compile(name=studio_name(__file__))

@@ -43,6 +43,7 @@ from typing import Annotated, Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from typing_extensions import deprecated
 
 from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
@@ -72,7 +73,7 @@ from veriloop.nodes.factual_evidence.rationale import (
     verification_labels,
     verification_model,
 )
-from veriloop.nodes.factual_evidence.retrieval import retrieve_units
+from veriloop.nodes.factual_evidence.retrieval import HybridRetrievalSettings, retrieve_units
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.input import check_input
 from veriloop.prompts import render
@@ -83,30 +84,9 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class FEContext(MethodSettings):
+class FactualEvidenceContext(MethodSettings, HybridRetrievalSettings):
     """Corpus, retrieval depth, refinement cap and the paper's ablation switches."""
 
-    corpus_dir: str = field(
-        default="",
-        metadata={"description": "Corpus index directory (`veriloop index FOLDER --out DIR`)."},
-    )
-    context_mode: ContextMode = field(
-        default="paragraphs",
-        metadata={"description": "Context units: 'paragraphs', 'triplets' or 'both'."},
-    )
-    top_paragraphs: int = field(default=4, metadata={"ge": 1, "description": "Paragraphs kept."})
-    top_triplets: int = field(default=8, metadata={"ge": 0, "description": "Triplets kept."})
-    lexical_weight: float = field(
-        default=1.0, metadata={"ge": 0.0, "description": "BM25's weight in reciprocal-rank fusion."}
-    )
-    web_search: str = field(
-        default="",
-        metadata={"description": "Registered web search tool name; empty = no web (default)."},
-    )
-    reranker_model: str = field(
-        default="",
-        metadata={"description": "Local cross-encoder directory; empty = reciprocal-rank fusion."},
-    )
     max_refinements: int = field(
         default=2, metadata={"ge": 0, "description": "Refine-and-re-verify rounds at most (ours)."}
     )
@@ -177,20 +157,19 @@ class FEOutput(OutputState):
     seed_entities: list[str] = field(default_factory=list)
 
 
-# ------------------------------------------------------------------ helpers
-
-
 # -------------------------------------------------------------------- nodes
 
 
-def check_question(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def check_question(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Reject an unusable question, or an option set (FE answers free text)."""
-    return check_input(state, FEContext.of(runtime), method="Factual Evidence", choices=False)
+    return check_input(
+        state, FactualEvidenceContext.of(runtime), method="Factual Evidence", choices=False
+    )
 
 
-def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def retrieve(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Retrieve the context units; extract triplets on the fly if the mode needs them."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     models = get_models(context)
     retriever = open_retriever(context.corpus_dir, models, context.reranker_model)
     units, seeds, calls = retrieve_units(
@@ -205,7 +184,7 @@ def retrieve(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     return {"context_units": units, "seed_entities": seeds, "calls": calls}
 
 
-def refuse(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def refuse(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Record a hard refusal: nothing was retrieved, so nothing can be cited."""
     return {
         "refusal": Refusal(
@@ -216,9 +195,9 @@ def refuse(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
     }
 
 
-def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def generate_rationale(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Write one statement per context unit, keyed by its id."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     ids = [u["id"] for u in state.context_units]
     prompt = render(
         "factual_evidence_rationale",
@@ -243,9 +222,9 @@ def generate_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, A
     }
 
 
-def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def verify_rationale(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Label every statement and give an overall verdict."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     ids = list(state.statements)
     prompt = render(
         "factual_evidence_verifier",
@@ -284,9 +263,9 @@ def verify_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     }
 
 
-def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def refine_rationale(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Rewrite the INCORRECT statements using the verifier's justifications."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     wrong = incorrect_ids(state.labels)
     labels = state.labels or {}
     feedback = "\n".join(
@@ -322,9 +301,9 @@ def refine_rationale(state: State, runtime: Runtime[FEContext]) -> dict[str, Any
     }
 
 
-def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def generate_answer(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Answer from the verified statements only, citing their ids."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     if state.labels is not None:
         used = {i: s for i, s in state.statements.items() if is_correct(state.labels[i]["label"])}
     else:
@@ -364,9 +343,9 @@ def generate_answer(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
     }
 
 
-def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def generate_direct(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Ablation: write the rationale and the answer in one call (no verification)."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     ids = [u["id"] for u in state.context_units]
     prompt = render(
         "factual_evidence_direct",
@@ -398,9 +377,9 @@ def generate_direct(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]
     }
 
 
-def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
+def finish(state: State, runtime: Runtime[FactualEvidenceContext]) -> dict[str, Any]:
     """Assemble the final rationale, stop reason and trace."""
-    context = FEContext.of(runtime)
+    context = FactualEvidenceContext.of(runtime)
     stop = rationale_stop(
         refusal=state.refusal,
         answer=state.answer,
@@ -436,28 +415,36 @@ def finish(state: State, runtime: Runtime[FEContext]) -> dict[str, Any]:
 
 
 def after_retrieval(
-    state: State, runtime: Runtime[FEContext]
+    state: State, runtime: Runtime[FactualEvidenceContext]
 ) -> Literal["refuse", "generate_direct", "generate_rationale"]:
     """Refuse without context; otherwise one-step (ablation) or the rationale generator."""
     if not state.context_units:
         return "refuse"
-    return "generate_direct" if FEContext.of(runtime).direct_generation else "generate_rationale"
+    return (
+        "generate_direct"
+        if FactualEvidenceContext.of(runtime).direct_generation
+        else "generate_rationale"
+    )
 
 
 def after_rationale(
-    state: State, runtime: Runtime[FEContext]
+    state: State, runtime: Runtime[FactualEvidenceContext]
 ) -> Literal["finish", "generate_answer", "verify_rationale"]:
     """Stop on an unusable rationale; skip verification in the ablation."""
     if not state.statements:
         return "finish"
-    return "generate_answer" if FEContext.of(runtime).no_verification else "verify_rationale"
+    return (
+        "generate_answer"
+        if FactualEvidenceContext.of(runtime).no_verification
+        else "verify_rationale"
+    )
 
 
 def after_verification(
-    state: State, runtime: Runtime[FEContext]
+    state: State, runtime: Runtime[FactualEvidenceContext]
 ) -> Literal["refine_rationale", "generate_answer"]:
     """Refine while a statement is INCORRECT and the cap allows; otherwise answer."""
-    cap = FEContext.of(runtime).max_refinements
+    cap = FactualEvidenceContext.of(runtime).max_refinements
     if incorrect_ids(state.labels) and state.refinements < cap:
         return "refine_rationale"
     return "generate_answer"
@@ -466,10 +453,13 @@ def after_verification(
 # -------------------------------------------------------------------- graph
 
 
-def build_graph() -> StateGraph[State, FEContext, InputState, FEOutput]:
+def build_graph() -> StateGraph[State, FactualEvidenceContext, InputState, FEOutput]:
     """Return the Factual Evidence graph builder."""
     builder = StateGraph(
-        State, context_schema=FEContext, input_schema=InputState, output_schema=FEOutput
+        State,
+        context_schema=FactualEvidenceContext,
+        input_schema=InputState,
+        output_schema=FEOutput,
     )
     builder.add_node("check_question", check_question)
     builder.add_node("retrieve", retrieve)
@@ -491,6 +481,11 @@ def build_graph() -> StateGraph[State, FEContext, InputState, FEOutput]:
     builder.add_edge("generate_direct", "finish")
     builder.add_edge("finish", END)
     return builder
+
+
+@deprecated("FEContext is now called FactualEvidenceContext")
+class FEContext(FactualEvidenceContext):
+    """The old name of `FactualEvidenceContext` (deprecated; it warns when built)."""
 
 
 graph = build_graph().compile(name=studio_name(__file__))

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import deprecated
 
 from veriloop.context import MethodSettings
 from veriloop.errors import InvalidInputError
@@ -48,7 +49,7 @@ AVOID_SHOWN = 20
 
 
 @dataclass(kw_only=True)
-class EnrichmentContext(MethodSettings):
+class KnowledgeEnrichmentContext(MethodSettings):
     """Knowledge base and batch loop settings."""
 
     kb_dir: str = field(
@@ -140,9 +141,9 @@ def topic_source(topic: str) -> str:
 # ------------------------------------------------------------------------------ nodes
 
 
-def check_request(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
+def check_request(state: State, runtime: Runtime[KnowledgeEnrichmentContext]) -> dict[str, Any]:
     """Validate the request and read what the base already holds for this topic."""
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     topic = " ".join(str(state.topic or "").split())
     if not topic:
         raise InvalidInputError("the topic is empty; name what the new facts should be about")
@@ -160,13 +161,15 @@ def check_request(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str
     }
 
 
-def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
+def generate_questions(
+    state: State, runtime: Runtime[KnowledgeEnrichmentContext]
+) -> dict[str, Any]:
     """Ask the question agent for a batch of new questions; drop repeats and echoes.
 
     A question is dropped when the base already covers it, it repeats a seed question,
     or it copies the demonstration's example (a 135M model does all three).
     """
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     models = get_models(context)
     wanted = min(context.batch_size, state.target_facts - state.facts_on_topic)
     avoid = list(reversed(state.asked))[:AVOID_SHOWN]
@@ -212,9 +215,9 @@ def generate_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dic
     }
 
 
-def answer_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
+def answer_questions(state: State, runtime: Runtime[KnowledgeEnrichmentContext]) -> dict[str, Any]:
     """Have the answer agent answer every new question, with a confidence."""
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     models = get_models(context)
     pairs: list[dict[str, Any]] = []
     calls: list[ModelCall] = []
@@ -253,9 +256,11 @@ def answer_questions(state: State, runtime: Runtime[EnrichmentContext]) -> dict[
     return {"qa_pairs": pairs, "calls": calls, "candidates": candidates}
 
 
-def questions_to_knowledge(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
+def questions_to_knowledge(
+    state: State, runtime: Runtime[KnowledgeEnrichmentContext]
+) -> dict[str, Any]:
     """Turn each question-answer pair into one declarative fact, keeping its confidence."""
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     models = get_models(context)
     facts: list[dict[str, Any]] = []
     calls: list[ModelCall] = []
@@ -295,9 +300,9 @@ def questions_to_knowledge(state: State, runtime: Runtime[EnrichmentContext]) ->
     return {"facts": facts, "calls": calls, "candidates": candidates}
 
 
-def write_to_base(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
+def write_to_base(state: State, runtime: Runtime[KnowledgeEnrichmentContext]) -> dict[str, Any]:
     """Add the batch's facts to the base with provenance, atomically; count the batch."""
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     models = get_models(context)
     source = topic_source(state.topic)
     entries = [
@@ -335,9 +340,9 @@ def write_to_base(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str
     }
 
 
-def finish(state: State, runtime: Runtime[EnrichmentContext]) -> dict[str, Any]:
+def finish(state: State, runtime: Runtime[KnowledgeEnrichmentContext]) -> dict[str, Any]:
     """Report what was added and why the batch loop stopped."""
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     met = state.facts_on_topic >= state.target_facts
     reason: StopReason = "met" if met else "cap_reached"
     if met:
@@ -362,10 +367,10 @@ def after_check(state: State) -> Literal["generate_questions", "finish"]:
 
 
 def after_batch(
-    state: State, runtime: Runtime[EnrichmentContext]
+    state: State, runtime: Runtime[KnowledgeEnrichmentContext]
 ) -> Literal["generate_questions", "finish"]:
     """Loop until the target is reached, the batch cap is hit, or batches stall."""
-    context = EnrichmentContext.of(runtime)
+    context = KnowledgeEnrichmentContext.of(runtime)
     if state.facts_on_topic >= state.target_facts:
         return "finish"
     if state.batch >= context.max_batches or state.empty_batches >= context.max_empty_batches:
@@ -376,11 +381,13 @@ def after_batch(
 # ------------------------------------------------------------------------------ graph
 
 
-def build_graph() -> StateGraph[State, EnrichmentContext, EnrichmentInput, EnrichmentOutput]:
+def build_graph() -> StateGraph[
+    State, KnowledgeEnrichmentContext, EnrichmentInput, EnrichmentOutput
+]:
     """Return the knowledge-enrichment graph builder."""
     builder = StateGraph(
         State,
-        context_schema=EnrichmentContext,
+        context_schema=KnowledgeEnrichmentContext,
         input_schema=EnrichmentInput,
         output_schema=EnrichmentOutput,
     )
@@ -398,6 +405,11 @@ def build_graph() -> StateGraph[State, EnrichmentContext, EnrichmentInput, Enric
     builder.add_conditional_edges("write_to_base", after_batch)
     builder.add_edge("finish", END)
     return builder
+
+
+@deprecated("EnrichmentContext is now called KnowledgeEnrichmentContext")
+class EnrichmentContext(KnowledgeEnrichmentContext):
+    """The old name of `KnowledgeEnrichmentContext` (deprecated; it warns when built)."""
 
 
 graph = build_graph().compile(name=studio_name(__file__))

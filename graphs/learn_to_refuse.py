@@ -33,6 +33,7 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field, create_model
+from typing_extensions import deprecated
 
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.sources import format_hits, open_knowledge_base, retrieve
@@ -49,7 +50,7 @@ METHOD = method_id(__file__)
 
 
 @dataclass(kw_only=True)
-class L2RContext(ChoiceSettings):
+class LearnToRefuseContext(ChoiceSettings):
     """Knowledge base, refusal threshold and switches (reference defaults)."""
 
     kb_dir: str = field(
@@ -138,14 +139,16 @@ def reply_model(options: dict[str, str] | None, *, with_reasoning: bool) -> type
 # ------------------------------------------------------------------------------ nodes
 
 
-def check_question(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+def check_question(state: State, runtime: Runtime[LearnToRefuseContext]) -> dict[str, Any]:
     """Reject an unusable question or option set before anything is loaded."""
-    return check_input(state, L2RContext.of(runtime), method="Learn to Refuse", choices=True)
+    return check_input(
+        state, LearnToRefuseContext.of(runtime), method="Learn to Refuse", choices=True
+    )
 
 
-def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+def retrieve_knowledge(state: State, runtime: Runtime[LearnToRefuseContext]) -> dict[str, Any]:
     """Retrieve the top-k entries and apply the hard-refusal gate."""
-    context = L2RContext.of(runtime)
+    context = LearnToRefuseContext.of(runtime)
     models = get_models(context)
     base = open_knowledge_base(context.kb_dir, models)
     hits, call = retrieve(models, base, state.question, context.top_k)
@@ -171,9 +174,9 @@ def retrieve_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, 
     }
 
 
-def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+def answer_from_knowledge(state: State, runtime: Runtime[LearnToRefuseContext]) -> dict[str, Any]:
     """Ask the main QA agent to answer from the retrieved knowledge only, or refuse."""
-    context = L2RContext.of(runtime)
+    context = LearnToRefuseContext.of(runtime)
     models = get_models(context)
     template = (
         "learn_to_refuse_main_qa_no_reasoning"
@@ -243,9 +246,9 @@ def answer_from_knowledge(state: State, runtime: Runtime[L2RContext]) -> dict[st
     return update
 
 
-def judge_options(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+def judge_options(state: State, runtime: Runtime[LearnToRefuseContext]) -> dict[str, Any]:
     """Judge every option true or false from the retrieved knowledge (one call)."""
-    context = L2RContext.of(runtime)
+    context = LearnToRefuseContext.of(runtime)
     models = get_models(context)
     options = state.options or {}
     prompt = render(
@@ -281,14 +284,14 @@ def _refusal_text(update: dict[str, Any]) -> str:
     return f"(refused) {update.get('reasoning') or update.get('evidence') or ''}".strip()
 
 
-def refuse_hard(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+def refuse_hard(state: State, runtime: Runtime[LearnToRefuseContext]) -> dict[str, Any]:
     """Refuse without calling the model: no retrieved entry is close and confident enough."""
     return {}
 
 
-def finish(state: State, runtime: Runtime[L2RContext]) -> dict[str, Any]:
+def finish(state: State, runtime: Runtime[LearnToRefuseContext]) -> dict[str, Any]:
     """Return the answer or the refusal, with the evidence behind it and the trace."""
-    context = L2RContext.of(runtime)
+    context = LearnToRefuseContext.of(runtime)
     refusal: Refusal | None = None
     reason: StopReason
     if state.hard_refused:
@@ -353,10 +356,10 @@ def after_retrieval(state: State) -> Literal["answer_from_knowledge", "refuse_ha
 # ------------------------------------------------------------------------------ graph
 
 
-def build_graph() -> StateGraph[State, L2RContext, InputState, L2ROutput]:
+def build_graph() -> StateGraph[State, LearnToRefuseContext, InputState, L2ROutput]:
     """Return the L2R question-answering graph builder."""
     builder = StateGraph(
-        State, context_schema=L2RContext, input_schema=InputState, output_schema=L2ROutput
+        State, context_schema=LearnToRefuseContext, input_schema=InputState, output_schema=L2ROutput
     )
     builder.add_node("check_question", check_question)
     builder.add_node("retrieve", retrieve_knowledge)
@@ -372,6 +375,11 @@ def build_graph() -> StateGraph[State, L2RContext, InputState, L2ROutput]:
     builder.add_edge("refuse_hard", "finish")
     builder.add_edge("finish", END)
     return builder
+
+
+@deprecated("L2RContext is now called LearnToRefuseContext")
+class L2RContext(LearnToRefuseContext):
+    """The old name of `LearnToRefuseContext` (deprecated; it warns when built)."""
 
 
 graph = build_graph().compile(name=studio_name(__file__))

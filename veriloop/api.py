@@ -161,13 +161,13 @@ def check(
     """
     import tempfile
 
-    from veriloop.graphs.factored_verification import FVContext
+    from veriloop.graphs.factored_verification import FactoredVerificationContext
     from veriloop.verify.claims import DEFAULT_MAX_CLAIMS, BatchSettings
     from veriloop.verify.rows import read_rows, rows_from
     from veriloop.verify.run import check_rows, latest_records, run_lock, start_run
 
     given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
-    context = resolve_context({**given, "max_revisions": 0}, FVContext)
+    context = resolve_context({**given, "max_revisions": 0}, FactoredVerificationContext)
     batch = BatchSettings(context=context, max_windows=max_windows, relevance=relevance)
     parsed = list(read_rows(Path(rows)) if isinstance(rows, str | Path) else rows_from(rows))
     with tempfile.TemporaryDirectory(prefix="veriloop-check-") as scratch:

@@ -23,12 +23,57 @@ from veriloop.nodes.claim_tasks import (
     chat_check,
     source_quote,
 )
-from veriloop.nodes.claims import CotVerdict, Critique, Source, bare_claim, claim_document
+from veriloop.nodes.claims import (
+    ClaimList,
+    CotVerdict,
+    Critique,
+    Source,
+    bare_claim,
+    claim_document,
+    claims_drawn_from,
+    read_as_answers,
+    statement_claims,
+)
 from veriloop.nodes.scorers import yes_no_probability
 from veriloop.prompts import load_prompt, render
 from veriloop.trace import ModelCall
 
 ChatVerifier = Literal["auto", "yesno", "cot"]
+ClaimsFrom = Literal["decomposer", "sentences", "sentence_fallback", "none"]
+
+
+def decomposed_claims(
+    models: Models, question: str, answer: str, max_claims: int, overrides: dict[str, str]
+) -> tuple[list[str], ClaimsFrom, list[tuple[str, float | None]], list[ModelCall]]:
+    """List an answer's claims with the chat model (`factored_verification_decompose`).
+
+    A listed claim the answer does not hold (too little of its wording in the answer) is
+    dropped; the rest are read as answers to the question. When nothing is left, the
+    answer's own sentences are the claims (a listing of nothing is not a verdict of
+    nothing to check).
+
+    Returns:
+        The claims (the caller keeps the first `max_claims`), where they came from, the
+        dropped claims with their coverage, and the model calls.
+    """
+    prompt = render(
+        "factored_verification_decompose",
+        overrides,
+        question=question or "(not given)",
+        answer=answer,
+        max_claims=max_claims,
+    )
+    reply = ask_structured(
+        models, [ChatTurn(role="user", content=prompt)], ClaimList, purpose="claims"
+    )
+    listed = [] if reply.value is None else [c.strip() for c in reply.value.claims if c.strip()]
+    drawn, dropped = claims_drawn_from(listed, answer, question)
+    claims = read_as_answers(drawn, question)
+    claims_from: ClaimsFrom = "decomposer"
+    if not claims:
+        claims = statement_claims(answer, question, max_claims)
+        claims_from = "sentence_fallback" if claims else "none"
+    return claims, claims_from, dropped, list(reply.calls)
 
 
 def chat_verify(

@@ -8,13 +8,40 @@ triplets (and web units), mode "both" the paragraphs too.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
-from veriloop.knowledge.hybrid import ContextUnit, HybridRetriever, RetrievalSettings
+from veriloop.knowledge.hybrid import ContextMode, ContextUnit, HybridRetriever, RetrievalSettings
 from veriloop.knowledge.sources import retrieve_context
 from veriloop.models import Models
 from veriloop.nodes.triplet_extraction import triplets_from_paragraphs
 from veriloop.trace import ModelCall
+
+
+@dataclass(kw_only=True)
+class HybridRetrievalSettings:
+    """Factual Evidence's corpus and hybrid retrieval (Context mixin)."""
+
+    corpus_dir: str = field(
+        default="",
+        metadata={"description": "Corpus index directory (`veriloop index FOLDER --out DIR`)."},
+    )
+    context_mode: ContextMode = field(
+        default="paragraphs",
+        metadata={"description": "Context units: 'paragraphs', 'triplets' or 'both'."},
+    )
+    top_paragraphs: int = field(default=4, metadata={"ge": 1, "description": "Paragraphs kept."})
+    top_triplets: int = field(default=8, metadata={"ge": 0, "description": "Triplets kept."})
+    lexical_weight: float = field(
+        default=1.0, metadata={"ge": 0.0, "description": "BM25's weight in reciprocal-rank fusion."}
+    )
+    web_search: str = field(
+        default="",
+        metadata={"description": "Registered web search tool name; empty = no web (default)."},
+    )
+    reranker_model: str = field(
+        default="",
+        metadata={"description": "Local cross-encoder directory; empty = reciprocal-rank fusion."},
+    )
 
 
 def retrieve_units(

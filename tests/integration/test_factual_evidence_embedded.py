@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from veriloop.context import ModelSettings
-from veriloop.graphs.factual_evidence import FEContext
+from veriloop.graphs.factual_evidence import FactualEvidenceContext
 from veriloop.graphs.factual_evidence import build_graph as build_fe
 from veriloop.graphs.rag import RAGContext
 from veriloop.graphs.rag import build_graph as build_rag
@@ -45,7 +45,9 @@ def test_fe_runs_the_verify_loop_and_cites_only_retrieved_units(corpus: Path) ->
         .compile()
         .invoke(
             {"question": QUESTION},
-            context=FEContext(corpus_dir=str(corpus), top_paragraphs=2, max_refinements=1),
+            context=FactualEvidenceContext(
+                corpus_dir=str(corpus), top_paragraphs=2, max_refinements=1
+            ),
         )
     )
     ids = [unit["id"] for unit in result["context_units"]]

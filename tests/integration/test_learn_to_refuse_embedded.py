@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from veriloop.context import ModelSettings
-from veriloop.graphs.knowledge_enrichment import EnrichmentContext
+from veriloop.graphs.knowledge_enrichment import KnowledgeEnrichmentContext
 from veriloop.graphs.knowledge_enrichment import build_graph as build_enrichment
-from veriloop.graphs.learn_to_refuse import L2RContext, build_graph
+from veriloop.graphs.learn_to_refuse import LearnToRefuseContext, build_graph
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import get_models
@@ -36,7 +36,8 @@ def test_close_question_reaches_the_model_and_its_reply_parses(kb_dir: Path) -> 
         build_graph()
         .compile()
         .invoke(
-            {"question": "Is Noonan syndrome inherited?"}, context=L2RContext(kb_dir=str(kb_dir))
+            {"question": "Is Noonan syndrome inherited?"},
+            context=LearnToRefuseContext(kb_dir=str(kb_dir)),
         )
     )
     top = result["retrieved"][0]
@@ -55,7 +56,7 @@ def test_unrelated_question_is_hard_refused_without_a_model_call(kb_dir: Path) -
         .compile()
         .invoke(
             {"question": "Who won the 1930 football World Cup?"},
-            context=L2RContext(kb_dir=str(kb_dir)),
+            context=LearnToRefuseContext(kb_dir=str(kb_dir)),
         )
     )
     assert result["refusal"]["kind"] == "hard" and result.get("answer") is None
@@ -69,7 +70,7 @@ def test_multiple_choice_pick_is_always_a_real_label(kb_dir: Path) -> None:
         .compile()
         .invoke(
             {"question": "How is Noonan syndrome inherited?", "options": options},
-            context=L2RContext(kb_dir=str(kb_dir)),
+            context=LearnToRefuseContext(kb_dir=str(kb_dir)),
         )
     )
     if result.get("choice") is not None:
@@ -86,7 +87,7 @@ def test_enrichment_writes_facts_with_confidence_and_provenance(tmp_path: Path) 
         .compile()
         .invoke(
             {"topic": "human anatomy", "target_facts": 2, "seed_questions": ["How many bones?"]},
-            context=EnrichmentContext(kb_dir=str(directory), batch_size=2, max_batches=2),
+            context=KnowledgeEnrichmentContext(kb_dir=str(directory), batch_size=2, max_batches=2),
         )
     )
     base = KnowledgeBase.open(directory)

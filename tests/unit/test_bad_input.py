@@ -22,8 +22,8 @@ import veriloop.evaluation.report as report_module
 from veriloop.cli import app
 from veriloop.context import MethodSettings, ModelSettings
 from veriloop.errors import InvalidInputError, VeriloopError
-from veriloop.graphs.factored_verification import FVContext
-from veriloop.graphs.learn_to_refuse import L2RContext
+from veriloop.graphs.factored_verification import FactoredVerificationContext
+from veriloop.graphs.learn_to_refuse import LearnToRefuseContext
 from veriloop.graphs.self_reflection import SelfReflectionContext
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase, KnowledgeBaseError
@@ -421,10 +421,10 @@ def test_calibrate_rejects_limit_zero(tmp_path: Path) -> None:
         (SelfReflectionContext, {"consistency_weights": [1.0]}, "must hold two weights"),
         (SelfReflectionContext, {"consistency_weights": [0.0, 0.0]}, "not both zero"),
         (SelfReflectionContext, {"max_rounds": 0}, "is not >= 1"),
-        (L2RContext, {"alpha": math.nan}, "not a finite number"),
-        (L2RContext, {"top_k": "4"}, "is not a whole number"),
-        (FVContext, {"threshold": 1.5}, "is not <= 1.0"),
-        (FVContext, {"verifier": "magic"}, "is not one of"),
+        (LearnToRefuseContext, {"alpha": math.nan}, "not a finite number"),
+        (LearnToRefuseContext, {"top_k": "4"}, "is not a whole number"),
+        (FactoredVerificationContext, {"threshold": 1.5}, "is not <= 1.0"),
+        (FactoredVerificationContext, {"verifier": "magic"}, "is not one of"),
         (MethodSettings, {"temperature": -5.0}, "is not >= 0.0"),
         (MethodSettings, {"prompt_overrides": [1, 2]}, "is not a mapping"),
         (MethodSettings, {"prompt_overrides": {"rag_answer": 3}}, "is not text"),
@@ -440,7 +440,7 @@ def test_settings_are_checked_when_built(
 
 
 def test_an_int_is_accepted_where_a_float_is_declared() -> None:
-    context = FVContext(threshold=1)
+    context = FactoredVerificationContext(threshold=1)
     assert context.threshold == 1.0 and isinstance(context.threshold, float)
 
 

@@ -15,7 +15,7 @@ import veriloop
 from veriloop.cli import app
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile
-from veriloop.graphs.factored_verification import FVContext
+from veriloop.graphs.factored_verification import FactoredVerificationContext
 from veriloop.models import Models
 from veriloop.nodes.judges import SupportQuery
 from veriloop.testing import assert_grounded
@@ -105,7 +105,9 @@ ROWS = [
 
 
 def settings(fake: str, **extra: Any) -> BatchSettings:
-    context = FVContext(backend=fake, sentences_as_claims=True, max_revisions=0, max_claims=64)
+    context = FactoredVerificationContext(
+        backend=fake, sentences_as_claims=True, max_revisions=0, max_claims=64
+    )
     return BatchSettings(context=context, **extra)
 
 
@@ -152,11 +154,17 @@ def test_chunks_bound_the_batch_and_a_rerun_redoes_only_failed_rows(
 def test_a_run_folder_refuses_other_settings(fake_backend: Make, tmp_path: Path) -> None:
     fake, _ = fake_backend([])
     start_run(tmp_path / "run", "rows", settings(fake))
-    other = BatchSettings(context=FVContext(backend=fake, threshold=0.2, max_claims=64))
+    other = BatchSettings(
+        context=FactoredVerificationContext(backend=fake, threshold=0.2, max_claims=64)
+    )
     with pytest.raises(InvalidInputError, match="other settings"):
         start_run(tmp_path / "run", "rows", other)
     with pytest.raises(InvalidInputError, match="claim-support judge"):
-        check_rows([], ResultsFile(tmp_path / "x.jsonl"), BatchSettings(FVContext(verifier="cot")))
+        check_rows(
+            [],
+            ResultsFile(tmp_path / "x.jsonl"),
+            BatchSettings(FactoredVerificationContext(verifier="cot")),
+        )
 
 
 def test_sentence_offsets_follow_the_answer_in_order() -> None:

@@ -288,7 +288,7 @@ def test_probing_an_unreachable_server_says_so(monkeypatch):
 
 
 def test_methods_that_need_token_scores_stop_before_generating():
-    from veriloop.graphs.factored_verification import FVContext
+    from veriloop.graphs.factored_verification import FactoredVerificationContext
     from veriloop.graphs.factored_verification import build_graph as build_fv
     from veriloop.graphs.self_reflection import SelfReflectionContext, build_graph
     from veriloop.models import register_backend, unregister_backend
@@ -308,7 +308,7 @@ def test_methods_that_need_token_scores_stop_before_generating():
         with pytest.raises(ModelUnavailableError, match="verifier=yesno needs token log-probs"):
             build_fv().compile().invoke(
                 {"question": "q?", "answer": "It is.", "sources": ["It is so."]},
-                context=FVContext(backend="no-scores", verifier="yesno"),
+                context=FactoredVerificationContext(backend="no-scores", verifier="yesno"),
             )
     finally:
         unregister_backend("no-scores")

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.errors import InvalidInputError
 from veriloop.graphs.factored_verification import (
-    FVContext,
+    FactoredVerificationContext,
     after_combine,
     build_graph,
     route_claims,
@@ -52,7 +52,11 @@ def by_claim(probabilities: dict[str, float]) -> Callable[[str, str], float | No
 def run(backend: str, payload: dict[str, Any], **settings: Any) -> dict[str, Any]:
     """Run FV; the paper's P(Yes) verifier unless a test picks another."""
     settings.setdefault("verifier", "yesno")
-    return build_graph().compile().invoke(payload, context=FVContext(backend=backend, **settings))
+    return (
+        build_graph()
+        .compile()
+        .invoke(payload, context=FactoredVerificationContext(backend=backend, **settings))
+    )
 
 
 def claims(*texts: str) -> str:
@@ -380,11 +384,11 @@ def test_routers() -> None:
     state.current_claims = ["a", "b"]
     sends = route_claims(state)
     assert [s.arg["index"] for s in sends] == [0, 1]  # type: ignore[union-attr]
-    one = Runtime(context=FVContext(max_revisions=1))
+    one = Runtime(context=FactoredVerificationContext(max_revisions=1))
     assert after_combine(State(question="q", hallucinated=True), one) == "critique"
     assert after_combine(State(question="q", hallucinated=True, revisions=1), one) == "finish"
     assert after_combine(State(question="q", hallucinated=True), Runtime()) == "critique"
-    detect_only = Runtime(context=FVContext(max_revisions=0))
+    detect_only = Runtime(context=FactoredVerificationContext(max_revisions=0))
     assert after_combine(State(question="q", hallucinated=True), detect_only) == "finish"
     assert after_combine(State(question="q", hallucinated=None), one) == "finish"
 
@@ -491,7 +495,7 @@ def test_a_contradicted_claim_makes_the_answer_hallucinated_and_is_quoted(
         .compile()
         .invoke(
             {"answer": answer, "sources": [{"id": "S1", "text": source}]},
-            context=FVContext(
+            context=FactoredVerificationContext(
                 backend=backend,
                 verifier="three_way",
                 sentences_as_claims=True,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.factual_evidence import FEContext, after_verification, build_graph
+from veriloop.graphs.factual_evidence import FactualEvidenceContext, after_verification, build_graph
 from veriloop.knowledge.corpus import Document, chunk_documents
 from veriloop.knowledge.corpus_index import CorpusIndex
 from veriloop.models import Models
@@ -45,7 +45,7 @@ def setup(
 
 def run(backend: str, corpus: str, question: str = QUESTION, **settings: Any) -> dict[str, Any]:
     settings.setdefault("top_paragraphs", 2)
-    context = FEContext(backend=backend, corpus_dir=corpus, **settings)
+    context = FactualEvidenceContext(backend=backend, corpus_dir=corpus, **settings)
     return build_graph().compile().invoke({"question": question}, context=context)
 
 
@@ -282,14 +282,14 @@ def test_bad_input_is_rejected_clearly(fake_backend: Make, tmp_path: Path) -> No
     with pytest.raises(InvalidInputError, match="free-text questions"):
         graph.invoke(
             {"question": QUESTION, "options": {"A": "yes", "B": "no"}},
-            context=FEContext(backend=backend, corpus_dir=corpus),
+            context=FactualEvidenceContext(backend=backend, corpus_dir=corpus),
         )
     with pytest.raises(InvalidInputError, match="needs a corpus index"):
-        graph.invoke({"question": QUESTION}, context=FEContext(backend=backend))
+        graph.invoke({"question": QUESTION}, context=FactualEvidenceContext(backend=backend))
     with pytest.raises(InvalidInputError, match="max_refinements"):
         graph.invoke(
             {"question": QUESTION},
-            context=FEContext(backend=backend, corpus_dir=corpus, max_refinements=-1),
+            context=FactualEvidenceContext(backend=backend, corpus_dir=corpus, max_refinements=-1),
         )
 
 
@@ -298,8 +298,8 @@ def test_routers_read_state_and_runtime_settings() -> None:
 
     from veriloop.graphs.factual_evidence import State, after_rationale, after_retrieval
 
-    def settings(**values: object) -> Runtime[FEContext]:
-        return Runtime(context=FEContext(**values))  # type: ignore[arg-type]
+    def settings(**values: object) -> Runtime[FactualEvidenceContext]:
+        return Runtime(context=FactualEvidenceContext(**values))  # type: ignore[arg-type]
 
     wrong = {"PID-1": {"label": "INCORRECT-FALSE_INFO", "justification": ""}}
     right = {"PID-1": {"label": "CORRECT-EXPLICIT", "justification": ""}}

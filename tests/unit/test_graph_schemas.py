@@ -121,3 +121,31 @@ def test_switches_that_used_to_be_left_out_are_traced():
     assert "normalise_yes_no" in get_method("factored").context_class()().trace_settings({})
     assert "score_options" in get_method("l2r").context_class()().trace_settings({})
     assert "temperature" in get_method("m-eval").context_class()().trace_settings({})
+
+
+def test_each_method_has_one_name_for_module_studio_graph_prompts_and_context():
+    from veriloop.prompts import template_names
+
+    for method in METHODS:
+        assert method.studio == method.module, method.id
+        camel = "".join(part.title() for part in method.module.split("_"))
+        assert method.context.lower() == f"{camel}Context".lower(), method.context
+    prefixes = {m.module for m in METHODS}
+    # every template of one method carries its module's name
+    for name in template_names():
+        owner = [p for p in prefixes if name.startswith(f"{p}_")]
+        assert len(owner) <= 1, name
+    for old in ("l2r_", "fe_", "fv_", "sc_", "enrichment_", "meval_"):
+        assert not [n for n in template_names() if n.startswith(old)], old
+
+
+def test_an_old_context_name_still_works_and_warns_with_its_new_name():
+    import veriloop.graphs as graphs
+    from veriloop.graphs.factual_evidence import FactualEvidenceContext, FEContext
+
+    with pytest.warns(DeprecationWarning, match="FEContext is now called FactualEvidenceContext"):
+        assert graphs.FEContext is FactualEvidenceContext
+    with pytest.warns(DeprecationWarning, match="FEContext is now called FactualEvidenceContext"):
+        old = FEContext(top_paragraphs=2)
+    assert isinstance(old, FactualEvidenceContext)
+    assert old.top_paragraphs == 2

@@ -13,7 +13,7 @@ import pytest
 import veriloop
 from veriloop.context import ModelSettings
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.factored_verification import FVContext
+from veriloop.graphs.factored_verification import FactoredVerificationContext
 from veriloop.graphs.grounded import GroundedContext, build_graph
 from veriloop.graphs.m_eval import MEvalContext
 from veriloop.guard import GroundingGuard
@@ -185,7 +185,7 @@ def test_check_claims_reads_one_source_list_or_one_per_claim() -> None:
 @pytest.mark.parametrize(
     ("context_class", "old", "new"),
     [
-        (FVContext, "claim_threshold", "supported_at"),
+        (FactoredVerificationContext, "claim_threshold", "supported_at"),
         (MEvalContext, "stance_supports_at", "supported_at"),
     ],
 )
@@ -205,7 +205,7 @@ def test_an_old_threshold_name_still_works_and_says_its_new_name(
 
 
 def test_each_threshold_has_one_name_in_the_contexts() -> None:
-    for context_class in (GroundedContext, FVContext, MEvalContext):
+    for context_class in (GroundedContext, FactoredVerificationContext, MEvalContext):
         names = {spec for spec in context_class.__dataclass_fields__}
         assert {"supported_at", "contradicted_at"} <= names
         assert not names & {"claim_threshold", "stance_supports_at"}

@@ -12,7 +12,12 @@ from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.knowledge_enrichment import EnrichmentContext, State, after_batch, build_graph
+from veriloop.graphs.knowledge_enrichment import (
+    KnowledgeEnrichmentContext,
+    State,
+    after_batch,
+    build_graph,
+)
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
@@ -52,7 +57,7 @@ def setup(fake_backend: Make, tmp_path: Path, agents: Agents) -> tuple[str, Mode
 
 
 def enrich(backend: str, kb_dir: Path, topic: str, target: int, **settings: Any) -> dict[str, Any]:
-    context = EnrichmentContext(backend=backend, kb_dir=str(kb_dir), **settings)
+    context = KnowledgeEnrichmentContext(backend=backend, kb_dir=str(kb_dir), **settings)
     return (
         build_graph()
         .compile()
@@ -168,7 +173,7 @@ def test_empty_topic_is_rejected(fake_backend: Make, tmp_path: Path) -> None:
 
 
 def test_router_counts_and_caps() -> None:
-    caps = Runtime(context=EnrichmentContext(max_batches=3, max_empty_batches=2))
+    caps = Runtime(context=KnowledgeEnrichmentContext(max_batches=3, max_empty_batches=2))
     state = State(topic="t", target_facts=3, facts_on_topic=1, batch=1)
     assert after_batch(state, caps) == "generate_questions"
     state.facts_on_topic = 3

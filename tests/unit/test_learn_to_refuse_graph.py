@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.graphs.learn_to_refuse import L2RContext, after_retrieval, build_graph
+from veriloop.graphs.learn_to_refuse import LearnToRefuseContext, after_retrieval, build_graph
 from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
@@ -56,7 +56,7 @@ def run(
     options: dict[str, str] | None = None,
     **settings: Any,
 ) -> dict[str, Any]:
-    context = L2RContext(backend=backend, kb_dir=kb_dir, **settings)
+    context = LearnToRefuseContext(backend=backend, kb_dir=kb_dir, **settings)
     payload: dict[str, Any] = {"question": question, "options": options}
     return build_graph().compile().invoke(payload, context=context)
 

@@ -17,7 +17,7 @@ Make = Callable[..., tuple[str, Models]]
 
 def test_method_returns_the_registry_graph_and_context(fake_backend: Make) -> None:
     graph, context = veriloop.method("factual-evidence")  # an alias
-    assert graph.name == "factual_evidence" and context.__name__ == "FEContext"
+    assert graph.name == "factual_evidence" and context.__name__ == "FactualEvidenceContext"
     backend, _ = fake_backend(["It is inherited."])
     result = veriloop.method("direct").invoke("Is Noonan syndrome inherited?", backend=backend)
     assert result["answer"] == "It is inherited."

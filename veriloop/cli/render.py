@@ -367,7 +367,7 @@ def render_verification(result: dict[str, Any], *, details: bool = False) -> Non
     Claims are one line each (`claim_lines`) unless `details` asks for the full table.
     """
     if "evidence_report" in result:
-        render_evidence_validation(result)
+        render_m_eval(result)
         return
     if "claims" in result:
         checks = sorted(result["claims"], key=lambda c: (c["round"], c["index"]))
@@ -431,7 +431,7 @@ def render_verification(result: dict[str, Any], *, details: bool = False) -> Non
         out.print(f"[bold]revised answer[/bold]: {result['answer']}")
 
 
-def render_evidence_validation(result: dict[str, Any]) -> None:
+def render_m_eval(result: dict[str, Any]) -> None:
     """Print M-Eval's claims with their statistics, the evidence and the report."""
     table = Table(title="Claims: M(c) = Σ stance · reliability; DerSimonian–Laird statistics")
     for column in ("claim", "label", "M(c)", "+ / −", "Q", "τ²", "I²"):

@@ -263,7 +263,8 @@ def detect_bench_command(
     backend: Annotated[str | None, typer.Option(help="Model backend.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Call models afresh.")] = False,
     settings: Annotated[
-        list[str] | None, typer.Option("--set", help="FVContext field, e.g. supported_at=0.3.")
+        list[str] | None,
+        typer.Option("--set", help="A Factored Verification setting, e.g. supported_at=0.3."),
     ] = None,
 ) -> None:
     """Measure Factored Verification's hallucination detection (θ fitted on a disjoint split)."""
@@ -276,7 +277,7 @@ def detect_bench_command(
     from veriloop.evaluation import detection
     from veriloop.evaluation.bench import write_manifest
     from veriloop.evaluation.datasets import load_dataset
-    from veriloop.graphs.factored_verification import FVContext
+    from veriloop.graphs.factored_verification import FactoredVerificationContext
 
     try:
         items = load_dataset(dataset, data_dir, split)
@@ -285,7 +286,7 @@ def detect_bench_command(
         given: dict[str, Any] = {"cache_dir": cache, "seed": seed}
         if backend:
             given["backend"] = backend
-        context = build_context(FVContext, settings or [], **given)
+        context = build_context(FactoredVerificationContext, settings or [], **given)
         run_settings = {k: v for k, v in asdict(context).items() if k != "prompt_overrides"}
         run_dir = out_dir or Path("runs") / f"detect_{dataset}_{split}_train{train}_test{test}"
         write_manifest(

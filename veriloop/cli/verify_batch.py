@@ -52,13 +52,13 @@ def batch_verify(
     import shlex
     import sys
 
-    from veriloop.graphs.factored_verification import FVContext
+    from veriloop.graphs.factored_verification import FactoredVerificationContext
     from veriloop.verify.claims import DEFAULT_MAX_CLAIMS, BatchSettings, check_settings
     from veriloop.verify.rows import read_rows
     from veriloop.verify.run import run_lock, start_run
 
     context = build_context(
-        FVContext,
+        FactoredVerificationContext,
         assignments,
         backend=backend,
         cache_dir=cache,

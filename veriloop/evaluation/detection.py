@@ -122,9 +122,9 @@ def unsupported(claims: list[dict[str, Any]], round_: int | None = None) -> int:
 
 
 def _verify(payload: Any, settings: dict[str, Any]) -> dict[str, Any]:
-    from veriloop.graphs.factored_verification import FVContext, graph
+    from veriloop.graphs.factored_verification import FactoredVerificationContext, graph
 
-    result: dict[str, Any] = graph.invoke(payload, context=FVContext(**settings))
+    result: dict[str, Any] = graph.invoke(payload, context=FactoredVerificationContext(**settings))
     return result
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal, NotRequired
 
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.html_report import ClaimView
-from veriloop.graphs.factored_verification import FVContext
+from veriloop.graphs.factored_verification import FactoredVerificationContext
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.claim_tasks import ClaimTask, RoundCheck, answer_finding, is_judge_verifier
 from veriloop.nodes.claims import (
@@ -81,7 +81,9 @@ class BatchSummary:
 class BatchSettings:
     """The verification settings a batch runs under (recorded; a re-run must match)."""
 
-    context: FVContext = field(default_factory=lambda: FVContext(max_claims=DEFAULT_MAX_CLAIMS))
+    context: FactoredVerificationContext = field(
+        default_factory=lambda: FactoredVerificationContext(max_claims=DEFAULT_MAX_CLAIMS)
+    )
     chunk_rows: int = 32
     """Rows whose claims are judged in one batch (and written before the next chunk)."""
     max_windows: int = DEFAULT_MAX_WINDOWS
@@ -161,7 +163,7 @@ def row_claims(row: Row, max_claims: int) -> tuple[list[str], int]:
 
 
 def row_tasks(
-    row: Row, context: FVContext, max_windows: int = 0
+    row: Row, context: FactoredVerificationContext, max_windows: int = 0
 ) -> tuple[list[ClaimTask], list[str], int]:
     """Return the row's claim tasks, their sentences, and how many sentences were left out."""
     sources = sources_from(row.sources, None, None, None)
@@ -212,7 +214,7 @@ def row_record(
     checks: Sequence[RoundCheck],
     sentences: Sequence[str],
     left_out: int,
-    context: FVContext,
+    context: FactoredVerificationContext,
     seconds: float,
 ) -> dict[str, Any]:
     """Return a checked row's result line (verdict by Factored Verification's rule)."""

@@ -54,7 +54,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile, read_manifest
 from veriloop.files import write_json_atomically
 from veriloop.graphs.factored_verification import (
-    FVContext,
+    FactoredVerificationContext,
     judge_claims,
 )
 from veriloop.nodes.claims import (
@@ -75,7 +75,7 @@ from veriloop.verify.claims import (
 from veriloop.verify.rows import Row, RowError
 
 
-def judge_fingerprint(context: FVContext) -> str:
+def judge_fingerprint(context: FactoredVerificationContext) -> str:
     """Return `verifier_fingerprint(context.verifier)` (see there)."""
     return verifier_fingerprint(context.verifier)
 
