@@ -4,42 +4,33 @@
                                 └─ not ─> refuse_hard                      └─ none ──> refuse_soft
     (cite, refuse_hard and refuse_soft end in finish)
 
-- retrieve: `candidates` passages from the source — the bundled MedQuAD answers (16,407
-  answers from 9 NIH sites, BM25), or the user's knowledge base (`kb_dir`) or corpus index
-  (`corpus_dir`), which replace it.
-  Then MiniLM cosine between the question and each candidate; the best `top_k` are kept.
-  With `match_focus` (default), each page's focus is read against the question's subject
-  (`nodes/subject.py`): pages about a neighbouring condition are dropped, only pages on the
-  subject are kept when there are any, and when the question names a subject ("anal
-  fissure") no retrieved page is about, nothing is kept.
-  **Hard refusal** when nothing is kept or the best cosine is below `relevant_at`: nothing
-  retrieved is about the question, so no model is called; the refusal names the subject
-  the source has no page about.
-- answer: `answer_mode=extract` (default) quotes the `extract_sentences` passage
-  sentences closest to the question by MiniLM cosine, or, with `relevance_judge=trained`,
-  those the answer-relevance judge (`nodes/judges/relevance.py`) scores highest (no chat call
-  either way; the judge is off by default: measured worse on consumer questions);
-  `generate` asks the chat model to answer by copying from the kept passages
-  (`prompts/grounded_answer.txt`).
-  On 120 MEDIQA consumer questions with SmolLM2-135M, extract answered 77% of them with
-  0.83 unsupported claims per answer against the expert answers, generate 22% (it mostly
-  wrote filler the check dropped): docs/results/mediqa_grounded_n120. With a capable
-  served model, try `generate`.
+- retrieve: what the question asks (`question_types`: MedQuAD's question type, read by
+  `nodes/question_type.py` when it is confident), then `candidates` passages from the source
+  (the bundled MedQuAD answers, 16,407 answers from 9 NIH sites, BM25; or the user's
+  `kb_dir` / `corpus_dir`), re-ranked by MiniLM cosine, the best `top_k` kept. With
+  `match_focus`, each page's focus is read against the question's subject
+  (`nodes/subject.py`): pages about a neighbouring condition are set aside, pages on the
+  subject (or kinds of it: "Chronic Myeloid Leukemia" for leukemia) are kept when there are
+  any, and only passages of the asked type when there are any.
+  **Hard refusal** (no model call) when the question names a subject no page is about, or
+  the best cosine is below `subject_relevant_at` (pages on the subject) or `relevant_at`
+  (any page); it says what was looked for, found and set aside, and why.
+- answer: `answer_mode=extract` (default) quotes the quotable passage units closest to the
+  question (`nodes/answer_units.py`: scrape damage repaired, resource lists, tables and
+  pointer lines left out, each said once); when the subject's pages answer other questions
+  only, only units about the asked type, or a refusal saying the source has none.
+  `generate` asks the chat model to copy from the passages (`prompts/grounded_answer.txt`;
+  with SmolLM2-135M it mostly wrote filler: docs/results/mediqa_grounded_n120).
 - check_sentences: every answer sentence against each kept passage with the claim-support
-  judge (`judge`, read after the question), gated on the share of the sentence's content
-  words the passage holds (`nodes.judges.CoverageGatedJudge`): a sentence is kept when
-  some passage holds >= `min_coverage` of its content words and the judge gives it
-  P(supported) >= `supported_at` against that passage, and, with the relevance judge on
-  (backed is not relevant), P(addresses the question) >= `relevant_sentence_at`.
-- cite: the kept sentences, each with a numbered citation `[n]`; `sources` lists the
-  cited passages (number, id, title, URL). Unsupported sentences are dropped
-  (`unsupported=drop`) or kept and marked `[unsupported]` (`mark`).
-- **Soft refusal** when no sentence survives: the source held something on the topic,
-  but no answer sentence was both backed by it and about the question; the refusal says
-  how many failed which test.
+  judge (`judge`, read after the question), gated on content-word coverage
+  (`min_coverage`); kept at P(supported) >= `supported_at` (and, with the relevance
+  judge on, P(addresses the question) >= `relevant_sentence_at`).
+- cite: the kept sentences with numbered citations `[n]`; `sources` lists the cited
+  passages. Unsupported sentences are dropped, or marked (`unsupported=mark`).
+- **Soft refusal** when no sentence survives; it says how many failed which test.
 
-There is no refinement loop: one answer, one check. Every sentence, its probability, its
-coverage, its relevance and its passage are in `sentences` and in the trace's candidates.
+One answer, one check, no loop. Every sentence, its probability, coverage, relevance and
+passage are in `sentences` and in the trace's candidates.
 """
 
 from __future__ import annotations
@@ -54,13 +45,13 @@ from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
+from veriloop.nodes.answer_units import about_asked, extract_sentences, sentence_records
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.grounding import (
     CheckedSentence,
     answer_sentences,
     check_sentences,
     cited_answer,
-    extract_sentences,
     instructions_of,
     numbered_passages,
     relevance_judge,
@@ -69,11 +60,16 @@ from veriloop.nodes.grounding import (
 )
 from veriloop.nodes.input import check_input
 from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
-from veriloop.nodes.refusals import hard_refusal_detail, retrieval_record, soft_refusal_detail
+from veriloop.nodes.question_type import asked_type
+from veriloop.nodes.refusals import (
+    hard_refusal_detail,
+    not_covered_detail,
+    retrieval_record,
+    soft_refusal_detail,
+)
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import (
-    Candidate,
     LoopStop,
     ModelCall,
     Refusal,
@@ -120,7 +116,34 @@ class GroundedContext(MethodSettings, SourceSettings, DecisionSettings):
         metadata={
             "ge": -1.0,
             "le": 1.0,
-            "description": "Hard refusal when the best question-passage cosine is below this.",
+            "description": "Hard refusal when the best question-passage cosine is below this "
+            "and no page is on the question's subject.",
+        },
+    )
+    subject_relevant_at: float = field(
+        default=0.5,
+        metadata={
+            "ge": -1.0,
+            "le": 1.0,
+            "description": "The same gate for pages on the question's subject (or kinds of "
+            "it: match_focus), fitted on MEDIQA (docs/benchmarks/relevance_gate.md).",
+        },
+    )
+    question_types: bool = field(
+        default=True,
+        metadata={
+            "description": "Read what the question asks (MedQuAD's question types, "
+            "nodes/question_type.py) and keep passages of that type; when the subject's pages "
+            "answer other questions only, quote only sentences about the asked type, or say "
+            "the source has none.",
+        },
+    )
+    type_confident_at: float = field(
+        default=0.5,
+        metadata={
+            "ge": 0.0,
+            "le": 1.0,
+            "description": "The classifier's probability from which its question type is used.",
         },
     )
     answer_mode: Literal["extract", "generate"] = field(
@@ -189,6 +212,15 @@ class State(OutputState, TracedState):
     """The question's subject phrase when no retrieved page is about it (hard refusal)."""
     nearest_pages: list[str] = field(default_factory=list)
     """With `no_page_about`: the foci of the pages retrieval found instead."""
+    found: str = ""
+    """What retrieval found, set aside and kept (`nodes.refusals.found_note`)."""
+    asked: str | None = None
+    """The question type asked, when the classifier was confident."""
+    typed: bool | None = None
+    """Whether the kept passages are of the asked type (False: other types only)."""
+    source_name: str = ""
+    gate: str = ""
+    """The relevance gate retrieval was held to ("subject_relevant_at = 0.5")."""
     draft: str | None = None
     quoted: list[str] = field(default_factory=list)
     """Extract mode: the quoted units, each checked whole (a unit that joins an anaphoric
@@ -220,18 +252,32 @@ def check_question(state: State, runtime: Runtime[GroundedContext]) -> dict[str,
 def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     """Retrieve candidate passages from the source, re-rank them and apply the gate."""
     context = GroundedContext.of(runtime)
+    models = get_models(context)
+    asked: str | None = None
+    type_calls: list[ModelCall] = []
+    if context.question_types and context.match_focus:
+        best_type, confident, type_calls = asked_type(
+            models, state.question, context.type_confident_at
+        )
+        asked = best_type.qtype if confident else None
     got = retrieve_ranked(
-        get_models(context),
+        models,
         state.question,
         kb_dir=context.kb_dir,
         corpus_dir=context.corpus_dir,
         candidates=context.candidates,
         keep=context.top_k,
         match_focus=context.match_focus,
-        relevant_at=context.relevant_at,
+        relevant_at=context.subject_relevant_at,
         question_match=context.question_match,
+        asked=asked,
     )
-    record = retrieval_record(got, context.relevant_at)
+    name, gate = (
+        ("subject_relevant_at", context.subject_relevant_at)
+        if got.on_subject
+        else ("relevant_at", context.relevant_at)
+    )
+    record = retrieval_record(got, gate)
     subject = got.subject
     uncovered = subject.uncovered.text if subject and subject.uncovered else None
     return {
@@ -239,8 +285,13 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "relevant": record["passed"],
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
+        "found": record["text"],
+        "asked": asked,
+        "typed": got.typed,
+        "source_name": got.source.split(" (")[0],
+        "gate": f"{name} = {gate}",
         "candidates": [record],
-        "calls": got.calls,
+        "calls": [*type_calls, *got.calls],
     }
 
 
@@ -257,6 +308,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             state.passages,
             context.extract_sentences,
             relevance_judge(context.relevance_judge),
+            about=about_asked(state.asked) if state.typed is False else None,
         )
         calls.extend([call] if call else [])
         units = [sentence for sentence, _ in quoted]
@@ -313,29 +365,12 @@ def check(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         relevance=relevance_judge(context.relevance_judge),
         relevant_at=context.relevant_sentence_at,
     )
-    judged_relevance = context.relevance_judge != "off"
-    supported_at = supported_at_of(judge)
-    candidates = [
-        Candidate(
-            stage="sentence",
-            round=0,
-            iteration=i,
-            text=c["text"],
-            scores={
-                "p_supported": c["probability"],
-                "coverage": c["coverage"],
-                **({"relevance": c.get("relevance")} if judged_relevance else {}),
-            },
-            thresholds={
-                "p_supported": supported_at,
-                "coverage": context.min_coverage,
-                **({"relevance": context.relevant_sentence_at} if judged_relevance else {}),
-            },
-            passed=c["supported"],
-            error=None if c["probability"] is not None else c["reason"],
-        )
-        for i, c in enumerate(checked)
-    ]
+    candidates = sentence_records(
+        checked,
+        supported_at=supported_at_of(judge),
+        min_coverage=context.min_coverage,
+        relevant_at=context.relevant_sentence_at if context.relevance_judge != "off" else None,
+    )
     return {"sentences": checked, "candidates": candidates}
 
 
@@ -370,9 +405,17 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     best = max((p["relevance"] for p in state.passages), default=None)
     if not state.relevant:
         detail = hard_refusal_detail(
-            state.no_page_about, state.nearest_pages, best, context.relevant_at
+            state.no_page_about, state.nearest_pages, best, state.gate, state.found
         )
         refusal, reason = Refusal(kind="hard", detail=detail), "refused"
+    elif state.asked and state.typed is False and not state.sentences:
+        detail = not_covered_detail(
+            state.source_name,
+            state.passages[0]["title"] if state.passages else "the subject",
+            state.asked,
+            sorted({p.get("qtype", "") for p in state.passages} - {""}),
+        )
+        refusal, reason = Refusal(kind="soft", detail=detail), "refused"
     elif kept:
         reason = "single_pass"
     elif state.sentences:
@@ -425,9 +468,6 @@ def after_check(state: State) -> Literal["cite", "refuse_soft", "finish"]:
     if any(c["supported"] for c in state.sentences):
         return "cite"
     return "refuse_soft" if state.sentences else "finish"
-
-
-# ------------------------------------------------------------------------------- graph
 
 
 def build_graph() -> StateGraph[State, GroundedContext, InputState, GroundedOutput]:

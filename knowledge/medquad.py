@@ -48,7 +48,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "5"
+CACHE_VERSION = "6"
 SEPARATORS = ["\n\n", "\n", ". ", "? ", "! ", "; ", " ", ""]
 """Where a passage may end, best first: a sentence end before any space."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
@@ -69,6 +69,8 @@ class Passage:
     focus: str
     question: str
     """The MedQuAD question this passage answers (part of)."""
+    qtype: str = ""
+    """That question's type (MedQuAD's `qtype`: "treatment", "symptoms", ...)."""
 
 
 def index_cache_root() -> Path:
@@ -121,6 +123,7 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
                 source=source,
                 focus=row.get("focus") or "",
                 question=row.get("question") or "",
+                qtype=row.get("qtype") or "",
             )
             for n, chunk in enumerate(chunks, start=1)
         ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import NotRequired, Protocol
 
 from typing_extensions import TypedDict
 
@@ -74,6 +74,9 @@ class SourcePassage(TypedDict):
     """Where the passage comes from (a URL for MedQuAD; the entry's source otherwise)."""
     relevance: float
     """MiniLM cosine between the question and title + text (set by `rank_passages`)."""
+    qtype: NotRequired[str]
+    """What question the passage's page answers there (MedQuAD's question type:
+    "treatment", "symptoms", ...); absent for sources without types."""
 
 
 _open_bases: dict[tuple[str, str], KnowledgeBase] = {}
@@ -186,7 +189,12 @@ class PassageSource(Protocol):
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
     return SourcePassage(
-        id=passage.id, text=passage.text, title=passage.focus, url=passage.url, relevance=0.0
+        id=passage.id,
+        text=passage.text,
+        title=passage.focus,
+        url=passage.url,
+        relevance=0.0,
+        qtype=passage.qtype,
     )
 
 

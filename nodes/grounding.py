@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, Protocol
 
 from typing_extensions import TypedDict
@@ -43,8 +43,7 @@ from veriloop.nodes.judges import (
     supported_at_of,
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
-from veriloop.nodes.subject import SubjectMatch, match_subject
-from veriloop.standalone import standalone_units
+from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -151,13 +150,14 @@ def off_focus(question: str, focus: str) -> bool:
 
     A focus sharing some of its specific words with the question but not all is about
     something else of the same family: "Anal Cancer" for a question about an anal fissure
-    ("anal" shared, "cancer" not asked). A focus sharing none (a synonym: "High Blood
-    Pressure" for hypertension) or all of them is not ruled out here: retrieval and the
-    re-ranker decide.
+    ("anal" shared, "cancer" not asked), unless the page is a kind of what was asked
+    (`nodes.subject.kind_of`: "Chronic Myeloid Leukemia" for leukemia). A focus sharing
+    none (a synonym: "High Blood Pressure" for hypertension) or all of them is not ruled
+    out here: retrieval and the re-ranker decide.
     """
     named = focus_words(focus)
     asked = focus_words(question)
-    return bool(named & asked) and bool(named - asked)
+    return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
 
 
 @dataclass
@@ -173,6 +173,15 @@ class Retrieved:
     subject: SubjectMatch | None = None
     """The subject rule's reading (`nodes.subject`): pages off the subject left out, or the
     subject phrase no page is about (then `ranked` is empty and the answer is refused)."""
+    on_subject: bool = False
+    """`ranked` holds only pages on the question's subject (or kinds of it)."""
+    set_aside: list[str] = field(default_factory=list)
+    """The foci of the pages left out as neighbouring conditions or off the subject."""
+    asked: str | None = None
+    """The question type the passages were chosen for (None: no type preference)."""
+    typed: bool | None = None
+    """With `asked`: whether `ranked` holds passages of that type (False: the pages on the
+    subject answer other questions only)."""
 
     @property
     def best_relevance(self) -> float | None:
@@ -191,6 +200,7 @@ def retrieve_ranked(
     match_focus: bool = True,
     relevant_at: float | None = None,
     question_match: int = 0,
+    asked: str | None = None,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
@@ -201,6 +211,11 @@ def retrieve_ranked(
     page on the subject is below `relevant_at` (it names a word of the question but is not
     about what was asked: "Drinking Water" for quinine in seltzer water), the rule has
     nothing to offer and every candidate is ranked as without it.
+
+    With `asked` (a question type, `nodes.question_type`), only passages whose page answers
+    that type of question (their `qtype`) are kept when there are any (`prefer_type`); pages that
+    are kinds of the subject (`SubjectMatch.kin`) are kept only when the subject's own
+    pages have nothing of that type.
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
@@ -210,16 +225,33 @@ def retrieve_ranked(
         ranked, call = rank_passages(models, question, found, keep)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
     on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
+    aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
     subject = match_subject(question, [p["title"] for p in on_focus], [p["text"] for p in on_focus])
     if subject.uncovered:
-        return Retrieved(source.name, len(found), [], calls, len(found) - len(on_focus), subject)
+        return Retrieved(
+            source.name,
+            len(found),
+            [],
+            calls,
+            len(found) - len(on_focus),
+            subject,
+            set_aside=aside,
+        )
     ranked, call = rank_passages(models, question, on_focus, len(on_focus))
+    kin_ids = {on_focus[i]["id"] for i in subject.kin}
     kept_ids = {on_focus[i]["id"] for i in subject.kept}
     on_subject = [p for p in ranked if p["id"] in kept_ids]
-    if on_subject and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at):
+    own = [p for p in on_subject if p["id"] not in kin_ids]
+    if own and (not kin_ids or (asked and any(p.get("qtype") == asked for p in own))):
+        on_subject = own  # the subject's own pages answer it: its kinds are not needed
+    is_on = bool(on_subject) and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
+    if is_on:
+        kept = {p["id"] for p in on_subject}
+        aside += [p["title"] for p in ranked if p["id"] not in kept and p["title"] not in aside]
         ranked = on_subject
     else:
         subject.fell_back = subject.dropped > 0
+    ranked, typed = prefer_type(ranked, asked)
     return Retrieved(
         source.name,
         len(found),
@@ -227,7 +259,26 @@ def retrieve_ranked(
         [*calls, *([call] if call else [])],
         off_focus=len(found) - len(on_focus),
         subject=subject,
+        on_subject=is_on,
+        set_aside=list(dict.fromkeys(aside)),
+        asked=asked,
+        typed=typed,
     )
+
+
+def prefer_type(
+    ranked: list[SourcePassage], asked: str | None
+) -> tuple[list[SourcePassage], bool | None]:
+    """Keep only the passages whose page answers the asked question type, when there are any.
+
+    Returns:
+        The passages (all of them, in rank order, when none is of the type), and whether
+        they are of the asked type (None when no type was asked or the source has none).
+    """
+    if not asked or not any(p.get("qtype") for p in ranked):
+        return ranked, None
+    typed = [p for p in ranked if p.get("qtype") == asked]
+    return (typed, True) if typed else (ranked, False)
 
 
 def numbered_passages(passages: Sequence[SourcePassage]) -> str:
@@ -242,45 +293,6 @@ def instructions_of(template: str) -> str:
     stripped from a reply as echoes.
     """
     return template.replace("{passages}", "").replace("{question}", "")
-
-
-def extract_sentences(
-    models: Models,
-    question: str,
-    passages: Sequence[SourcePassage],
-    count: int,
-    relevance: RelevanceScorer | None = None,
-) -> tuple[list[tuple[str, str]], ModelCall | None]:
-    """Return the `count` passage sentences that best answer the question, as (sentence, id).
-
-    With a `relevance` judge they are the sentences it scores highest (P(the sentence
-    addresses the question)); without one, the sentences closest to the question by
-    MiniLM cosine (no judge call, one embedding call).
-
-    Sentences are `standalone_units`: a list item carries its lead-in, a sentence opening
-    with "These", "It", ... stays joined to the one before it, and boilerplate (page
-    acknowledgements, navigation, first-person checklists) is left out. They keep the order
-    they have in the passages (passages in rank order), so an extract reads as the source
-    wrote it. Questions (MedQuAD pages repeat theirs as headings) and fragments without a
-    word of two letters are skipped.
-    """
-    found = [
-        (sentence, p["id"])
-        for p in passages
-        for sentence in standalone_units(p["text"])
-        if re.search(r"[A-Za-z]{2,}", sentence) and not sentence.rstrip().endswith("?")
-    ]
-    if not found or count < 1:
-        return [], None
-    if relevance is not None:
-        scores = relevance.scores(question, [s for s, _ in found])
-        ranked = sorted(range(len(found)), key=lambda i: -scores[i])[:count]
-        return [found[i] for i in sorted(ranked)], None
-    vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
-    best = sorted(
-        row for row, _ in rank_rows(list(range(len(found))), vectors[1:], vectors[0], count)
-    )
-    return [found[i] for i in best], call
 
 
 def sentence_judge(

@@ -15,12 +15,13 @@ from veriloop.nodes.grounding import CheckedSentence, Retrieved, off_question
 from veriloop.trace import Candidate
 
 
-def retrieval_record(got: Retrieved, relevant_at: float) -> Candidate:
-    """Return the retrieval's trace record: found, dropped and why, kept (with relevance).
+def _names(titles: Sequence[str], most: int = 4) -> str:
+    shown = ", ".join(titles[:most])
+    return shown + (f" and {len(titles) - most} more" if len(titles) > most else "")
 
-    It passes when the best passage's relevance reaches `relevant_at`.
-    """
-    best = got.best_relevance
+
+def found_note(got: Retrieved) -> str:
+    """Say what retrieval found, what it set aside and why, and what it kept."""
     subject = got.subject
     uncovered = subject.uncovered.text if subject and subject.uncovered else None
     notes = [f"{got.found} candidates from {got.source}"]
@@ -28,16 +29,32 @@ def retrieval_record(got: Retrieved, relevant_at: float) -> Candidate:
         notes[0] += f" ({got.off_focus} about a neighbouring condition, dropped)"
     if subject and subject.dropped:
         notes.append(f"{subject.dropped} off the question's subject, dropped")
+    if got.set_aside:
+        notes.append(f"set aside: {_names(got.set_aside)}")
     if uncovered:
         notes.append(f"no page about {uncovered!r}")
     if subject and subject.fell_back:
         notes.append("pages on the subject below relevant_at, all kept")
-    notes.append("kept " + ", ".join(f"{p['id']} ({p['relevance']:.2f})" for p in got.ranked))
+    if got.asked and got.typed is not None:
+        have = "kept" if got.typed else "none on the pages kept"
+        notes.append(f"asked: {got.asked} ({have})")
+    kept = ", ".join(f"{p['id']} {p['title']!r} ({p['relevance']:.2f})" for p in got.ranked)
+    notes.append(f"kept {kept or 'none'}")
+    return "; ".join(notes)
+
+
+def retrieval_record(got: Retrieved, relevant_at: float) -> Candidate:
+    """Return the retrieval's trace record: found, set aside and why, kept (with relevance).
+
+    It passes when the best passage's relevance reaches `relevant_at` (the gate the
+    caller chose: the one for pages on the subject, or the one for any page).
+    """
+    best = got.best_relevance
     return Candidate(
         stage="retrieval",
         round=0,
         iteration=0,
-        text="; ".join(notes),
+        text=found_note(got),
         scores={"best_relevance": best},
         thresholds={"best_relevance": relevant_at},
         passed=best is not None and best >= relevant_at,
@@ -49,19 +66,42 @@ def hard_refusal_detail(
     no_page_about: str | None,
     nearest_pages: Sequence[str],
     best_relevance: float | None,
-    relevant_at: float,
+    gate: str,
+    found: str = "",
 ) -> str:
-    """Say why nothing retrieved can answer: no page on the subject, nothing, or too far."""
+    """Say why nothing retrieved can answer, and what was found and set aside.
+
+    `gate` names the relevance gate and its value ("relevant_at = 0.5"). Never "no
+    passage" when passages were found and dropped: `found` (`found_note`) says what they
+    were and why they were set aside.
+    """
     if no_page_about:
-        return (
+        why = (
             f"the source has no page about {no_page_about!r} (the pages retrieved are about "
             f"{', '.join(nearest_pages)})"
         )
-    if best_relevance is None:
-        return "the source returned no passage for the question"
+    elif best_relevance is None:
+        why = (
+            "every passage retrieved was set aside as about something else"
+            if found and not found.startswith("0 candidates")
+            else "the source returned no passage for the question"
+        )
+    else:
+        why = (
+            f"the best passage's relevance {best_relevance:.2f} is below {gate}: "
+            "nothing retrieved is about the question"
+        )
+    return f"{why} [{found}]" if found else why
+
+
+def not_covered_detail(source: str, subject: str, asked: str, other_types: Sequence[str]) -> str:
+    """Say that the source has the subject but not what was asked about it."""
+    from veriloop.nodes.question_type import QUESTION_TYPE_NAMES
+
+    answers = f" (its pages answer: {', '.join(other_types)})" if other_types else ""
     return (
-        f"the best passage's relevance {best_relevance:.2f} is below relevant_at = "
-        f"{relevant_at}: nothing retrieved is about the question"
+        f"{source} describes {subject} but says nothing about "
+        f"{QUESTION_TYPE_NAMES.get(asked, asked)}{answers}"
     )
 
 

@@ -181,6 +181,89 @@ def on_subject(
     return not touching or any(fits(p, terms, vocabulary) for p in touching)
 
 
+CHILDHOOD = frozenset(
+    "child children childhood juvenile pediatric paediatric infant infants infantile "
+    "neonatal newborn newborns baby babies kid kids toddler teen teens adolescent "
+    "adolescents son daughter".split()
+)
+"""Words that say a page (or a question) is about children."""
+
+
+def about_children(text: str) -> bool:
+    """Tell whether a text names children (a page's focus, or who a question is about)."""
+    return bool(CHILDHOOD & set(re.findall(r"[a-z]+", text.lower())))
+
+
+def _negated_words(text: str) -> set[str]:
+    words = text.lower().replace("-", " ").split()
+    return {after for word, after in zip(words, words[1:], strict=False) if word == "non"}
+
+
+def kind_of(question: str, focus: str) -> bool:
+    """Tell whether a page's focus is a kind of what the question names (a subtype, a variant).
+
+    "Chronic Myeloid Leukemia" is a kind of the leukemia a question asks about, "Hodgkin
+    Lymphoma" of lymphoma, "Leber Congenital Amaurosis" of "leber amaurosis": the focus ends
+    in the question's head word, and the words the question puts right before that word
+    (its own narrowing: "breast" in "breast cancer") are all in the focus; the question's
+    word must end its run ("Otitis" is a family of "otitis media", not a kind). A focus that
+    ends in a generic word ("Parsonage Turner Syndrome") is a name, not a head noun with
+    modifiers, and is never a kind of anything here; "Non-Hodgkin" is not a kind of
+    Hodgkin.
+    """
+    words = [(word, stem) for word, stem in _scan(focus) if word]
+    if not words or words[-1][1] is None:
+        return False
+    head = words[-1][1]
+    if _negated_words(focus) - _negated_words(question) & set(
+        re.findall(r"[a-z]+", question.lower())
+    ):
+        return False  # "Non-Hodgkin Lymphoma" is no kind of the Hodgkin lymphoma asked about
+    terms = focus_terms(focus)
+    tokens = subject_tokens(question)
+    for at, token in enumerate(tokens):
+        if token != head or (at + 1 < len(tokens) and tokens[at + 1] is not None):
+            continue  # not the question's head word: "otitis" in "otitis media"
+        before = at - 1
+        modifiers = []
+        while before >= 0 and tokens[before] is not None:
+            modifiers.append(tokens[before])
+            before -= 1
+        if all(m in terms for m in modifiers):
+            return True
+    return False
+
+
+def written_in(phrase: SubjectPhrase, text: str) -> bool:
+    """Tell whether a text writes the phrase's words in a row (stemmed)."""
+    tokens = subject_tokens(text)
+    width = len(phrase.stems)
+    return any(
+        tuple(tokens[i : i + width]) == phrase.stems for i in range(len(tokens) - width + 1)
+    )
+
+
+def _page_writes(
+    title: str,
+    phrases: Sequence[SubjectPhrase],
+    asked: frozenset[str],
+    titles: Sequence[str],
+    texts: Sequence[str],
+) -> bool:
+    """Tell whether a page whose focus the question names writes the question's phrase.
+
+    "shingles outbreak" reaches past "Shingles", but a Shingles passage that writes
+    "shingles outbreak" is about it: the phrase is something the page discusses, not a
+    narrower condition it lacks. A page that does not write the phrase ("Anal Disorders",
+    for "anal fissure") is still a wider family.
+    """
+    terms = focus_terms(title)
+    if not terms or not terms <= asked:
+        return False
+    own = [text for other, text in zip(titles, texts, strict=True) if other == title]
+    return any(p.terms & terms and any(written_in(p, t) for t in own) for p in phrases)
+
+
 def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     """Return the pattern of a text giving a subject phrase as another name for its subject.
 
@@ -206,6 +289,8 @@ class SubjectMatch:
 
     kept: list[int]
     """Indexes of the candidates kept (all of them when the rule did not apply)."""
+    kin: list[int] = field(default_factory=list)
+    """Those of `kept` whose page is a kind of the subject (`kind_of`), not the subject."""
     phrases: list[SubjectPhrase] = field(default_factory=list)
     uncovered: SubjectPhrase | None = None
     """The subject phrase no candidate's page is about (the source has no page on it)."""
@@ -248,10 +333,19 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
     on = [
         i
         for i in every
-        if titles[i] and (titles[i] in named or on_subject(asked, titles[i], phrases, vocabulary))
+        if titles[i]
+        and (
+            titles[i] in named
+            or on_subject(asked, titles[i], phrases, vocabulary)
+            or _page_writes(titles[i], phrases, asked, titles, texts)
+        )
     ]
-    if on:
-        return SubjectMatch(kept=on, phrases=phrases, total=len(titles))
+    kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
+    if kin and not about_children(question):  # an adult's question: adults' pages first
+        grown = [i for i in kin if not about_children(titles[i])]
+        kin = grown or kin
+    if on or kin:
+        return SubjectMatch(kept=sorted(on + kin), kin=kin, phrases=phrases, total=len(titles))
     if phrases:
         subject = phrases[0].terms
         foci = list(dict.fromkeys(t for t in titles if t))

@@ -16,11 +16,11 @@ from veriloop.knowledge.entries import new_entry
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.knowledge.store import KnowledgeBase
 from veriloop.models import Models
+from veriloop.nodes.answer_units import extract_sentences
 from veriloop.nodes.citations import strip_citations, with_marker
 from veriloop.nodes.grounding import (
     CheckedSentence,
     cited_answer,
-    extract_sentences,
     retrieve_ranked,
 )
 from veriloop.nodes.judges import (
@@ -365,7 +365,9 @@ def test_a_plain_folder_corpus_is_indexed_once_and_reindexed_when_it_changes(
         return real_build(directory, *args, **kwargs)
 
     monkeypatch.setattr(module.CorpusIndex, "build", counting_build)
-    context = GroundedContext(backend=backend, corpus_dir=str(docs), top_k=1, relevant_at=-1.0)
+    context = GroundedContext(
+        backend=backend, corpus_dir=str(docs), top_k=1, relevant_at=-1.0, subject_relevant_at=-1.0
+    )
     graph = build_graph().compile()
     first = graph.invoke({"question": QUESTION}, context=context)
     assert first["answer"] and first["sources"][0]["url"] == "noonan.txt"
@@ -542,10 +544,14 @@ def test_a_subject_no_page_is_about_is_refused_by_name(
     question = "I have been battling anal fissure for two years. What should I do?"
     result = run(backend, "", question, answer_mode="extract")
     assert result["stop_reason"] == "refused" and result["refusal"]["kind"] == "hard"
-    assert result["refusal"]["detail"] == (
+    detail = result["refusal"]["detail"]
+    assert detail.startswith(
         "the source has no page about 'anal fissure' (the pages retrieved are about "
         "Anal Disorders, Crohn's Disease)"  # Anal Cancer: a neighbouring condition, dropped
     )
+    # what was found and why it was set aside is said too (issue 38)
+    assert "1 about a neighbouring condition, dropped" in detail
+    assert "set aside: Anal Cancer" in detail and "kept none" in detail
     assert result["passages"] == [] and judge.queries == []
     retrieval = result["trace"]["candidates"][0]["text"]
     assert "1 about a neighbouring condition" in retrieval and "no page about" in retrieval
@@ -557,7 +563,14 @@ def test_only_pages_on_the_subject_reach_the_answer(
     backend, _, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
     pages = [("Crohn's Disease", "Anal fissures are small tears."), *FISSURE_PAGES[:1]]
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
-    result = run(backend, "", "What are anal disorders?", answer_mode="extract", relevant_at=-1.0)
+    result = run(
+        backend,
+        "",
+        "What are anal disorders?",
+        answer_mode="extract",
+        relevant_at=-1.0,
+        subject_relevant_at=-1.0,
+    )
     assert [p["title"] for p in result["passages"]] == ["Anal Disorders"]
     assert "1 off the question's subject, dropped" in result["trace"]["candidates"][0]["text"]
     unmatched = run(
@@ -566,6 +579,7 @@ def test_only_pages_on_the_subject_reach_the_answer(
         "What are anal disorders?",
         answer_mode="extract",
         relevant_at=-1.0,
+        subject_relevant_at=-1.0,
         match_focus=False,
     )
     assert {p["title"] for p in unmatched["passages"]} == {"Anal Disorders", "Crohn's Disease"}

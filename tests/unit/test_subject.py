@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from veriloop.nodes.subject import (
     focus_terms,
+    kind_of,
     match_subject,
     on_subject,
     subject_phrases,
@@ -135,3 +138,47 @@ def test_use_is_no_part_of_a_subject() -> None:
     titles = ["Alcohol", "Alcohol Use and Older Adults", "Dual Diagnosis"]
     texts = ["Alcohol use can harm the liver.", "Alcohol use in older adults.", "Both."]
     assert match_subject(question, titles, texts).kept == [0]
+
+
+@pytest.mark.parametrize(
+    ("question", "focus", "kin"),
+    [
+        ("what is the treatment for leukemia", "Chronic Myeloid Leukemia", True),
+        ("what is lymphoma", "Adult Hodgkin Lymphoma", True),
+        ("lymphoma treatment", "Adult Non-Hodgkin Lymphoma", True),
+        ("leber amaurosis", "Leber congenital amaurosis", True),
+        ("hodgkin lymphoma", "Adult Non-Hodgkin Lymphoma", False),
+        ("breast cancer treatment", "Lung Cancer", False),
+        ("anal fissure", "Anal Cancer", False),
+        ("how is turner syndrome diagnosed", "Parsonage Turner syndrome", False),
+    ],
+)
+def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
+    assert kind_of(question, focus) is kin
+
+
+def test_kin_pages_are_kept_and_an_adults_question_prefers_adult_pages() -> None:
+    titles = [
+        "Childhood Acute Lymphoblastic Leukemia",
+        "Chronic Myeloid Leukemia",
+        "Anemia",
+    ]
+    texts = ["ALL in children.", "CML is a leukemia.", "Anemia is low blood."]
+    adult = match_subject("what is the treatment for leukemia", titles, texts)
+    assert adult.kept == [1] and adult.kin == [1]
+    child = match_subject("my son has leukemia, how is it treated", titles, texts)
+    assert child.kept == [0, 1]
+
+
+def test_a_page_that_writes_the_questions_phrase_is_on_it() -> None:
+    question = "How can I prevent a shingles outbreak?"
+    titles = ["Shingles", "Chickenpox"]
+    texts = [
+        "A shingles outbreak usually starts with pain on one side of the body.",
+        "Chickenpox is caused by the varicella zoster virus, as shingles is.",
+    ]
+    got = match_subject(question, titles, texts)
+    assert got.kept == [0] and got.uncovered is None
+    elsewhere = "A shingles outbreak can follow chickenpox."
+    silent = match_subject(question, titles, ["Shingles is a painful rash.", elsewhere])
+    assert silent.uncovered is not None  # "outbreak" narrows past a page that never says it

@@ -1,0 +1,143 @@
+"""The extractive answer: which passage units to quote, cleaned, about what was asked, once.
+
+`extract_sentences` turns the kept passages into `standalone_units`, repairs scrape damage
+and leaves out what is no answer (`veriloop.quotable`: glued footnote numbers and section
+headings removed; resource lists, symptom tables, pointer lines, glued list items and bare
+headings left out), keeps only the units about the asked question type when the passages
+are of another type (`asked_cues`: a unit must hold one of the type's cue stems,
+`nodes.question_type`), ranks what is left by MiniLM cosine to the question (or by the
+relevance judge), and quotes the best `count` in passage order, each said once
+(near-duplicates from two pages dropped) and a list's items quoted together
+("Symptoms may include: a; b").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from veriloop.knowledge.ranking import rank_rows
+from veriloop.knowledge.sources import SourcePassage
+from veriloop.models import Models
+from veriloop.nodes.grounding import CheckedSentence, RelevanceScorer
+from veriloop.nodes.question_type import question_types
+from veriloop.quotable import clean_unit, merge_items, near_duplicate, unquotable_reason
+from veriloop.standalone import standalone_units
+from veriloop.trace import Candidate, ModelCall
+
+
+def quotable_units(passages: Sequence[SourcePassage]) -> list[tuple[str, str]]:
+    """Return every quotable unit of the passages as (unit, passage id), in passage order.
+
+    Units are cleaned (`clean_unit`); units that are no answer (`unquotable_reason`),
+    questions (MedQuAD pages repeat theirs as headings) and fragments without a word of two
+    letters are left out.
+    """
+    found = []
+    for passage in passages:
+        for unit in standalone_units(passage["text"]):
+            text = clean_unit(unit)
+            if (
+                re.search(r"[A-Za-z]{2,}", text)
+                and not text.rstrip().endswith("?")
+                and unquotable_reason(text) is None
+                and unquotable_reason(unit) is None
+            ):
+                found.append((text, passage["id"]))
+    return found
+
+
+def extract_sentences(
+    models: Models,
+    question: str,
+    passages: Sequence[SourcePassage],
+    count: int,
+    relevance: RelevanceScorer | None = None,
+    about: Callable[[str], bool] | None = None,
+) -> tuple[list[tuple[str, str]], ModelCall | None]:
+    """Return the `count` passage units that best answer the question, as (unit, id).
+
+    Args:
+        models: The models of the run (the embedder ranks the units).
+        question: The question.
+        passages: The kept passages, best first.
+        count: How many units to quote at most.
+        relevance: A relevance judge that ranks instead of cosine (None: cosine).
+        about: When given, only units it accepts are quoted (the asked type's cue test,
+            used when the passages are not of the asked type).
+
+    Returns:
+        The units in passage order, near-duplicates dropped and a list's items merged, and
+        the embedding call (None when the judge ranked or nothing was found).
+    """
+    found = quotable_units(passages)
+    if about is not None:
+        found = [(text, pid) for text, pid in found if about(text)]
+    if not found or count < 1:
+        return [], None
+    if relevance is not None:
+        scores = relevance.scores(question, [s for s, _ in found])
+        return _quoted(found, sorted(range(len(found)), key=lambda i: -scores[i]), count), None
+    vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
+    rows = list(range(len(found)))
+    order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
+    return _quoted(found, order, count), call
+
+
+def _quoted(found: list[tuple[str, str]], order: list[int], count: int) -> list[tuple[str, str]]:
+    """Take the best `count` units (by `order`), each said once, in passage order, merged."""
+    chosen: list[int] = []
+    for row in order:
+        if len(chosen) == count:
+            break
+        if not any(near_duplicate(found[row][0], found[other][0]) for other in chosen):
+            chosen.append(row)
+    return merge_items([found[row] for row in sorted(chosen)])
+
+
+def about_asked(asked: str | None) -> Callable[[str], bool] | None:
+    """Return the test a unit must pass to be about the asked type (None: no test).
+
+    A unit is about a type when it holds one of the type's cue stems
+    (`QuestionTypeClassifier.mentions`); "information" (what it is) has no test.
+    """
+    if not asked or asked == "information":
+        return None
+    classifier = question_types()
+    return lambda text: classifier.mentions(asked, text)
+
+
+def sentence_records(
+    checked: Sequence[CheckedSentence],
+    *,
+    supported_at: float,
+    min_coverage: float,
+    relevant_at: float | None = None,
+) -> list[Candidate]:
+    """Return each checked sentence as a trace candidate with its scores and thresholds.
+
+    `relevant_at`: the relevance judge's threshold when it judged the sentences (None: it
+    did not, and no relevance score is recorded).
+    """
+    judged = relevant_at is not None
+    return [
+        Candidate(
+            stage="sentence",
+            round=0,
+            iteration=i,
+            text=c["text"],
+            scores={
+                "p_supported": c["probability"],
+                "coverage": c["coverage"],
+                **({"relevance": c.get("relevance")} if judged else {}),
+            },
+            thresholds={
+                "p_supported": supported_at,
+                "coverage": min_coverage,
+                **({"relevance": relevant_at} if relevant_at is not None else {}),
+            },
+            passed=c["supported"],
+            error=None if c["probability"] is not None else c["reason"],
+        )
+        for i, c in enumerate(checked)
+    ]

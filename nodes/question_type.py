@@ -1,0 +1,170 @@
+"""What a question asks about its subject: MedQuAD's question types, read by a classifier.
+
+The classifier (`nodes/data/question_type/`, trained by benchmarks/train_question_type.py
+on MedQuAD's labelled questions and consumer-worded templates) is a logistic regression
+over the bundled all-MiniLM-L6-v2 embedding of the question. It reads the question with its
+own encoder whatever embedding model a run uses, so its features are the ones it was
+trained on. Its accuracy, held out, is in `training.json` and docs/benchmarks/
+question_type.md: near perfect on MedQuAD's templated questions, much lower on long
+consumer messages, which is why callers use its answer only when it is confident.
+
+Each type also has its *cue stems*: the words MedQuAD's answers of that type use far more
+than answers of other types (log-odds, computed at training time: "diagnos", "test" for
+exams and tests). A sentence holding one is about that type; that is how an answer quotes
+only sentences about what was asked when no passage of the type exists.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from veriloop.errors import InvalidInputError
+from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.models import Models
+from veriloop.trace import ModelCall
+
+QUESTION_TYPE_DIR = Path(__file__).parent / "data" / "question_type"
+QUESTION_TYPE_NAMES: dict[str, str] = {
+    "information": "what it is",
+    "symptoms": "its symptoms",
+    "treatment": "how it is treated",
+    "inheritance": "how it is inherited",
+    "frequency": "how common it is",
+    "genetic changes": "the genetic changes behind it",
+    "causes": "what causes it",
+    "exams and tests": "how it is diagnosed",
+    "research": "research on it",
+    "outlook": "its outlook",
+    "susceptibility": "who is at risk",
+    "considerations": "living with it",
+    "prevention": "how to prevent it",
+    "stages": "its stages",
+    "complications": "its complications",
+}
+"""How an answer names each type ("MedQuAD ... says nothing about how it is diagnosed")."""
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class AskedType:
+    """A question type with the classifier's probability."""
+
+    qtype: str
+    probability: float
+
+
+@dataclass(frozen=True)
+class QuestionTypeClassifier:
+    """The trained question-type classifier and each type's cue stems."""
+
+    classes: tuple[str, ...]
+    coef: npt.NDArray[np.float32]
+    intercept: npt.NDArray[np.float32]
+    cues: dict[str, frozenset[str]]
+    encoder: str
+    """The embedding model the classifier reads (the bundled MiniLM)."""
+
+    @classmethod
+    def load(cls, folder: Path = QUESTION_TYPE_DIR) -> QuestionTypeClassifier:
+        """Read a classifier written by benchmarks/train_question_type.py.
+
+        Raises:
+            InvalidInputError: The folder holds no classifier.
+        """
+        weights, meta = folder / "weights.npz", folder / "training.json"
+        if not weights.is_file() or not meta.is_file():
+            raise InvalidInputError(
+                f"no question-type classifier in {folder}; train one with "
+                "benchmarks/train_question_type.py"
+            )
+        arrays = np.load(weights)
+        info = json.loads(meta.read_text(encoding="utf-8"))
+        return cls(
+            classes=tuple(info["classes"]),
+            coef=np.asarray(arrays["coef"], dtype=np.float32),
+            intercept=np.asarray(arrays["intercept"], dtype=np.float32),
+            cues={k: frozenset(v) for k, v in info["cue_stems"].items()},
+            encoder=str(info["encoder"]),
+        )
+
+    def probabilities(self, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """Return P(type) per row of unit question embeddings (rows sum to 1)."""
+        logits = np.asarray(vectors, dtype=np.float64) @ self.coef.T.astype(np.float64)
+        logits += self.intercept.astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+    def classify(self, vector: npt.NDArray[Any]) -> list[AskedType]:
+        """Return every type with its probability for one question embedding, best first."""
+        probs = self.probabilities(np.asarray(vector)[None, :])[0]
+        order = np.argsort(-probs)
+        return [AskedType(self.classes[i], round(float(probs[i]), 6)) for i in order]
+
+    def mentions(self, qtype: str, text: str) -> bool:
+        """Tell whether `text` holds one of `qtype`'s cue stems (it is about that type)."""
+        cues = self.cues.get(qtype, frozenset())
+        return bool(cues & set(lexical_tokens([text])[0]))
+
+
+@cache
+def question_types() -> QuestionTypeClassifier:
+    """Return the bundled classifier (read once per process)."""
+    return QuestionTypeClassifier.load()
+
+
+@cache
+def _encoder() -> Any:
+    from veriloop.models.embeddings import SentenceTransformerEmbedder
+    from veriloop.models.locate import bundled_embedding_model_path
+
+    return SentenceTransformerEmbedder(
+        bundled_embedding_model_path(), name="sentence-transformers:all-MiniLM-L6-v2"
+    )
+
+
+def classify_questions(questions: list[str]) -> list[list[AskedType]]:
+    """Classify questions with the bundled classifier and its own encoder (the bundled MiniLM).
+
+    Raises:
+        InvalidInputError: The classifier's weights are missing.
+    """
+    classifier = question_types()
+    with _lock:
+        encoder = _encoder()
+    vectors = encoder.embed(questions)
+    return [classifier.classify(v) for v in vectors]
+
+
+def asked_type(
+    models: Models, question: str, confident_at: float
+) -> tuple[AskedType, bool, list[ModelCall]]:
+    """Classify what a question asks; say whether the classifier is confident enough to use.
+
+    The run's embedder reads the question when it is the classifier's encoder (one
+    accounted call); otherwise the classifier's own encoder does.
+
+    Returns:
+        The most probable type, whether its probability reaches `confident_at`, and the
+        embedding calls.
+    """
+    classifier = question_types()
+    calls: list[ModelCall] = []
+    if models.embedder.name == classifier.encoder:
+        vectors, call = models.embed([question], purpose="question_type")
+        calls.append(call)
+    else:
+        with _lock:
+            encoder = _encoder()
+        vectors = encoder.embed([question])
+    best = classifier.classify(vectors[0])[0]
+    return best, best.probability >= confident_at, calls

@@ -1,0 +1,111 @@
+"""Quotable units (issue 38): scrape damage repaired, non-answers left out, each said once."""
+
+from __future__ import annotations
+
+import pytest
+
+from veriloop.quotable import (
+    clean_unit,
+    merge_items,
+    near_duplicate,
+    unquotable_reason,
+    without_duplicates,
+)
+
+
+@pytest.mark.parametrize(
+    ("unit", "cleaned"),
+    [
+        (
+            "A Brain Disorder Parkinson's disease is a brain disorder that leads to shaking.",
+            "Parkinson's disease is a brain disorder that leads to shaking.",
+        ),
+        (
+            "Other Common Signs and Symptoms Pay attention to these other possible symptoms.",
+            "Pay attention to these other possible symptoms.",
+        ),
+        (
+            "Type 2 Diabetes Type 2 diabetes, which used to be called adult-onset diabetes.",
+            "Type 2 diabetes, which used to be called adult-onset diabetes.",
+        ),
+        (
+            "Key Points: tests that examine the breasts are used to detect breast cancer.",
+            "Tests that examine the breasts are used to detect breast cancer.",
+        ),
+        (
+            "Research shows wider seats reduce perineal pressure.1 Occasional riding is fine.",
+            "Research shows wider seats reduce perineal pressure. Occasional riding is fine.",
+        ),
+        ("Take it twice a day.3", "Take it twice a day."),
+    ],
+)
+def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
+    assert clean_unit(unit) == cleaned
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "Chronic Obstructive Pulmonary Disease (COPD) is a lung disease.",
+        "Alzheimer's Disease Education and Referral Center offers free publications.",
+        "National Institute on Aging Research Shows People Live Longer.",
+        "Vitamin B12 is found in 2.4 micrograms of liver.",
+        "About 1 in 4,000 newborns have it; 25% of them are boys.",
+    ],
+)
+def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
+    assert clean_unit(unit) == unit
+    assert unquotable_reason(unit) is None
+
+
+@pytest.mark.parametrize(
+    ("unit", "reason"),
+    [
+        (
+            "These resources address the diagnosis or management of trisomy 13: diagnostic Tests",
+            "resource list",
+        ),
+        (
+            "Signs and Symptoms Approximate number of patients (when available) Abnormality "
+            "of the macula 90% Chorioretinal abnormality 90% Constipation 90%",
+            "symptom table",
+        ),
+        ("More on: Resources for Health Professionals: Treatment", "pointer line"),
+        ("More information is provided in the NIDDK health topic, Anemia.", "pointer line"),
+        (
+            "Symptoms can be precipitated by: Sleep deprivation Psychological stress Alcohol "
+            "and drug use Noncompliance of medication",
+            "glued list items",
+        ),
+        ("Treatment Options", "heading only"),
+    ],
+)
+def test_non_answers_are_named(unit: str, reason: str) -> None:
+    assert unquotable_reason(unit) == reason
+
+
+def test_the_same_sentence_from_two_pages_is_said_once() -> None:
+    first = "Asthma makes the airways narrow, so it is harder to breathe."
+    second = "Asthma makes the airways narrow, so it is hard to breathe."
+    assert near_duplicate(first, second)
+    assert not near_duplicate(first, "Inhaled steroids reduce swelling of the airways.")
+    kept = without_duplicates([(first, "a"), (second, "b"), ("Other words here.", "b")])
+    assert kept == [(first, "a"), ("Other words here.", "b")]
+
+
+def test_a_lists_items_are_quoted_together() -> None:
+    units = [
+        ("Symptoms of throat cancer may include: trouble swallowing", "p1"),
+        ("It is treated with surgery.", "p1"),
+        ("Symptoms of throat cancer may include: trouble breathing or speaking.", "p1"),
+        ("Symptoms of throat cancer may include: a sore throat", "p2"),
+    ]
+    assert merge_items(units) == [
+        (
+            "Symptoms of throat cancer may include: trouble swallowing; trouble breathing or "
+            "speaking.",
+            "p1",
+        ),
+        ("It is treated with surgery.", "p1"),
+        ("Symptoms of throat cancer may include: a sore throat", "p2"),
+    ]

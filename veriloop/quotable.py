@@ -1,0 +1,189 @@
+"""What an extractive answer may quote: units cleaned of scrape damage, or left out.
+
+`standalone.standalone_units` cuts a page into units that stand alone; a page scraped
+without its line breaks still leaves damage in them that reads as garbage in an answer
+(issue 38, measured on 500 MedQuAD units in docs/benchmarks/quotable_units.md):
+
+- **glued footnote digits**: "... a day.3 The next" -> "... a day. The next";
+- **heading runs**: a section heading glued before the sentence it heads ("Other Common
+  Signs and Symptoms Pay attention to ...", "Type 2 Diabetes Type 2 diabetes, which ...");
+  stripped when the run ends in a heading word ("Symptoms", "Key Points", ...) or when the
+  sentence after it repeats it;
+- **not answers at all** (`unquotable_reason`): resource lists ("These resources address
+  the diagnosis or management of X: genetic Testing Registry ..."), symptom tables
+  ("Signs and Symptoms Approximate number of patients (when available) ... 90% ..."),
+  pointer lines ("More on: ...", "More information is provided in ..."), runs of several
+  list items glued without punctuation, and heading-only units;
+- **the same sentence twice** (`near_duplicate`): two pages (or a heading and its text)
+  saying one thing ("... harder to breathe" / "... hard to breathe"): an answer keeps the
+  first;
+- **one list quoted item by item** (`merge_items`): units sharing a lead-in ("Symptoms may
+  include: trouble swallowing", "...: trouble breathing") are quoted as one
+  ("Symptoms may include: trouble swallowing; trouble breathing").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
+"""A footnote number glued after a sentence's last word and stop ("a day.3")."""
+
+HEADING_WORDS = (
+    "signs and symptoms|symptoms|signs|causes|cause|treatments?|treatment options|options|"
+    "diagnosis|key points|"
+    "overview|prevention|outlook|prognosis|risk factors|complications|tests?|"
+    "what is [\\w' -]{1,40}|how is [\\w' -]{1,40}|who is at risk|research|summary|"
+    "introduction|definition|background"
+)
+HEADING_RUN = re.compile(
+    rf"^(?P<head>(?:(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+)\s+){{0,6}}?"
+    rf"(?i:{HEADING_WORDS}))(?::\s+|\s+)(?P<rest>[A-Z][a-z'’]*[,;]?\s+[a-z(].*)$"
+)
+"""A heading ending in a heading word, then the sentence (a capital, then lower case)."""
+
+TITLE_RUN = re.compile(
+    r"^(?P<head>(?:(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+)\s+){1,7})"
+    r"(?P<rest>[A-Z][\w'’-]*\s.*)$"
+)
+"""Up to seven capitalised words (and small words) before a capitalised word."""
+
+RESOURCE_LIST = re.compile(
+    r"^(these|the following) resources (address|from|provide|offer)|"
+    r"^(genetic testing registry|gene review|medlineplus encyclopedia)\b",
+    re.IGNORECASE,
+)
+SYMPTOM_TABLE = re.compile(
+    r"approximate number of patients|(\b\d{1,3}%\s+\S+[^.]*){3,}|human phenotype ontology|"
+    r"\btable below\b|medlineplus medical dictionary|comes from orphanet|"
+    r"how often a (sign|symptom)|listed as a rough estimate|frequency of a sign|"
+    r"listed as a fraction|number of the fraction|frequency may also be listed",
+    re.IGNORECASE,
+)
+"""GARD's symptom tables and the lines about them (HPO, Orphanet, the dictionary)."""
+POINTER = re.compile(
+    r"^(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
+    r"find (out )?more\b|related (topics|information|resources)\b|"
+    r"(additional|further) information (is|can be) (found|available|provided)\b)",
+    re.IGNORECASE,
+)
+GLUED_ITEMS = re.compile(r":\s+((?:[A-Z][a-z]+(?:\s+[a-z]+){0,4})\s+){3,}[A-Z]")
+"""Three or more capitalised list items run together after a colon, no punctuation."""
+
+WORD = re.compile(r"[a-z0-9]+")
+STOP = frozenset("a an the of and or to in for with is are be by on at as that this it".split())
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in WORD.findall(text.lower()) if w not in STOP]
+
+
+def strip_footnotes(unit: str) -> str:
+    """Remove footnote numbers glued after a sentence's stop ("a day.3" -> "a day.")."""
+    return FOOTNOTE.sub(r"\1", unit)
+
+
+def strip_heading(unit: str) -> str:
+    """Remove a section heading glued before the sentence it heads, when one is plain.
+
+    Plain: the run ends in a heading word ("... Signs and Symptoms Pay attention to ..."),
+    or the sentence after a run of capitalised words repeats the run's words ("A Brain
+    Disorder Parkinson's disease is a brain disorder ...", "Type 2 Diabetes Type 2
+    diabetes, which ..."). Anything else is left as written.
+    """
+    match = HEADING_RUN.match(unit)
+    if match and len(match.group("rest").split()) >= 4:
+        return match.group("rest")
+    match = TITLE_RUN.match(unit)
+    if match:
+        head, rest = match.group("head"), match.group("rest")
+        head_words = set(_content(head))
+        rest_words = _content(rest)
+        if (
+            len(head.split()) >= 2
+            and len(rest_words) >= 4
+            and head_words
+            and head_words <= set(rest_words[:12])
+        ):
+            return rest
+    return unit
+
+
+KEY_POINTS = re.compile(r"^key points:\s+", re.IGNORECASE)
+"""CancerGov's summary heading, which `standalone_units` reads as a list's lead-in."""
+
+
+def clean_unit(unit: str) -> str:
+    """Return a unit with glued footnote numbers and a plain leading heading removed."""
+    text = strip_footnotes(" ".join(unit.split()))
+    if KEY_POINTS.match(text):
+        rest = KEY_POINTS.sub("", text)
+        return rest[:1].upper() + rest[1:]
+    return strip_heading(text)
+
+
+def unquotable_reason(unit: str) -> str | None:
+    """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
+
+    Returns "resource list", "symptom table", "pointer line", "glued list items" or
+    "heading only" (fewer than four words and no verb-like word after removing the
+    heading).
+    """
+    text = unit.strip()
+    if RESOURCE_LIST.search(text):
+        return "resource list"
+    if SYMPTOM_TABLE.search(text):
+        return "symptom table"
+    if POINTER.search(text):
+        return "pointer line"
+    if GLUED_ITEMS.search(text):
+        return "glued list items"
+    if len(text.split()) < 4 and not text.endswith("."):
+        return "heading only"
+    return None
+
+
+def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:
+    """Tell whether two units say the same thing: most content words of the shorter shared."""
+    a, b = set(_content(first)), set(_content(second))
+    if not a or not b:
+        return False
+    return len(a & b) / min(len(a), len(b)) >= overlap
+
+
+def lead_of(unit: str) -> str:
+    """Return a list item's lead-in ("Symptoms may include" of "Symptoms may include: x")."""
+    head, sep, _ = unit.partition(": ")
+    return head if sep and len(head.split()) >= 2 else ""
+
+
+def merge_items(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Quote a list's items as one unit: "Lead: a", "Lead: b" -> "Lead: a; b".
+
+    Units are (text, source id); items merge only with items of the same lead-in from the
+    same source, into the place of the first. Trailing stops are dropped before joining.
+    """
+    merged: list[tuple[str, str]] = []
+    where: dict[tuple[str, str], int] = {}
+    for text, source in units:
+        lead = lead_of(text)
+        key = (lead, source)
+        if lead and key in where:
+            at = where[key]
+            item = text[len(lead) + 2 :].rstrip(" .")
+            merged[at] = (f"{merged[at][0].rstrip(' .')}; {item}.", source)
+            continue
+        if lead:
+            where[key] = len(merged)
+        merged.append((text, source))
+    return merged
+
+
+def without_duplicates(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Keep the first of each group of near-duplicate units ((text, source id) pairs)."""
+    kept: list[tuple[str, str]] = []
+    for text, source in units:
+        if not any(near_duplicate(text, other) for other, _ in kept):
+            kept.append((text, source))
+    return kept
