@@ -287,7 +287,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "nearest_pages": subject.nearest if subject and uncovered else [],
         "found": record["text"],
         "asked": asked,
-        "typed": got.typed,
+        "typed": got.typed if got.on_subject else None,
         "source_name": got.source.split(" (")[0],
         "gate": f"{name} = {gate}",
         "candidates": [record],

@@ -44,6 +44,7 @@ from veriloop.nodes.judges import (
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject
+from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -238,6 +239,7 @@ def retrieve_ranked(
             set_aside=aside,
         )
     ranked, call = rank_passages(models, question, on_focus, len(on_focus))
+    ranked = [p for p in ranked if has_quotable(p["text"])]  # not all resource lists
     kin_ids = {on_focus[i]["id"] for i in subject.kin}
     kept_ids = {on_focus[i]["id"] for i in subject.kept}
     on_subject = [p for p in ranked if p["id"] in kept_ids]
@@ -252,6 +254,8 @@ def retrieve_ranked(
     else:
         subject.fell_back = subject.dropped > 0
     ranked, typed = prefer_type(ranked, asked)
+    if typed is False and is_on:
+        keep *= 3  # the subject's pages answer other questions: search more of them
     return Retrieved(
         source.name,
         len(found),

@@ -187,3 +187,13 @@ def without_duplicates(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]
         if not any(near_duplicate(text, other) for other, _ in kept):
             kept.append((text, source))
     return kept
+
+
+def has_quotable(text: str) -> bool:
+    """Tell whether a passage holds any unit an answer may quote (not all resource lists)."""
+    from veriloop.standalone import standalone_units
+
+    return any(
+        unquotable_reason(unit) is None and unquotable_reason(clean_unit(unit)) is None
+        for unit in standalone_units(text)
+    )
