@@ -28,7 +28,7 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "6"
+CACHE_VERSION = "7"
 SEPARATORS = ["\n\n", "\n", ". ", "? ", "! ", "; ", " ", ""]
 """Where a passage may end, best first: a sentence end before any space."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
@@ -71,6 +71,9 @@ class Passage:
     """The MedQuAD question this passage answers (part of)."""
     qtype: str = ""
     """That question's type (MedQuAD's `qtype`: "treatment", "symptoms", ...)."""
+    cuis: list[str] = field(default_factory=list)
+    """The UMLS concepts the page is about (MedQuAD's `cuis`): pages sharing one are
+    about the same thing under other names."""
 
 
 def index_cache_root() -> Path:
@@ -124,6 +127,7 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
                 focus=row.get("focus") or "",
                 question=row.get("question") or "",
                 qtype=row.get("qtype") or "",
+                cuis=list(row.get("cuis") or []),
             )
             for n, chunk in enumerate(chunks, start=1)
         ]

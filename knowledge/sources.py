@@ -77,6 +77,8 @@ class SourcePassage(TypedDict):
     qtype: NotRequired[str]
     """What question the passage's page answers there (MedQuAD's question type:
     "treatment", "symptoms", ...); absent for sources without types."""
+    cuis: NotRequired[list[str]]
+    """The UMLS concepts the page is about (MedQuAD); absent for other sources."""
 
 
 _open_bases: dict[tuple[str, str], KnowledgeBase] = {}
@@ -195,6 +197,7 @@ def medquad_passage(passage: Passage) -> SourcePassage:
         url=passage.url,
         relevance=0.0,
         qtype=passage.qtype,
+        cuis=list(passage.cuis),
     )
 
 

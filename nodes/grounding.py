@@ -211,7 +211,9 @@ def retrieve_ranked(
     nothing when the question names a subject no candidate's page is about. When the best
     page on the subject is below `relevant_at` (it names a word of the question but is not
     about what was asked: "Drinking Water" for quinine in seltzer water), the rule has
-    nothing to offer and every candidate is ranked as without it.
+    nothing to offer and every candidate is ranked as without it. Pages that share a UMLS
+    concept (`cuis`) with a page on the subject are on it too ("High Blood Pressure" for a
+    page named "Hypertension").
 
     With `asked` (a question type, `nodes.question_type`), only passages whose page answers
     that type of question (their `qtype`) are kept when there are any (`prefer_type`); pages that
@@ -242,11 +244,20 @@ def retrieve_ranked(
     ranked = [p for p in ranked if has_quotable(p["text"])]  # not all resource lists
     kin_ids = {on_focus[i]["id"] for i in subject.kin}
     kept_ids = {on_focus[i]["id"] for i in subject.kept}
+    if subject.matched:  # pages about the same UMLS concept under another name
+        own_cuis = {
+            c for i in subject.kept if i not in subject.kin for c in on_focus[i].get("cuis", [])
+        }
+        kept_ids |= {p["id"] for p in on_focus if own_cuis & set(p.get("cuis", []))}
     on_subject = [p for p in ranked if p["id"] in kept_ids]
     own = [p for p in on_subject if p["id"] not in kin_ids]
     if own and (not kin_ids or (asked and any(p.get("qtype") == asked for p in own))):
         on_subject = own  # the subject's own pages answer it: its kinds are not needed
-    is_on = bool(on_subject) and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
+    is_on = (
+        subject.matched
+        and bool(on_subject)
+        and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
+    )
     if is_on:
         kept = {p["id"] for p in on_subject}
         aside += [p["title"] for p in ranked if p["id"] not in kept and p["title"] not in aside]

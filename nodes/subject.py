@@ -238,9 +238,7 @@ def written_in(phrase: SubjectPhrase, text: str) -> bool:
     """Tell whether a text writes the phrase's words in a row (stemmed)."""
     tokens = subject_tokens(text)
     width = len(phrase.stems)
-    return any(
-        tuple(tokens[i : i + width]) == phrase.stems for i in range(len(tokens) - width + 1)
-    )
+    return any(tuple(tokens[i : i + width]) == phrase.stems for i in range(len(tokens) - width + 1))
 
 
 def _page_writes(
@@ -299,6 +297,8 @@ class SubjectMatch:
     with the subject phrase first, then in retrieval order."""
     total: int = 0
     """How many candidates the rule read."""
+    matched: bool = False
+    """Some candidate's page is on the subject (or a kind of it): the rule chose pages."""
     fell_back: bool = False
     """Set by the caller when the pages on the subject were not relevant enough to answer
     from and every candidate was used instead (nothing was dropped)."""
@@ -345,7 +345,9 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
         grown = [i for i in kin if not about_children(titles[i])]
         kin = grown or kin
     if on or kin:
-        return SubjectMatch(kept=sorted(on + kin), kin=kin, phrases=phrases, total=len(titles))
+        return SubjectMatch(
+            kept=sorted(on + kin), kin=kin, phrases=phrases, total=len(titles), matched=True
+        )
     if phrases:
         subject = phrases[0].terms
         foci = list(dict.fromkeys(t for t in titles if t))

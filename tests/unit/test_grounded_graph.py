@@ -635,3 +635,42 @@ def test_pages_on_the_subject_below_the_gate_fall_back_to_every_candidate(
 
     assert titles(0.5) == ["Thrombocytopenia", "Drinking Water"]  # rule gave nothing usable
     assert titles(0.1) == ["Drinking Water"]  # the page on the subject clears the gate
+
+
+class TypedSource(TitledSource):
+    """Titled pages that also carry MedQuAD's question type and UMLS concepts."""
+
+    def __init__(self, pages: list[tuple[str, str, str, list[str]]]) -> None:
+        self.typed = pages
+
+    def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[Any]]:
+        return [
+            SourcePassage(
+                id=f"P-{n}", text=text, title=title, url="u", relevance=0.0, qtype=qtype, cuis=cuis
+            )
+            for n, (title, text, qtype, cuis) in enumerate(self.typed[:k], start=1)
+        ], []
+
+
+def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [
+        ("Hypertension", "Hypertension is blood pressure that stays high.", "information", ["C1"]),
+        ("Hypertension", "Hypertension is treated with diuretics.", "treatment", ["C1"]),
+        ("High Blood Pressure", "Medicines for high blood pressure help.", "treatment", ["C1"]),
+        ("Hypotension", "Hypotension is blood pressure that is low.", "treatment", ["C2"]),
+    ]
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
+    question = "how is hypertension treated"
+    got = retrieve_ranked(
+        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
+    )
+    assert got.typed is True and got.on_subject
+    assert sorted(p["title"] for p in got.ranked) == ["High Blood Pressure", "Hypertension"]
+    assert all(p.get("qtype") == "treatment" for p in got.ranked)
+    other = retrieve_ranked(
+        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="outlook"
+    )
+    assert other.typed is False  # the subject's pages answer other questions only

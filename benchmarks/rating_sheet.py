@@ -1,0 +1,131 @@
+r"""Hand rating, blinded: a sheet of answer pairs to rate, then the tally before and after.
+
+    .venv/bin/python benchmarks/rating_sheet.py make \
+        --before docs/results/mediqa_issue38_before --after docs/results/mediqa_issue38_after \
+        --labels docs/benchmarks/mediqa_question_labels.jsonl --sample 60 --seed 38 \
+        --out docs/benchmarks/rating_sheet.jsonl
+    .venv/bin/python benchmarks/rating_sheet.py tally --sheet docs/benchmarks/rating_sheet.jsonl \
+        --ratings docs/benchmarks/ratings.jsonl --out docs/benchmarks/rating_tally.md
+
+`make` samples items (seeded) from the `grounded` runs of both folders and writes, per item,
+the question, its hand label and the two answers as A and B in a seeded random order (the
+answer text with its cited page titles, or the refusal and its reason); which of A and B is
+the run before is kept in `key` on each line, for `tally` only: a rater reads `question`,
+`label`, `A` and `B` (docs/benchmarks/answer_rating.md). `tally` reads the ratings
+({"id", "A", "B"} per line, each one of good, partial, bad, refused right, refused wrong)
+and writes the share of each rating before and after, with seeded bootstrap 95% intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+if not __package__:  # run as a script (the documented way): let `veriloop` resolve
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from veriloop.evaluation.tables import bootstrap_interval
+
+RATINGS = ("good", "partial", "bad", "refused right", "refused wrong")
+
+
+def shown(record: dict[str, Any]) -> dict[str, Any]:
+    """Return what a rater sees of one answer."""
+    outputs = record.get("outputs") or {}
+    if record.get("refusal") or not record.get("answer"):
+        reason = (record.get("refusal") or {}).get("detail") or record.get("error") or "no answer"
+        return {"refused": True, "text": f"(refused) {reason}", "sources": []}
+    return {
+        "refused": False,
+        "text": record["answer"],
+        "sources": [f"[{s['number']}] {s['title']}" for s in outputs.get("sources", [])],
+    }
+
+
+def load(folder: Path) -> dict[str, dict[str, Any]]:
+    """Return the `grounded` records of a results folder by item id."""
+    rows = (json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines())
+    return {r["item_id"]: r for r in rows if r.get("run") == "grounded"}
+
+
+def make(args: argparse.Namespace) -> None:
+    """Write the blinded sheet."""
+    before, after = load(args.before), load(args.after)
+    labels = {
+        x["id"]: x for x in map(json.loads, args.labels.read_text(encoding="utf-8").splitlines())
+    }
+    items = sorted(set(before) & set(after) & set(labels))
+    rng = random.Random(args.seed)
+    lines = []
+    for item in sorted(rng.sample(items, args.sample)):
+        first_is_before = rng.random() < 0.5
+        pair = [shown(before[item]), shown(after[item])]
+        a, b = pair if first_is_before else pair[::-1]
+        label = {k: labels[item][k] for k in ("qtypes", "subject", "foci", "answerable", "note")}
+        lines.append(
+            {
+                "id": item,
+                "question": before[item]["question"],
+                "label": label,
+                "A": a,
+                "B": b,
+                "key": {"A": "before" if first_is_before else "after"},
+            }
+        )
+    args.out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    print(f"{len(lines)} items -> {args.out}")
+
+
+def tally(args: argparse.Namespace) -> None:
+    """Unblind the ratings and write the shares before and after."""
+    sheet = {x["id"]: x for x in map(json.loads, args.sheet.read_text().splitlines())}
+    rated = [json.loads(line) for line in args.ratings.read_text().splitlines() if line.strip()]
+    by_run: dict[str, list[str]] = {"before": [], "after": []}
+    for row in rated:
+        key = sheet[row["id"]]["key"]["A"]
+        other = "after" if key == "before" else "before"
+        by_run[key].append(row["A"])
+        by_run[other].append(row["B"])
+    lines = [
+        f"Hand ratings of {len(rated)} items (blinded A/B; protocol: answer_rating.md).",
+        "",
+        "| rating | before | after |",
+        "| --- | --- | --- |",
+    ]
+    for rating in RATINGS:
+        cells = []
+        for run in ("before", "after"):
+            hits = [float(r == rating) for r in by_run[run]]
+            low, high = bootstrap_interval(hits) if hits else (0.0, 0.0)
+            cells.append(f"{sum(hits):.0f} ({sum(hits) / len(hits):.0%}, [{low:.0%}, {high:.0%}])")
+        lines.append(f"| {rating} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+
+
+def main() -> None:
+    """Run `make` or `tally`."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    maker = sub.add_parser("make")
+    maker.add_argument("--before", type=Path, required=True)
+    maker.add_argument("--after", type=Path, required=True)
+    maker.add_argument("--labels", type=Path, required=True)
+    maker.add_argument("--sample", type=int, default=60)
+    maker.add_argument("--seed", type=int, default=38)
+    maker.add_argument("--out", type=Path, required=True)
+    counter = sub.add_parser("tally")
+    counter.add_argument("--sheet", type=Path, required=True)
+    counter.add_argument("--ratings", type=Path, required=True)
+    counter.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    make(args) if args.command == "make" else tally(args)
+
+
+if __name__ == "__main__":
+    main()
