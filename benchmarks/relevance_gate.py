@@ -10,9 +10,9 @@ to the question, and whether the kept pages are on the question's subject. The h
 says whether MedQuAD has a page on the subject (`answerable` yes or partial). A gate at t
 refuses below t; it refuses wrongly when the page exists, and answers wrongly when it
 does not. The two gates (`subject_relevant_at` for pages on the subject, `relevant_at`
-otherwise) are fitted apart, each at the t with the fewest errors of both kinds (ties: the
-lower t); cross-fitted on two halves of the items (by item id hash) for an honest error
-rate, then fitted on all items for the shipped value.
+otherwise) are fitted apart, each at the t with the lowest cost, a wrong answer weighing
+three wrong refusals (ties: the lower t); cross-fitted on two halves of the items (by
+item id hash) for an honest error rate, then fitted on all items for the shipped value.
 """
 
 from __future__ import annotations
@@ -45,9 +45,21 @@ def errors(rows: list[dict[str, Any]], gate: float) -> tuple[int, int]:
     return refused_wrong, answered_wrong
 
 
+WRONG_ANSWER_COST = 3.0
+"""An answer where the source has nothing counts as three wrong refusals: veriloop answers
+only from trusted text, and an answer from the wrong page misleads where a refusal does
+not."""
+
+
+def cost(rows: list[dict[str, Any]], gate: float) -> float:
+    """Return the errors at `gate`, a wrong answer weighing `WRONG_ANSWER_COST` refusals."""
+    refused_wrong, answered_wrong = errors(rows, gate)
+    return refused_wrong + WRONG_ANSWER_COST * answered_wrong
+
+
 def fit(rows: list[dict[str, Any]]) -> float:
-    """Return the grid value with the fewest errors of both kinds (the lowest on ties)."""
-    return min(GRID, key=lambda t: (sum(errors(rows, t)), t))
+    """Return the grid value with the lowest cost (the lowest value on ties)."""
+    return min(GRID, key=lambda t: (cost(rows, t), t))
 
 
 def main() -> None:
@@ -63,7 +75,7 @@ def main() -> None:
     models = get_models(ModelSettings())
     rows = []
     for item in load_mediqa2019(args.mediqa, "all"):
-        best_type, confident, _ = asked_type(models, item.question, 0.5)
+        asked = asked_type(models, item.question, 0.5)
         got = retrieve_ranked(
             models,
             item.question,
@@ -72,7 +84,8 @@ def main() -> None:
             candidates=30,
             keep=3,
             relevant_at=-1.0,
-            asked=best_type.qtype if confident else None,
+            asked=asked.qtype,
+            question_vector=asked.question_vector,
         )
         rows.append(
             {

@@ -112,16 +112,17 @@ class GroundedContext(MethodSettings, SourceSettings, DecisionSettings):
         },
     )
     relevant_at: float = field(
-        default=0.5,
+        default=0.25,
         metadata={
             "ge": -1.0,
             "le": 1.0,
             "description": "Hard refusal when the best question-passage cosine is below this "
-            "and no page is on the question's subject.",
+            "and no page is on the question's subject; fitted on MEDIQA "
+            "(docs/benchmarks/relevance_gate.md).",
         },
     )
     subject_relevant_at: float = field(
-        default=0.5,
+        default=0.0,
         metadata={
             "ge": -1.0,
             "le": 1.0,
@@ -253,13 +254,11 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     """Retrieve candidate passages from the source, re-rank them and apply the gate."""
     context = GroundedContext.of(runtime)
     models = get_models(context)
-    asked: str | None = None
-    type_calls: list[ModelCall] = []
-    if context.question_types and context.match_focus:
-        best_type, confident, type_calls = asked_type(
-            models, state.question, context.type_confident_at
-        )
-        asked = best_type.qtype if confident else None
+    asked = (
+        asked_type(models, state.question, context.type_confident_at)
+        if context.question_types and context.match_focus
+        else None
+    )
     got = retrieve_ranked(
         models,
         state.question,
@@ -270,7 +269,8 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         match_focus=context.match_focus,
         relevant_at=context.subject_relevant_at,
         question_match=context.question_match,
-        asked=asked,
+        asked=asked.qtype if asked else None,
+        question_vector=asked.question_vector if asked else None,
     )
     name, gate = (
         ("subject_relevant_at", context.subject_relevant_at)
@@ -286,12 +286,12 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
         "found": record["text"],
-        "asked": asked,
+        "asked": asked.qtype if asked else None,
         "typed": got.typed if got.on_subject else None,
         "source_name": got.source.split(" (")[0],
         "gate": f"{name} = {gate}",
         "candidates": [record],
-        "calls": [*type_calls, *got.calls],
+        "calls": [*(asked.calls if asked else []), *got.calls],
     }
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, Protocol
 
+import numpy.typing as npt
 from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError
@@ -107,18 +108,29 @@ def relevance_judge(kind: str) -> RelevanceScorer | None:
 
 
 def rank_passages(
-    models: Models, question: str, passages: Sequence[SourcePassage], keep: int
+    models: Models,
+    question: str,
+    passages: Sequence[SourcePassage],
+    keep: int,
+    question_vector: npt.NDArray[Any] | None = None,
 ) -> tuple[list[SourcePassage], ModelCall | None]:
     """Re-rank passages by MiniLM cosine to the question; return the best `keep`.
 
-    Each kept passage carries its cosine as `relevance`. No passages: no call.
+    Each kept passage carries its cosine as `relevance`. No passages: no call. With
+    `question_vector` (the question already embedded by this run's embedder), only the
+    passages are embedded.
     """
     if not passages:
         return [], None
     texts = [f"{p['title']}. {p['text']}" if p["title"] else p["text"] for p in passages]
-    vectors, call = models.embed([question, *texts], purpose="rerank")
+    if question_vector is None:
+        vectors, call = models.embed([question, *texts], purpose="rerank")
+        asked, rows = vectors[0], vectors[1:]
+    else:
+        rows, call = models.embed(texts, purpose="rerank")
+        asked = question_vector
     ranked: list[SourcePassage] = []
-    for row, cosine in rank_rows(list(range(len(texts))), vectors[1:], vectors[0], keep):
+    for row, cosine in rank_rows(list(range(len(texts))), rows, asked, keep):
         passage = passages[row].copy()
         passage["relevance"] = round(cosine, 6)
         ranked.append(passage)
@@ -202,6 +214,7 @@ def retrieve_ranked(
     relevant_at: float | None = None,
     question_match: int = 0,
     asked: str | None = None,
+    question_vector: npt.NDArray[Any] | None = None,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
@@ -225,7 +238,7 @@ def retrieve_ranked(
     )
     found, calls = source.search(question, candidates)
     if not match_focus:
-        ranked, call = rank_passages(models, question, found, keep)
+        ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
     on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
     aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
@@ -240,7 +253,7 @@ def retrieve_ranked(
             subject,
             set_aside=aside,
         )
-    ranked, call = rank_passages(models, question, on_focus, len(on_focus))
+    ranked, call = rank_passages(models, question, on_focus, len(on_focus), question_vector)
     ranked = [p for p in ranked if has_quotable(p["text"])]  # not all resource lists
     kin_ids = {on_focus[i]["id"] for i in subject.kin}
     kept_ids = {on_focus[i]["id"] for i in subject.kept}

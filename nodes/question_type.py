@@ -145,26 +145,37 @@ def classify_questions(questions: list[str]) -> list[list[AskedType]]:
     return [classifier.classify(v) for v in vectors]
 
 
-def asked_type(
-    models: Models, question: str, confident_at: float
-) -> tuple[AskedType, bool, list[ModelCall]]:
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks, as the classifier read it."""
+
+    best: AskedType
+    confident: bool
+    """The best type's probability reaches the caller's `confident_at`."""
+    calls: list[ModelCall]
+    question_vector: npt.NDArray[Any] | None
+    """The question embedded by the run's own embedder (None when the classifier's own
+    encoder read it): retrieval re-ranks with it instead of embedding the question again."""
+
+    @property
+    def qtype(self) -> str | None:
+        """Return the type when the classifier is confident, else None."""
+        return self.best.qtype if self.confident else None
+
+
+def asked_type(models: Models, question: str, confident_at: float) -> Asked:
     """Classify what a question asks; say whether the classifier is confident enough to use.
 
     The run's embedder reads the question when it is the classifier's encoder (one
-    accounted call); otherwise the classifier's own encoder does.
-
-    Returns:
-        The most probable type, whether its probability reaches `confident_at`, and the
-        embedding calls.
+    accounted call, its vector reused by retrieval); otherwise the classifier's own encoder
+    does.
     """
     classifier = question_types()
-    calls: list[ModelCall] = []
     if models.embedder.name == classifier.encoder:
         vectors, call = models.embed([question], purpose="question_type")
-        calls.append(call)
-    else:
-        with _lock:
-            encoder = _encoder()
-        vectors = encoder.embed([question])
-    best = classifier.classify(vectors[0])[0]
-    return best, best.probability >= confident_at, calls
+        best = classifier.classify(vectors[0])[0]
+        return Asked(best, best.probability >= confident_at, [call], vectors[0])
+    with _lock:
+        encoder = _encoder()
+    best = classifier.classify(encoder.embed([question])[0])[0]
+    return Asked(best, best.probability >= confident_at, [], None)

@@ -36,7 +36,7 @@ def found_note(got: Retrieved) -> str:
     if subject and subject.fell_back:
         notes.append("pages on the subject below relevant_at, all kept")
     if got.asked and got.typed is not None:
-        have = "kept" if got.typed else "none on the pages kept"
+        have = "passages of that type kept" if got.typed else "no passage of that type"
         notes.append(f"asked: {got.asked} ({have})")
     kept = ", ".join(f"{p['id']} {p['title']!r} ({p['relevance']:.2f})" for p in got.ranked)
     notes.append(f"kept {kept or 'none'}")
