@@ -12,8 +12,11 @@ the question, its hand label and the two answers as A and B in a seeded random o
 answer text with its cited page titles, or the refusal and its reason); which of A and B is
 the run before is kept in `key` on each line, for `tally` only: a rater reads `question`,
 `label`, `A` and `B` (docs/benchmarks/answer_rating.md). `tally` reads the ratings
-({"id", "A", "B"} per line, each one of good, partial, bad, refused right, refused wrong)
-and writes the share of each rating before and after, with seeded bootstrap 95% intervals.
+({"id", "A", "B"} per line, each one of good, partial, bad, refused right, refused wrong;
+or a `carry` file) and writes the share of each rating before and after, with seeded
+bootstrap 95% intervals. `carry` takes the ratings over to a re-run of the "after" code
+(`carry --sheet ... --ratings ... --rerun DIR --out FILE`) and lists what must be rated
+again.
 """
 
 from __future__ import annotations
@@ -86,6 +89,10 @@ def tally(args: argparse.Namespace) -> None:
     rated = [json.loads(line) for line in args.ratings.read_text().splitlines() if line.strip()]
     by_run: dict[str, list[str]] = {"before": [], "after": []}
     for row in rated:
+        if "before" in row:  # a `carry` file: already unblinded
+            by_run["before"].append(row["before"])
+            by_run["after"].append(row["after"])
+            continue
         key = sheet[row["id"]]["key"]["A"]
         other = "after" if key == "before" else "before"
         by_run[key].append(row["A"])
@@ -108,8 +115,39 @@ def tally(args: argparse.Namespace) -> None:
     print(text)
 
 
+def carry(args: argparse.Namespace) -> None:
+    """Carry the ratings over to a re-run of the "after" code, marking what changed.
+
+    Per sheet item, the re-run's answer is compared with the rated "after" answer: the
+    same text keeps its rating; a refusal where the rated "before" answer was also a
+    refusal takes the "before" rating (a refusal is right or wrong by what MedQuAD holds,
+    not by its wording); anything else is left for rating again (`unrated`).
+    """
+    sheet = [json.loads(line) for line in args.sheet.read_text().splitlines()]
+    ratings = {r["id"]: r for r in map(json.loads, args.ratings.read_text().splitlines())}
+    rerun = load(args.rerun)
+    carried, unrated = [], []
+    for item in sheet:
+        rating = ratings[item["id"]]
+        after_side = "A" if item["key"]["A"] == "after" else "B"
+        before_side = "B" if after_side == "A" else "A"
+        new = shown(rerun[item["id"]])
+        if new["text"] == item[after_side]["text"]:
+            verdict = rating[after_side]
+        elif new["refused"] and item[before_side]["refused"]:
+            verdict = rating[before_side]
+        else:
+            unrated.append({"id": item["id"], "question": item["question"], "answer": new})
+            continue
+        carried.append({"id": item["id"], "before": rating[before_side], "after": verdict})
+    args.out.write_text("".join(json.dumps(x) + "\n" for x in carried), encoding="utf-8")
+    print(f"{len(carried)} carried -> {args.out}; {len(unrated)} to rate again:")
+    for row in unrated:
+        print(json.dumps(row))
+
+
 def main() -> None:
-    """Run `make` or `tally`."""
+    """Run `make`, `tally` or `carry`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     maker = sub.add_parser("make")
@@ -123,8 +161,13 @@ def main() -> None:
     counter.add_argument("--sheet", type=Path, required=True)
     counter.add_argument("--ratings", type=Path, required=True)
     counter.add_argument("--out", type=Path, required=True)
+    carrier = sub.add_parser("carry")
+    carrier.add_argument("--sheet", type=Path, required=True)
+    carrier.add_argument("--ratings", type=Path, required=True)
+    carrier.add_argument("--rerun", type=Path, required=True)
+    carrier.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    make(args) if args.command == "make" else tally(args)
+    {"make": make, "tally": tally, "carry": carry}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -112,13 +112,13 @@ class GroundedContext(MethodSettings, SourceSettings, DecisionSettings):
         },
     )
     relevant_at: float = field(
-        default=0.25,
+        default=0.5,
         metadata={
             "ge": -1.0,
             "le": 1.0,
             "description": "Hard refusal when the best question-passage cosine is below this "
-            "and no page is on the question's subject; fitted on MEDIQA "
-            "(docs/benchmarks/relevance_gate.md).",
+            "and no page is on the question's subject (set from the hand ratings: answers "
+            "from pages off the subject were bad; docs/benchmarks/relevance_gate.md).",
         },
     )
     subject_relevant_at: float = field(

@@ -33,5 +33,5 @@ def test_the_settings_reference_lists_every_setting_of_every_method() -> None:
         assert f"## `{method.id}`" in page
         for spec in dataclasses.fields(method.context_class()):
             assert f"| `{spec.name}` |" in page, f"{method.id}.{spec.name} missing"
-    assert "| `relevant_at` | `float` | `0.25` | Hard refusal when" in page
+    assert "| `relevant_at` | `float` | `0.5` | Hard refusal when" in page
     assert "(ge -1.0, le 1.0)" in page  # the bounds the CLI enforces are shown

@@ -150,7 +150,7 @@ def test_nothing_relevant_is_a_hard_refusal_without_a_chat_call(
     result = run(backend, kb, OFF_TOPIC)
     assert result["answer"] is None and result["stop_reason"] == "refused"
     assert result["refusal"]["kind"] == "hard"
-    assert "below relevant_at = 0.25" in result["refusal"]["detail"]
+    assert "below relevant_at = 0.5" in result["refusal"]["detail"]
     assert models.chat_model.conversations == []  # type: ignore[attr-defined]
     assert judge.queries == [] and result["sources"] == []
 
