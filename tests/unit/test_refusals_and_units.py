@@ -1,0 +1,55 @@
+"""Refusal texts and the extractive answer's units (issue 38), on fakes."""
+
+from __future__ import annotations
+
+from veriloop.knowledge.sources import SourcePassage
+from veriloop.nodes.answer_units import about_asked, quotable_units
+from veriloop.nodes.refusals import hard_refusal_detail, not_covered_detail
+
+
+def passage(pid: str, text: str, title: str = "Leukemia") -> SourcePassage:
+    return SourcePassage(id=pid, text=text, title=title, url="u", relevance=0.5)
+
+
+def test_a_refusal_never_says_no_passage_when_passages_were_set_aside() -> None:
+    found = "30 candidates from MedQuAD (30 about a neighbouring condition, dropped); kept none"
+    detail = hard_refusal_detail(None, [], None, "relevant_at = 0.5", found)
+    assert "no passage" not in detail
+    assert detail.startswith("every passage retrieved was set aside")
+    assert found in detail
+    nothing = hard_refusal_detail(None, [], None, "relevant_at = 0.5", "0 candidates from X")
+    assert nothing.startswith("the source returned no passage")
+
+
+def test_the_gate_is_named_with_its_value() -> None:
+    detail = hard_refusal_detail(None, [], 0.21, "subject_relevant_at = 0.3")
+    assert "0.21 is below subject_relevant_at = 0.3" in detail
+
+
+def test_not_covered_names_the_source_the_subject_and_what_its_pages_answer() -> None:
+    detail = not_covered_detail("MedQuAD", "Turner Syndrome", "exams and tests", ["information"])
+    assert detail == (
+        "MedQuAD describes Turner Syndrome but says nothing about how it is diagnosed "
+        "(its pages answer: information)"
+    )
+
+
+def test_units_that_are_no_answer_are_not_quoted_and_damage_is_repaired() -> None:
+    passages = [
+        passage(
+            "P-1",
+            "These resources address the diagnosis or management of leukemia: Gene Review. "
+            "Types of Treatments Some, but not all, forms of treatment include chemotherapy. "
+            "More on: Resources for Health Professionals.",
+        )
+    ]
+    units = [text for text, _ in quotable_units(passages)]
+    assert units == ["Some, but not all, forms of treatment include chemotherapy."]
+
+
+def test_only_units_about_the_asked_type_pass_its_test() -> None:
+    about = about_asked("exams and tests")
+    assert about is not None
+    assert about("Doctors diagnose Turner syndrome based on symptoms and a genetic test.")
+    assert not about("Turner syndrome affects about 1 in 2,500 newborn girls.")
+    assert about_asked("information") is None and about_asked(None) is None
