@@ -21,30 +21,23 @@ from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, RelevanceScorer
 from veriloop.nodes.question_type import question_types
-from veriloop.quotable import clean_unit, merge_items, near_duplicate, unquotable_reason
-from veriloop.standalone import standalone_units
+from veriloop.quotable import merge_items, near_duplicate, quotable_texts
 from veriloop.trace import Candidate, ModelCall
 
 
 def quotable_units(passages: Sequence[SourcePassage]) -> list[tuple[str, str]]:
     """Return every quotable unit of the passages as (unit, passage id), in passage order.
 
-    Units are cleaned (`clean_unit`); units that are no answer (`unquotable_reason`),
+    Units are `quotable_texts` (cleaned; no resource lists, tables, pointer lines), less
     questions (MedQuAD pages repeat theirs as headings) and fragments without a word of two
-    letters are left out.
+    letters.
     """
-    found = []
-    for passage in passages:
-        for unit in standalone_units(passage["text"]):
-            text = clean_unit(unit)
-            if (
-                re.search(r"[A-Za-z]{2,}", text)
-                and not text.rstrip().endswith("?")
-                and unquotable_reason(text) is None
-                and unquotable_reason(unit) is None
-            ):
-                found.append((text, passage["id"]))
-    return found
+    return [
+        (text, passage["id"])
+        for passage in passages
+        for text in quotable_texts(passage["text"])
+        if re.search(r"[A-Za-z]{2,}", text) and not text.rstrip().endswith("?")
+    ]
 
 
 def extract_sentences(

@@ -139,10 +139,14 @@ def classify_questions(questions: list[str]) -> list[list[AskedType]]:
         InvalidInputError: The classifier's weights are missing.
     """
     classifier = question_types()
+    return [classifier.classify(v) for v in _own_vectors(questions)]
+
+
+def _own_vectors(texts: list[str]) -> npt.NDArray[Any]:
+    """Embed texts with the classifier's own encoder (loaded once per process)."""
     with _lock:
         encoder = _encoder()
-    vectors = encoder.embed(questions)
-    return [classifier.classify(v) for v in vectors]
+    return encoder.embed(texts)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -175,7 +179,5 @@ def asked_type(models: Models, question: str, confident_at: float) -> Asked:
         vectors, call = models.embed([question], purpose="question_type")
         best = classifier.classify(vectors[0])[0]
         return Asked(best, best.probability >= confident_at, [call], vectors[0])
-    with _lock:
-        encoder = _encoder()
-    best = classifier.classify(encoder.embed([question])[0])[0]
+    best = classifier.classify(_own_vectors([question])[0])[0]
     return Asked(best, best.probability >= confident_at, [], None)

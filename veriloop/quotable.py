@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
+
+from veriloop.standalone import standalone_units
 
 FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
 """A footnote number glued after a sentence's last word and stop ("a day.3")."""
@@ -189,11 +192,22 @@ def without_duplicates(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]
     return kept
 
 
+@lru_cache(maxsize=4096)
+def quotable_texts(text: str) -> tuple[str, ...]:
+    """Return a passage's units an answer may quote, cleaned, in order (cached by text).
+
+    A unit is left out when it, or its cleaned form, is no answer (`unquotable_reason`).
+    Retrieval (which passages hold anything quotable) and the extract (which units to
+    quote) read the same passages, so the work is done once per passage text.
+    """
+    return tuple(
+        cleaned
+        for unit in standalone_units(text)
+        if unquotable_reason(unit) is None
+        and unquotable_reason(cleaned := clean_unit(unit)) is None
+    )
+
+
 def has_quotable(text: str) -> bool:
     """Tell whether a passage holds any unit an answer may quote (not all resource lists)."""
-    from veriloop.standalone import standalone_units
-
-    return any(
-        unquotable_reason(unit) is None and unquotable_reason(clean_unit(unit)) is None
-        for unit in standalone_units(text)
-    )
+    return bool(quotable_texts(text))
