@@ -36,7 +36,7 @@ if not __package__:  # run as a script (the documented way): let `veriloop` reso
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from veriloop.evaluation.tables import bootstrap_interval
-from veriloop.knowledge.medquad import MEDQUAD_FILE
+from veriloop.knowledge.medquad import MEDQUAD_FILE, page_keys
 from veriloop.quotable import FOOTNOTE, near_duplicate, strip_heading, unquotable_reason
 
 MEASURES = (
@@ -52,13 +52,18 @@ MEASURES = (
 
 
 def medquad_types() -> dict[str, str]:
-    """Return each bundled MedQuAD answer's question type by its qid."""
+    """Return each bundled MedQuAD answer's question type by its page key (`page_keys`).
+
+    Runs before the page keys (ids `MQ-<qid>-<n>` for every pair) read a qid two sites
+    share as the last pair's; their committed counts were made that way.
+    """
     with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as lines:
-        return {row["qid"]: row["qtype"] for row in map(json.loads, lines)}
+        rows = [json.loads(line) for line in lines]
+    return {key: row["qtype"] for key, row in zip(page_keys(rows), rows, strict=True)}
 
 
 def passage_type(passage_id: str, types: dict[str, str]) -> str | None:
-    """Return a MedQuAD passage's question type ("MQ-<qid>-<n>"; None for other sources)."""
+    """Return a MedQuAD passage's question type ("MQ-<page key>-<n>"; None for other sources)."""
     if not passage_id.startswith("MQ-"):
         return None
     return types.get(passage_id[3:].rsplit("-", 1)[0])

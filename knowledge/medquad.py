@@ -9,7 +9,9 @@ the page it came from; the licence and attribution sit beside it (`ATTRIBUTION.m
   -> "fissures — small", where the scrape lost a dash), split with LangChain's
   `RecursiveCharacterTextSplitter` at paragraph, line and then sentence ends
   (`PASSAGE_CHARS` 800, no overlap), so a passage holds whole sentences and no quoted
-  sentence is cut at a passage boundary; ids `MQ-<qid>-<n>` (stable: the file is fixed).
+  sentence is cut at a passage boundary; ids `MQ-<page key>-<n>`, the key
+  being the qid, or the site and qid where sites share a qid (`page_keys`; stable: the
+  file is fixed).
 - First stage: BM25 (the corpus index's tokenisation: stop words out, Snowball stems) over
   focus + question + passage. Built on first use (about 10 s on 2 cores) and stored under
   `index_cache_root()/medquad-<key>` (passages as JSON lines, the BM25 arrays as bm25s
@@ -28,6 +30,8 @@ import os
 import shutil
 import tempfile
 import threading
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -48,7 +52,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "7"
+CACHE_VERSION = "8"
 SEPARATORS = ["\n\n", "\n", ". ", "? ", "! ", "; ", " ", ""]
 """Where a passage may end, best first: a sentence end before any space."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
@@ -81,6 +85,31 @@ def index_cache_root() -> Path:
     return Path(os.environ.get("VERILOOP_INDEX_CACHE", "~/.cache/veriloop/indexes")).expanduser()
 
 
+def page_keys(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Return each MedQuAD pair's page key, unique across the file.
+
+    The key is the pair's qid where no other pair has it. MedQuAD numbers questions per
+    website, so one qid can name pairs of two sites (GARD's 0000058-3 is Angelman syndrome,
+    SeniorHealth's is prostate cancer), and one CancerGov document answers the same question
+    for several foci. Such pairs get their site in the key (`GARD-0000058-3`) and, where the
+    site repeats it too, the focus's place among the pair's foci (`CancerGov-0000013_2-1~3`).
+    Stable, since the file is fixed.
+    """
+    by_qid = Counter(str(row["qid"]) for row in rows)
+    by_site = Counter((str(row["source"]), str(row["qid"])) for row in rows)
+    seen: Counter[tuple[str, str]] = Counter()
+    keys = []
+    for row in rows:
+        qid, site = str(row["qid"]), str(row["source"])
+        if by_qid[qid] == 1:
+            keys.append(qid)
+            continue
+        seen[(site, qid)] += 1
+        suffix = f"~{seen[(site, qid)]}" if by_site[(site, qid)] > 1 else ""
+        keys.append(f"{site}-{qid}{suffix}")
+    return keys
+
+
 def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
     """Read the answered pairs at `path` and split every answer into passages.
 
@@ -106,6 +135,7 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
                     f"{path}:{number}: not a MedQuAD pair ({error}); expected qid, url, "
                     "source, focus, question and answer"
                 ) from error
+    keys = page_keys([row for row, *_ in rows])
     repair = RunTogetherRepair(answer for _, answer, _, _, _ in rows)
     splitter = RecursiveCharacterTextSplitter(
         chunk_size=PASSAGE_CHARS,
@@ -114,13 +144,13 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
         keep_separator="end",
     )
     passages = []
-    for row, answer, qid, url, source in rows:
+    for (row, answer, _, url, source), key in zip(rows, keys, strict=True):
         chunks = with_list_leads(
             [c.strip() for c in splitter.split_text(repair.repair(answer)) if c.strip()]
         )
         passages += [
             Passage(
-                id=f"MQ-{qid}-{n}",
+                id=f"MQ-{key}-{n}",
                 text=chunk,
                 url=url,
                 source=source,

@@ -21,7 +21,7 @@ from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, RelevanceScorer
 from veriloop.nodes.question_type import question_types
-from veriloop.quotable import merge_items, near_duplicate, quotable_texts
+from veriloop.quotable import lead_of, merge_items, near_duplicate, quotable_texts
 from veriloop.trace import Candidate, ModelCall
 
 
@@ -77,15 +77,45 @@ def extract_sentences(
     return _quoted(found, order, count), call
 
 
+# A list is quoted whole, its items in the source's order, up to this many: a chosen item
+# brings its siblings, so the answer says "these symptoms: a; b; c" as the page does, not
+# the three items that scored best (which the page never says on their own).
+LIST_ITEMS_QUOTED = 10
+
+
 def _quoted(found: list[tuple[str, str]], order: list[int], count: int) -> list[tuple[str, str]]:
-    """Take the best `count` units (by `order`), each said once, in passage order, merged."""
+    """Take the best `count` units (by `order`), each said once, in passage order, merged.
+
+    A list item counts as its whole list (the items of its lead-in from its source, at
+    most `LIST_ITEMS_QUOTED`), so `count` counts sentences and lists, not items.
+    """
     chosen: list[int] = []
+    lists_taken: set[tuple[str, str]] = set()
     for row in order:
-        if len(chosen) == count:
+        if len(chosen) - sum(len(_siblings(found, key)) - 1 for key in lists_taken) >= count:
             break
-        if not any(near_duplicate(found[row][0], found[other][0]) for other in chosen):
+        if row in chosen or any(near_duplicate(found[row][0], found[o][0]) for o in chosen):
+            continue
+        lead = lead_of(found[row][0])
+        if not lead:
             chosen.append(row)
+            continue
+        key = (lead, found[row][1])
+        lists_taken.add(key)
+        chosen += [
+            item
+            for item in _siblings(found, key)
+            if item not in chosen
+            and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
+        ]
     return merge_items([found[row] for row in sorted(chosen)])
+
+
+def _siblings(found: list[tuple[str, str]], key: tuple[str, str]) -> list[int]:
+    """Return the rows of one list's items (lead-in and source `key`), the first few."""
+    lead, source = key
+    rows = [i for i, (text, pid) in enumerate(found) if pid == source and lead_of(text) == lead]
+    return rows[:LIST_ITEMS_QUOTED]
 
 
 def about_asked(asked: str | None) -> Callable[[str], bool] | None:

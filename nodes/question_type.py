@@ -92,7 +92,9 @@ class QuestionTypeClassifier:
             classes=tuple(info["classes"]),
             coef=np.asarray(arrays["coef"], dtype=np.float32),
             intercept=np.asarray(arrays["intercept"], dtype=np.float32),
-            cues={k: frozenset(v) for k, v in info["cue_stems"].items()},
+            cues=_with_named_words(
+                {k: frozenset(v) for k, v in info["cue_stems"].items()}, folder / CUE_WORDS
+            ),
             encoder=str(info["encoder"]),
         )
 
@@ -114,6 +116,23 @@ class QuestionTypeClassifier:
         """Tell whether `text` holds one of `qtype`'s cue stems (it is about that type)."""
         cues = self.cues.get(qtype, frozenset())
         return bool(cues & set(lexical_tokens([text])[0]))
+
+
+CUE_WORDS = "cue_words.json"
+"""The words naming each type, added to its learned cue stems (why: in the file)."""
+
+
+def _with_named_words(cues: dict[str, frozenset[str]], path: Path) -> dict[str, frozenset[str]]:
+    """Return the learned cue stems with the stems of the words naming each type added."""
+    if not path.is_file():
+        return cues
+    words = json.loads(path.read_text(encoding="utf-8"))
+    named = {
+        qtype: frozenset(lexical_tokens([" ".join(listed)])[0])
+        for qtype, listed in words.items()
+        if not qtype.startswith("_")
+    }
+    return {qtype: stems | named.get(qtype, frozenset()) for qtype, stems in cues.items()}
 
 
 @cache

@@ -383,17 +383,58 @@ def _sentences_by_form(evidence: str) -> dict[str, str]:
     return forms
 
 
-def copied_sentence(claim: str, evidence: str) -> str | None:
-    """Return the evidence sentence the claim copies word for word, or None.
+# Where a copied run of the evidence may start (after a sentence's end, a line break or a
+# list bullet) and end (a sentence's end, a semicolon, a bullet): never mid-sentence, so a
+# copy cannot drop the words that open or close a sentence ("It is a myth that ...").
+_STARTS_AFTER = re.compile(r"[.!?\n\u2022]|(?:^|\s)[-*](?:\s|$)")
+_ENDS_BEFORE = re.compile(r"[.!?;\n\u2022]|(?:^|\s)[-*](?:\s|$)")
+_WORD = re.compile(r"[\w%]+")
 
-    Case, spacing and punctuation aside, the claim is that sentence: what the source says,
-    so the claim is backed whatever a model reads into the sentences around it (the
-    three-way judges, small as they are, were seen calling such copies contradicted).
+
+@lru_cache(maxsize=1024)
+def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], frozenset[int]]:
+    """Return the evidence's words (copy form), and where a copy may start and end."""
+    lowered = evidence.lower()
+    spans = [(match.start(), match.end()) for match in _WORD.finditer(lowered)]
+    words = tuple(lowered[start:end] for start, end in spans)
+    starts, ends = set(), set()
+    for index, (start, end) in enumerate(spans):
+        before = lowered[spans[index - 1][1] : start] if index else "\n"
+        after = lowered[end : spans[index + 1][0]] if index + 1 < len(spans) else "\n"
+        if _STARTS_AFTER.search(before):
+            starts.add(index)
+        if _ENDS_BEFORE.search(after):
+            ends.add(index)
+    return words, frozenset(starts), frozenset(ends)
+
+
+def _copied_run(wanted: list[str], evidence: str) -> str | None:
+    """Return the evidence's text the claim's words copy as a whole run of units, or None."""
+    words, starts, ends = _evidence_words(evidence)
+    size = len(wanted)
+    for start in sorted(starts):
+        end = start + size - 1
+        if end in ends and list(words[start : end + 1]) == wanted:
+            spans = [(m.start(), m.end()) for m in _WORD.finditer(evidence)]
+            return evidence[spans[start][0] : spans[end][1]]
+    return None
+
+
+def copied_sentence(claim: str, evidence: str) -> str | None:
+    """Return the evidence text the claim copies word for word, or None.
+
+    Case, spacing and punctuation aside, the claim is one of the evidence's sentences, or
+    a run of them (a list's lead-in and its items quoted as one "Lead: a; b" sentence):
+    what the source says, so the claim is backed whatever a model reads into the sentences
+    around it (the three-way judges, small as they are, were seen calling such copies
+    contradicted). A run must start and end where the evidence's sentences or list items
+    do, so a copy never drops a sentence's opening or closing words.
     """
     wanted = _copy_form(claim)
     if len(wanted.split()) < 3:
         return None
-    return _sentences_by_form(evidence).get(wanted)
+    exact = _sentences_by_form(evidence).get(wanted)
+    return exact if exact is not None else _copied_run(wanted.split(), evidence)
 
 
 def rules_fingerprint() -> str:

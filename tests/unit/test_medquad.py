@@ -88,6 +88,19 @@ def test_the_shipped_file_has_its_licence_and_attribution() -> None:
     assert "Attribution 4.0 International" in (MEDQUAD_FILE.parent / "LICENSE.txt").read_text()
 
 
+def test_every_passage_of_the_shipped_file_has_its_own_id() -> None:
+    import gzip
+    import json
+
+    from veriloop.knowledge.medquad import page_keys
+
+    with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
+    keys = page_keys(rows)
+    assert len(set(keys)) == len(rows)  # 2,491 qids are shared by two sites or foci
+    assert len({r["qid"] for r in rows}) < len(rows)
+
+
 class CountingEmbedder:
     """Unit vectors by rule: the flu question and 'flu' texts point one way, the rest another."""
 

@@ -53,3 +53,46 @@ def test_only_units_about_the_asked_type_pass_its_test() -> None:
     assert about("Doctors diagnose Turner syndrome based on symptoms and a genetic test.")
     assert not about("Turner syndrome affects about 1 in 2,500 newborn girls.")
     assert about_asked("information") is None and about_asked(None) is None
+
+
+def test_a_chosen_list_item_brings_its_whole_list_in_the_pages_order() -> None:
+    from veriloop.nodes.answer_units import LIST_ITEMS_QUOTED, _quoted
+
+    lead = "Signs of ectopic pregnancy include"
+    items = [f"{lead}: item {n}." for n in range(1, 5)]
+    found = [("Ectopic pregnancy is an emergency.", "P-1"), *((t, "P-1") for t in items)]
+    found.append(("Doctors use drugs or surgery.", "P-2"))
+    # the best units by score: item 3, then the other page's sentence
+    quoted = _quoted(found, [3, 5, 1, 0], count=2)
+    assert quoted == [
+        (f"{lead}: item 1; item 2; item 3; item 4.", "P-1"),
+        ("Doctors use drugs or surgery.", "P-2"),
+    ]
+    long_list = [(f"{lead}: item {n}.", "P-1") for n in range(1, 30)]
+    (text, _), *_ = _quoted(long_list, [7], count=1)
+    assert text.count(";") == LIST_ITEMS_QUOTED - 1 and text.endswith(f"item {LIST_ITEMS_QUOTED}.")
+
+
+def test_a_named_word_of_the_type_makes_a_sentence_about_it() -> None:
+    test = about_asked("symptoms")
+    assert test is not None
+    assert test("Signs of ectopic pregnancy include abdominal pain.")
+
+
+def test_medquad_page_keys_are_unique_where_sites_share_a_qid() -> None:
+    from veriloop.knowledge.medquad import page_keys
+
+    rows = [
+        {"qid": "0000058-3", "source": "GARD"},
+        {"qid": "0000058-3", "source": "NIHSeniorHealth"},
+        {"qid": "0000013_2-1", "source": "CancerGov"},
+        {"qid": "0000013_2-1", "source": "CancerGov"},
+        {"qid": "0004450-3", "source": "GARD"},
+    ]
+    assert page_keys(rows) == [
+        "GARD-0000058-3",
+        "NIHSeniorHealth-0000058-3",
+        "CancerGov-0000013_2-1~1",
+        "CancerGov-0000013_2-1~2",
+        "0004450-3",
+    ]

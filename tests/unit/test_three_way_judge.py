@@ -239,6 +239,25 @@ def test_a_copy_is_read_case_space_and_punctuation_aside() -> None:
     assert copied_sentence("Graves disease.", "Graves disease. It is common.") is None  # < 3 words
 
 
+def test_a_list_quoted_as_one_sentence_is_a_copy_but_a_cut_sentence_is_not() -> None:
+    from veriloop.nodes.judges.mismatch import copied_sentence
+
+    source = (
+        "Early prostate cancer usually does not cause symptoms. However, if it is not "
+        "treated, it can cause these symptoms: - painful urination - blood in urine. Rest."
+    )
+    merged = "However, if it is not treated, it can cause these symptoms: painful urination; blood in urine."
+    assert copied_sentence(merged, source) is not None
+    # fewer items, still whole items
+    assert copied_sentence(merged.replace("; blood in urine", ""), source) is not None
+    # a run that starts or ends mid-sentence is not a copy: it drops words that matter
+    assert copied_sentence("prostate cancer usually does not cause symptoms", source) is None
+    assert (
+        copied_sentence("vaccines cause autism", "It is a myth that vaccines cause autism.") is None
+    )
+    assert copied_sentence("Early prostate cancer usually does not cause", source) is None
+
+
 def test_claim_verdict_reads_support_only_judges_too() -> None:
     base = SupportVerdict(
         probability=0.7, evidence_index=0, evidence_span="e", scores={}, error=None
