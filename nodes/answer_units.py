@@ -108,7 +108,23 @@ def _quoted(found: list[tuple[str, str]], order: list[int], count: int) -> list[
             if item not in chosen
             and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
         ]
-    return merge_items([found[row] for row in sorted(chosen)])
+    return _longest_of_each(merge_items([found[row] for row in sorted(chosen)]))
+
+
+def _longest_of_each(units: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop each unit that a longer unit near-duplicates.
+
+    A list quoted whole can repeat an item another page states alone, or the same items a
+    passage cut off from their lead-in; the longer says more.
+    """
+    return [
+        unit
+        for unit in units
+        if not any(
+            other is not unit and len(other[0]) > len(unit[0]) and near_duplicate(unit[0], other[0])
+            for other in units
+        )
+    ]
 
 
 def _siblings(found: list[tuple[str, str]], key: tuple[str, str]) -> list[int]:

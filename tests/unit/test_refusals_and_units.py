@@ -96,3 +96,17 @@ def test_medquad_page_keys_are_unique_where_sites_share_a_qid() -> None:
         "CancerGov-0000013_2-1~2",
         "0004450-3",
     ]
+
+
+def test_a_unit_a_longer_quote_repeats_is_left_out() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    lead = "You should not get the vaccine if you"
+    found = [
+        (f"{lead}: have an active case of shingles.", "P-1"),
+        (f"{lead}: are allergic to gelatin.", "P-1"),
+        ("have an active case of shingles are allergic to gelatin.", "P-2"),
+    ]
+    assert _quoted(found, [0, 2], count=2) == [
+        (f"{lead}: have an active case of shingles; are allergic to gelatin.", "P-1")
+    ]
