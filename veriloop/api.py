@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from veriloop.context import ModelSettings, resolve_context
+from veriloop.errors import InvalidInputError
 
 
 class MethodHandle(NamedTuple):
@@ -120,6 +121,9 @@ def check(
     max_windows: int = 2,
     relevance: bool = False,
     continue_run: bool = False,
+    engine: str = "local",
+    address: str | None = None,
+    workers: int = 2,
     **settings: Any,
 ) -> Any:
     """Check answers against their sources, one result per row, the way `veriloop verify` does.
@@ -144,6 +148,11 @@ def check(
         continue_run: Check into an `out` folder that holds another file's results
             (refused otherwise). A resumed row is checked again when its text, the
             settings or the judge changed (each result carries a `fingerprint`).
+        engine: "local" (this process) or "ray": actors on a Ray cluster, one judge each,
+            writing the same results (`pip install 'veriloop[ray]'`).
+        address: With engine "ray": the cluster to join ("HOST:PORT", "auto"); None
+            starts a local Ray for the call.
+        workers: With engine "ray": checking actors.
         **settings: Factored Verification settings, e.g. `threshold=0.3`,
             `supported_at=0.5`, `verifier="trained"`, `max_claims=20`.
 
@@ -154,7 +163,8 @@ def check(
         `evidence_span`, `evidence_sentence`, `mismatches`) and `error`.
 
     Raises:
-        InvalidInputError: An unknown setting, a verifier a batch cannot run, rows that
+        InvalidInputError: An unknown setting, a verifier a batch cannot run, an unknown
+            engine or Ray missing for engine "ray", rows that
             are not rows (None, a number), a file that cannot be read, an `out` folder
             holding another input's results or written by another process (a bad row is
             a result with `error`, not an exception).
@@ -169,6 +179,12 @@ def check(
     given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
     context = resolve_context({**given, "max_revisions": 0}, FactoredVerificationContext)
     batch = BatchSettings(context=context, max_windows=max_windows, relevance=relevance)
+    if engine not in ("local", "ray"):
+        raise InvalidInputError(f"engine={engine!r}: use 'local' or 'ray'")
+    if engine == "ray":
+        from veriloop.verify.ray_engine import check_rows_on_ray, require_ray
+
+        require_ray()
     parsed = list(read_rows(Path(rows)) if isinstance(rows, str | Path) else rows_from(rows))
     with tempfile.TemporaryDirectory(prefix="veriloop-check-") as scratch:
         run_dir = Path(out) if out is not None else Path(scratch)
@@ -182,7 +198,13 @@ def check(
                 from tqdm import tqdm
 
                 bar = tqdm(total=len(parsed), desc="check", unit="row")
-            check_rows(parsed, results, batch, on_row=(lambda _: bar.update(1)) if bar else None)
+            advance = (lambda _: bar.update(1)) if bar else None
+            if engine == "ray":
+                check_rows_on_ray(
+                    parsed, results, batch, address=address, workers=workers, on_row=advance
+                )
+            else:
+                check_rows(parsed, results, batch, on_row=advance)
             if bar is not None:
                 bar.close()
             latest = latest_records(results)

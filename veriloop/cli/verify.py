@@ -40,6 +40,10 @@ INPUT_KEYS = (
 )
 
 
+ENGINES = ("local", "ray")
+"""Where a batch is checked: this process, or actors on a Ray cluster."""
+
+
 def load_verifier(method: str) -> tuple[Any, Any]:
     """Return (build_graph, Context class) of a verification method from the registry.
 
@@ -158,6 +162,23 @@ def verify_command(
             "`answer_relevance` and `off_question_claims`.",
         ),
     ] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="Batch: 'local' (this process) or 'ray' (actors on a Ray cluster, one judge "
+            "each; pip install 'veriloop[ray]'). Same results file either way.",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="--engine ray: the cluster to join (HOST:PORT, or 'auto' for the one "
+            "`ray start` joined on this machine); default: a local Ray for this run.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="--engine ray: checking actors (one judge each).")
+    ] = 2,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full output state.")] = False,
     details: Annotated[
         bool, typer.Option("--details", help="One answer: the full claims table.")
@@ -186,6 +207,8 @@ def verify_command(
         if not input_file.is_file():
             raise InvalidInputError(f"{input_file} does not exist")
         cache = cache_setting(no_cache, cache_dir)
+        if engine not in ENGINES:
+            raise InvalidInputError(f"--engine {engine!r}: use one of {', '.join(ENGINES)}")
         if is_batch(input_file, out_dir):
             if get_method(method, "verify").id != "factored":
                 raise InvalidInputError(
@@ -206,8 +229,16 @@ def verify_command(
                 backend=backend,
                 cache=cache,
                 continue_run=continue_run,
+                engine=engine,
+                address=address,
+                workers=workers,
             )
             return
+        if engine != "local" or address:
+            raise InvalidInputError(
+                "--engine ray and --address check a file of rows (.jsonl, .csv, .parquet, or "
+                "--out); one answer is checked here"
+            )
         if relevance:
             raise InvalidInputError(
                 "--relevance scores a file of rows (give a .jsonl, .csv, .parquet or a .json "

@@ -41,6 +41,9 @@ def batch_verify(
     backend: str | None,
     cache: str,
     continue_run: bool = False,
+    engine: str = "local",
+    address: str | None = None,
+    workers: int = 2,
 ) -> None:
     """Check every row of `input_file`; write results.jsonl, report.md and report.html.
 
@@ -73,6 +76,10 @@ def batch_verify(
         relevance=relevance,
     )
     check_settings(settings)
+    if engine == "ray":
+        from veriloop.verify.ray_engine import require_ray
+
+        require_ray()  # before the rows are read: say how to install it
     rows = list(read_rows(input_file))
     run_dir = out_dir or Path("runs") / f"verify_{input_file.stem}"
     command = "veriloop " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -80,11 +87,18 @@ def batch_verify(
         results = start_run(
             run_dir, str(input_file), settings, command=command, continue_run=continue_run
         )
-        _check_into(results, rows, settings, input_file, run_dir)
+        _check_into(results, rows, settings, input_file, run_dir, engine, address, workers)
 
 
 def _check_into(
-    results: Any, rows: list[Any], settings: Any, input_file: Path, run_dir: Path
+    results: Any,
+    rows: list[Any],
+    settings: Any,
+    input_file: Path,
+    run_dir: Path,
+    engine: str = "local",
+    address: str | None = None,
+    workers: int = 2,
 ) -> None:
     """Check the rows into the opened run, then write its reports; exit 1 if all failed."""
     import resource
@@ -94,7 +108,9 @@ def _check_into(
     from veriloop.verify.report import write_verify_reports
     from veriloop.verify.run import check_rows
 
-    err.print(f"[bold]verifying[/bold] {len(rows)} rows of {input_file} into {run_dir}")
+    joined = f", {address}" if address else ""
+    where = f" on Ray ({workers} workers{joined})" if engine == "ray" else ""
+    err.print(f"[bold]verifying[/bold] {len(rows)} rows of {input_file} into {run_dir}{where}")
     bar = tqdm(total=len(rows), desc="verify", unit="row")
     claims = 0
 
@@ -105,7 +121,14 @@ def _check_into(
         bar.update(1)
 
     try:
-        summary = check_rows(rows, results, settings, on_row=advance)
+        if engine == "ray":
+            from veriloop.verify.ray_engine import check_rows_on_ray
+
+            summary = check_rows_on_ray(
+                rows, results, settings, address=address, workers=workers, on_row=advance
+            )
+        else:
+            summary = check_rows(rows, results, settings, on_row=advance)
     except KeyboardInterrupt:
         bar.close()
         stop_interrupted(results)
@@ -118,6 +141,7 @@ def _check_into(
         "failed": summary.failed,
         "already done": summary.skipped,
         "seconds": round(summary.seconds, 1),
+        "engine": f"ray ({workers} workers)" if engine == "ray" else "local",
         "rows/s": round(done / summary.seconds, 2) if summary.seconds and done else None,
         "claims/s": round(summary.claims / summary.seconds, 2) if summary.seconds else None,
         "peak MB": round(peak_mb),

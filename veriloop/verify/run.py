@@ -47,6 +47,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -256,61 +257,120 @@ def check_rows(
     """
     settings = settings or BatchSettings()
     check_settings(settings)
-    context = settings.context
-    judge = judge_fingerprint(context)
-    latest = latest_records(results)
-    summary = BatchSummary()
+    writer = ChunkWriter(results, on_row)
     started = time.perf_counter()
+    for plan in plan_chunks(rows, writer.latest, settings):
+        writer.write_failed(plan)
+        if plan.todo:
+            writer.write_checked(check_chunk(plan.todo, plan.prints, settings))
+    writer.summary.seconds = time.perf_counter() - started
+    return writer.summary
+
+
+@dataclass
+class ChunkPlan:
+    """One chunk of a batch: its unreadable rows, the rows left to check, the rows done."""
+
+    failed: list[RowError]
+    todo: list[Row]
+    prints: list[str]
+    """The fingerprint of each row of `todo`."""
+    skipped: int
+
+
+def plan_chunks(
+    rows: Iterable[Row | RowError],
+    latest: dict[str, dict[str, Any]],
+    settings: BatchSettings,
+) -> Iterator[ChunkPlan]:
+    """Cut the rows into chunks of `settings.chunk_rows` and say what each has left to do.
+
+    A row is done when its latest record (`latest`) has no error and its fingerprint; the
+    chunks are the same whichever engine checks them, so the judge sees the same batches.
+    """
+    judge = judge_fingerprint(settings.context)
     for chunk in _chunks(rows, settings.chunk_rows):
-        todo: list[Row] = []
-        prints: list[str] = []
+        plan = ChunkPlan([], [], [], 0)
         for row in chunk:
-            earlier = latest.get(row.id, {})
             if isinstance(row, RowError):
-                record = failed_record(row)
-                summary.failed += 1
-                if earlier.get("error") != record["error"]:  # the same failure: not again
-                    results.append(record)
-                    latest[row.id] = record
-                if on_row:
-                    on_row(record)
+                plan.failed.append(row)
                 continue
             fingerprint = row_fingerprint(row, settings, judge)
+            earlier = latest.get(row.id, {})
             if earlier.get("error") is None and earlier.get("fingerprint") == fingerprint:
-                summary.skipped += 1
+                plan.skipped += 1
             else:  # new, failed before, or changed since (text, settings or judge)
-                todo.append(row)
-                prints.append(fingerprint)
-        if not todo:
-            continue
-        planned = [row_tasks(row, context, settings.max_windows) for row in todo]
-        tasks = [task for row_plan in planned for task in row_plan[0]]
-        chunk_started = time.perf_counter()
-        checks, _ = judge_claims(tasks, context)
-        relevances = (
-            relevance_scores(todo, [[bare_claim(s) for s in plan[1]] for plan in planned])
-            if settings.relevance
-            else [None] * len(todo)
-        )
-        per_row = (time.perf_counter() - chunk_started) / len(todo)
-        cursor = 0
-        for row, (row_tasks_, sentences, left_out), relevant in zip(
-            todo, planned, relevances, strict=True
-        ):
-            mine = checks[cursor : cursor + len(row_tasks_)]
-            cursor += len(row_tasks_)
-            record = row_record(row, mine, sentences, left_out, context, per_row)
-            record["fingerprint"] = prints[todo.index(row)]
-            if settings.relevance:
-                add_relevance(record, relevant)
-            results.append(record)
-            latest[row.id] = record
-            summary.checked += 1
-            summary.claims += len(mine)
-            if on_row:
-                on_row(record)
-    summary.seconds = time.perf_counter() - started
-    return summary
+                plan.todo.append(row)
+                plan.prints.append(fingerprint)
+        yield plan
+
+
+def check_chunk(
+    todo: list[Row], prints: list[str], settings: BatchSettings
+) -> list[dict[str, Any]]:
+    """Check one chunk's rows in one judge batch; return their records, in order.
+
+    The work of one worker: pure but for the models it loads (once per process).
+    """
+    context = settings.context
+    planned = [row_tasks(row, context, settings.max_windows) for row in todo]
+    tasks = [task for row_plan in planned for task in row_plan[0]]
+    chunk_started = time.perf_counter()
+    checks, _ = judge_claims(tasks, context)
+    relevances = (
+        relevance_scores(todo, [[bare_claim(s) for s in plan[1]] for plan in planned])
+        if settings.relevance
+        else [None] * len(todo)
+    )
+    per_row = (time.perf_counter() - chunk_started) / len(todo)
+    records = []
+    cursor = 0
+    for row, fingerprint, (row_tasks_, sentences, left_out), relevant in zip(
+        todo, prints, planned, relevances, strict=True
+    ):
+        mine = checks[cursor : cursor + len(row_tasks_)]
+        cursor += len(row_tasks_)
+        record = row_record(row, mine, sentences, left_out, context, per_row)
+        record["fingerprint"] = fingerprint
+        if settings.relevance:
+            add_relevance(record, relevant)
+        records.append(record)
+    return records
+
+
+class ChunkWriter:
+    """Appends a batch's records to its results file, durably, and counts them."""
+
+    def __init__(
+        self, results: ResultsFile, on_row: Callable[[dict[str, Any]], None] | None = None
+    ) -> None:
+        """Read the results' latest records (what a resume skips)."""
+        self.results = results
+        self.on_row = on_row
+        self.latest = latest_records(results)
+        self.summary = BatchSummary()
+
+    def write_failed(self, plan: ChunkPlan) -> None:
+        """Record a chunk's unreadable rows (a failure already on record is not repeated)."""
+        for row in plan.failed:
+            record = failed_record(row)
+            self.summary.failed += 1
+            if self.latest.get(row.id, {}).get("error") != record["error"]:
+                self.results.append(record)
+                self.latest[row.id] = record
+            if self.on_row:
+                self.on_row(record)
+        self.summary.skipped += plan.skipped
+
+    def write_checked(self, records: list[dict[str, Any]]) -> None:
+        """Append checked rows' records (each fsynced by `ResultsFile.append`)."""
+        for record in records:
+            self.results.append(record)
+            self.latest[record["item_id"]] = record
+            self.summary.checked += 1
+            self.summary.claims += len(record["claims"])
+            if self.on_row:
+                self.on_row(record)
 
 
 def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:

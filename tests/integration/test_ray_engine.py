@@ -1,0 +1,172 @@
+"""`veriloop verify --engine ray` on a real local Ray cluster (issue 39).
+
+The cluster is started as a user would (`ray start --head` on loopback, two CPUs: two
+checking actors); the rows are built from the bundled MedQuAD answers (a copied sentence,
+and the same sentence with its meaning inverted). Checked:
+
+- the results equal the single-process run's, row for row (all but `seconds`, each
+  row's share of its chunk's time);
+- a checking worker SIGKILLed mid-run: the run finishes, nothing lost or doubled;
+- the driver SIGKILLed mid-run: the same command again checks only what is left.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from veriloop.knowledge.medquad import MEDQUAD_FILE
+from veriloop.models.loopback import free_port
+
+pytestmark = [pytest.mark.integration, pytest.mark.full]
+ROWS = 2000
+QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "PYTHONWARNINGS": "ignore"}
+
+
+def medquad_rows(count: int) -> list[dict[str, object]]:
+    """Return `count` rows: a MedQuAD answer's first sentence, or that sentence inverted."""
+    rows: list[dict[str, object]] = []
+    with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as lines:
+        for number, line in enumerate(lines):
+            answer = json.loads(line)["answer"]
+            first = answer.split(". ")[0].strip().rstrip(".") + "."
+            if len(first.split()) < 6 or " is " not in first:
+                continue
+            claim = first if number % 2 else first.replace(" is ", " is not ", 1)
+            rows.append({"id": f"mq-{number}", "answer": claim, "sources": [answer[:1200]]})
+            if len(rows) == count:
+                break
+    return rows
+
+
+def results_of(folder: Path) -> list[dict[str, object]]:
+    """Return a run's records, each without `seconds`, in file order."""
+    out = []
+    for line in (folder / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record.pop("seconds", None)
+        out.append(record)
+    return out
+
+
+def lines_in(path: Path) -> int:
+    """Return how many records a results file holds so far."""
+    return path.read_text(encoding="utf-8").count("\n") if path.exists() else 0
+
+
+def verify(rows: Path, out: Path, *extra: str) -> list[str]:
+    """Return the `veriloop verify` command line for this environment."""
+    return [
+        str(Path(sys.executable).parent / "veriloop"),
+        "verify",
+        str(rows),
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start a two-CPU Ray head on loopback (as `ray start` does); yield its address."""
+    pytest.importorskip("ray", reason="install the extra: pip install 'veriloop[ray]'")
+    ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent))
+    assert ray_cli, "ray[data] is installed but its `ray` command is not beside python"
+    port = free_port()
+    temp = tmp_path_factory.mktemp("ray")
+    env = {**os.environ, **QUIET}
+    start = [
+        ray_cli, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
+        "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats",
+        f"--temp-dir={temp}",
+    ]  # fmt: skip
+    subprocess.run(start, check=True, env=env, capture_output=True, timeout=180)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([ray_cli, "stop", "--force"], env=env, capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def rows_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Write the rows as Parquet (the format a million-row log is kept in)."""
+    import pandas as pd
+
+    path = tmp_path_factory.mktemp("rows") / "rows.parquet"
+    pd.DataFrame(medquad_rows(ROWS)).to_parquet(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def single_process(rows_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Check the rows without Ray: the results every Ray run must equal."""
+    out = tmp_path_factory.mktemp("single") / "run"
+    subprocess.run(verify(rows_file, out), check=True, capture_output=True, timeout=1800)
+    return out
+
+
+def test_two_workers_write_the_single_process_results_and_survive_a_killed_worker(
+    cluster: str, rows_file: Path, single_process: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    env = {**os.environ, **QUIET}
+    command = verify(rows_file, out, "--engine", "ray", "--address", cluster, "--workers", "2")
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 600
+    while lines_in(out / "results.jsonl") < 64 and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[1].decode()[-3000:]
+        time.sleep(0.5)
+    killed = checking_workers()
+    assert killed, "no checking actor process found to kill"
+    os.kill(killed[0], signal.SIGKILL)
+    _, err = process.communicate(timeout=1800)
+    assert process.returncode == 0, err.decode()[-3000:]
+    assert results_of(out) == results_of(single_process)
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "ray (2 workers)" in report
+
+
+def test_a_killed_driver_is_finished_by_the_same_command(
+    cluster: str, rows_file: Path, single_process: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    env = {**os.environ, **QUIET}
+    command = verify(rows_file, out, "--engine", "ray", "--address", cluster, "--workers", "2")
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 600
+    while lines_in(out / "results.jsonl") < ROWS // 3 and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[1].decode()[-3000:]
+        time.sleep(0.2)
+    process.kill()
+    process.wait(timeout=60)
+    written = lines_in(out / "results.jsonl")
+    assert 0 < written < ROWS
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"{written} already done" in " ".join(again.stderr.split())
+    mine, theirs = results_of(out), results_of(single_process)
+    assert [r["id"] for r in mine] == [r["id"] for r in theirs]  # each row once, in order
+    for row, expected in zip(mine, theirs, strict=True):
+        assert row["fingerprint"] == expected["fingerprint"]
+        assert row["verdict"] == expected["verdict"]
+        assert [c["verdict"] for c in row["claims"]] == [c["verdict"] for c in expected["claims"]]
+
+
+def checking_workers() -> list[int]:
+    """Return the pids of the processes running a checking actor (Ray names them)."""
+    listed = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
+    return [
+        int(line.split(None, 1)[0])
+        for line in listed.splitlines()
+        if "ChunkChecker" in line and "ps -eo" not in line
+    ]
