@@ -30,7 +30,9 @@ from veriloop.models.loopback import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.full]
 ROWS = 2000
-QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "PYTHONWARNINGS": "ignore"}
+# A throwaway cluster on this machine: no usage stats, and no token (Ray 2.60 starts
+# clusters with token authentication; a real cluster's driver sets RAY_AUTH_TOKEN).
+QUIET = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", "PYTHONWARNINGS": "ignore"}
 
 
 def medquad_rows(count: int) -> list[dict[str, object]]:
@@ -111,7 +113,8 @@ def rows_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def single_process(rows_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Check the rows without Ray: the results every Ray run must equal."""
     out = tmp_path_factory.mktemp("single") / "run"
-    subprocess.run(verify(rows_file, out), check=True, capture_output=True, timeout=1800)
+    env = {**os.environ, **QUIET}
+    subprocess.run(verify(rows_file, out), check=True, capture_output=True, env=env, timeout=1800)
     return out
 
 

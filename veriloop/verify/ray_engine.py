@@ -128,16 +128,27 @@ def check_rows_on_ray(
 
 
 def _start(ray: Any, address: str | None) -> None:
-    """Join the cluster at `address` (None: start a local one), quietly, without telemetry."""
+    """Join the cluster at `address` (None: start a local one), quietly, without telemetry.
+
+    Raises:
+        InvalidInputError: The cluster cannot be joined (not running, no auth token).
+    """
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if ray.is_initialized():
         return
-    ray.init(
-        address=address,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
-    )
+    try:
+        ray.init(
+            address=address,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except ConnectionError as exc:
+        cause = exc.__cause__ or exc
+        raise InvalidInputError(
+            f"cannot join the Ray cluster at {address}: {str(cause).splitlines()[0]} (is it "
+            "running, and does this environment hold its auth token: RAY_AUTH_TOKEN?)"
+        ) from exc
 
 
 def _checked_chunks(
