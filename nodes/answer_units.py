@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
@@ -47,6 +48,7 @@ def extract_sentences(
     count: int,
     relevance: RelevanceScorer | None = None,
     about: Callable[[str], bool] | None = None,
+    define: bool = False,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -58,6 +60,8 @@ def extract_sentences(
         relevance: A relevance judge that ranks instead of cosine (None: cosine).
         about: When given, only units it accepts are quoted (the asked type's cue test,
             used when the passages are not of the asked type).
+        define: The question asks what something is: a unit that defines a page's
+            subject ("Prostate cancer is a disease in which ...") is quoted first.
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -68,13 +72,58 @@ def extract_sentences(
         found = [(text, pid) for text, pid in found if about(text)]
     if not found or count < 1:
         return [], None
+    first = definition_rows(found, passages) if define else []
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
-        return _quoted(found, sorted(range(len(found)), key=lambda i: -scores[i]), count), None
+        order = sorted(range(len(found)), key=lambda i: -scores[i])
+        return _quoted(found, _definition_first(order, first), count), None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
     rows = list(range(len(found)))
     order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
-    return _quoted(found, order, count), call
+    return _quoted(found, _definition_first(order, first), count), call
+
+
+def definition_rows(
+    found: Sequence[tuple[str, str]], passages: Sequence[SourcePassage]
+) -> list[int]:
+    """Return the units that define their page's subject: "<name> is/are ...".
+
+    The name is the page's title, its last part ("Body Lice" of "Parasites - Lice - Body
+    Lice") or the title without a parenthesis; "A", "An" or "The" may lead.
+    """
+    titles = {p["id"]: p.get("title") or "" for p in passages}
+    rows = []
+    for row, (text, pid) in enumerate(found):
+        names = _names(titles.get(pid, ""))
+        if names and _defines(names).match(text):
+            rows.append(row)
+    return rows
+
+
+def _names(title: str) -> tuple[str, ...]:
+    """Return the names a page's title gives its subject, longest first."""
+    plain = re.sub(r"\s*\([^)]*\)", "", title).strip()
+    names = {title.strip(), plain, plain.split(" - ")[-1].strip()}
+    return tuple(sorted((n for n in names if len(n) > 2), key=len, reverse=True))
+
+
+@lru_cache(maxsize=4096)
+def _defines(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Return the pattern of a sentence defining one of `names`."""
+    named = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        rf"^(?:(?:an?|the)\s+)?(?:{named})(?:\s*\([^)]*\))?,?\s+"
+        r"(?:is|are|refers to|means|describes)\b",
+        re.IGNORECASE,
+    )
+
+
+def _definition_first(order: list[int], definitions: list[int]) -> list[int]:
+    """Put the best-ranked defining unit first (the rest keep their order)."""
+    chosen = next((row for row in order if row in definitions), None)
+    if chosen is None:
+        return order
+    return [chosen, *(row for row in order if row != chosen)]
 
 
 # A list is quoted whole, its items in the source's order, up to this many: a chosen item

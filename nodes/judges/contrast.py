@@ -352,8 +352,13 @@ _GENE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}\d[A-Z0-9]*\b|\b[A-Z][A-Za-z0-9-]{1,12}
 
 
 @cache
-def disease_names() -> dict[str, frozenset[tuple[str, ...]]]:
-    """Return MedQuAD's focus names (diseases) as stem sequences, by first stem."""
+def disease_names() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Return MedQuAD's focus names (diseases) as stem sequences, by first stem.
+
+    Longest first, then alphabetical: the first name matched at a word is the longest
+    ("blood clot" before "blood"), the same in every process (a set's order follows the
+    process's hash seed, and two processes once named different spans for one claim).
+    """
     by_first: dict[str, set[tuple[str, ...]]] = {}
     with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as handle:
         for line in handle:
@@ -362,7 +367,7 @@ def disease_names() -> dict[str, frozenset[tuple[str, ...]]]:
             seq = tuple(stems(name))
             if seq and len(seq) <= 6 and not all(w in _STOP for w in words(name)):
                 by_first.setdefault(seq[0], set()).add(seq)
-    return {k: frozenset(v) for k, v in by_first.items()}
+    return {k: tuple(sorted(v, key=lambda seq: (-len(seq), seq))) for k, v in by_first.items()}
 
 
 @cache

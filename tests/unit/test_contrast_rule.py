@@ -186,3 +186,32 @@ def test_a_negation_is_read_per_clause() -> None:
 def test_short_or_empty_claims_find_nothing() -> None:
     assert aligned_mismatches("Benign.", "Malignant.") == []
     assert aligned_mismatches("", "The tumor is benign.") == []
+
+
+def test_the_rules_name_the_same_spans_whatever_the_processs_hash_seed() -> None:
+    """A Ray worker and the driver are different processes: sets must not pick a span."""
+    import json
+    import subprocess
+    import sys
+
+    script = (
+        "import json\n"
+        "from veriloop.nodes.judges.mismatch import find_mismatches\n"
+        "claims = ['Most heart attacks are caused by cardiac arrest.']\n"
+        "evidence = 'Most heart attacks are caused by a blood clot that blocks one of the "
+        "coronary arteries.'\n"
+        "print(json.dumps([[m.to_json() for m in find_mismatches(c, evidence)] for c in claims]))\n"
+    )
+    seen = set()
+    for seed in ("1", "8"):  # the spans differed between these two seeds before the fix
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+        seen.add(done.stdout)
+    assert len(seen) == 1, seen
+    found = json.loads(seen.pop())
+    assert any(m["evidence_span"] == "blood clot" for row in found for m in row)

@@ -110,3 +110,22 @@ def test_a_unit_a_longer_quote_repeats_is_left_out() -> None:
     assert _quoted(found, [0, 2], count=2) == [
         (f"{lead}: have an active case of shingles; are allergic to gelatin.", "P-1")
     ]
+
+
+def test_a_what_is_question_quotes_the_pages_definition_first() -> None:
+    from veriloop.nodes.answer_units import _definition_first, definition_rows
+
+    passages = [
+        passage("P-1", "x", title="Parasites - Lice - Body Lice"),
+        passage("P-2", "x", title="Prostate Cancer (PDQ)"),
+    ]
+    found = [
+        ("Lice are spread by contact.", "P-1"),
+        ("Body lice are parasitic insects that live on clothing.", "P-1"),
+        ("The prostate cancer is a disease in which cells grow.", "P-2"),
+        ("Prostate cancer isolated cases are rare.", "P-2"),  # "isolated", not "is"
+        ("Prostate cancer, the second most common cancer, is treatable.", "P-1"),  # P-1: lice
+    ]
+    assert definition_rows(found, passages) == [1, 2]
+    assert _definition_first([0, 3, 2, 1], [1, 2]) == [2, 0, 3, 1]
+    assert _definition_first([0, 3], []) == [0, 3]
