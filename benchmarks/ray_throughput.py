@@ -10,7 +10,7 @@ loopback (`ray start --head`, as a user would; the cluster's start is not timed,
 driver's join and the actors' judge loading are). For each run: wall time (cold: model
 loading included), steady rows/s and claims/s (between 10% and 90% of the rows written,
 read from the results file's growth), the largest checking process's memory (RSS), and
-whether its results equal the single-process run's (every field but `seconds`). The
+whether its results equal the single-process run's. The
 ratios against the single process are in the same table; a plan for a real cluster is
 computed from the steady per-worker rate (docs/integrations/ray.md).
 """
@@ -114,7 +114,7 @@ def timed_verify(
         "claims_per_s_steady": round(steady * claims / total, 2) if steady else None,
         "claims": claims,
         "peak_checker_rss_mb": round(watch.peak_rss_mb),
-        "records": [{k: v for k, v in r.items() if k != "seconds"} for r in records],
+        "records": records,
     }
 
 
@@ -232,8 +232,8 @@ def render(result: dict[str, Any]) -> str:
         "2019 answers with 3 MedQuAD passages each), each run a fresh `veriloop verify` "
         "process: cold = wall time with model loading (and for Ray, joining the cluster and "
         "loading one judge per actor); steady = rows/s between 10% and 90% of the rows "
-        "written. Memory: the largest checking process (the single process itself; for "
-        "Ray, one actor).",
+        "written. Memory: the largest checking process's RSS (the single process itself; "
+        "for Ray, one actor, whose RSS includes the pages of Ray's object store it touched).",
         "",
         "| run | wall s | rows/s cold | rows/s steady | claims/s steady | steady vs single "
         "| cold vs single | checker RSS MB | results = single's |",

@@ -215,9 +215,13 @@ def row_record(
     sentences: Sequence[str],
     left_out: int,
     context: FactoredVerificationContext,
-    seconds: float,
 ) -> dict[str, Any]:
-    """Return a checked row's result line (verdict by Factored Verification's rule)."""
+    """Return a checked row's result line (verdict by Factored Verification's rule).
+
+    Only what the row and the judge decide: no timing, so two runs of the same rows (one
+    process or Ray actors) write the same bytes; the run's speed is in summary.json and
+    the report.
+    """
     p_answer, contradicted, hallucinated = answer_finding(checks, context.threshold)
     verdict: Verdict = (
         "undetermined" if hallucinated is None else "hallucinated" if hallucinated else "supported"
@@ -242,7 +246,6 @@ def row_record(
         "unchecked_sentences": left_out,
         "claims": claims,
         "error": None,
-        "seconds": round(seconds, 4),
     }
 
 

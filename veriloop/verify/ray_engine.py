@@ -11,9 +11,8 @@ the chunk's records (`check_chunk`, the single-process code). The driver takes t
 records back in input order and appends them to results.jsonl (fsynced, as the
 single-process run does), so:
 
-- the results are the rows the single-process run writes: same chunks, so the judge
-  reads the same batches, and the same records but for `seconds` (each row's share of
-  its chunk's time, which no two runs share);
+- the results are the bytes the single-process run writes: same chunks, so the judge
+  reads the same batches, and records hold no timing;
 - a worker killed mid-run loses nothing: Ray Data restarts the actor and runs its chunk
   again (its actor pools' `max_restarts` and `max_task_retries` are -1); a driver
   killed mid-run loses at most the chunks not yet written, and the re-run (same command)

@@ -315,14 +315,12 @@ def check_chunk(
     context = settings.context
     planned = [row_tasks(row, context, settings.max_windows) for row in todo]
     tasks = [task for row_plan in planned for task in row_plan[0]]
-    chunk_started = time.perf_counter()
     checks, _ = judge_claims(tasks, context)
     relevances = (
         relevance_scores(todo, [[bare_claim(s) for s in plan[1]] for plan in planned])
         if settings.relevance
         else [None] * len(todo)
     )
-    per_row = (time.perf_counter() - chunk_started) / len(todo)
     records = []
     cursor = 0
     for row, fingerprint, (row_tasks_, sentences, left_out), relevant in zip(
@@ -330,7 +328,7 @@ def check_chunk(
     ):
         mine = checks[cursor : cursor + len(row_tasks_)]
         cursor += len(row_tasks_)
-        record = row_record(row, mine, sentences, left_out, context, per_row)
+        record = row_record(row, mine, sentences, left_out, context)
         record["fingerprint"] = fingerprint
         if settings.relevance:
             add_relevance(record, relevant)
