@@ -29,15 +29,12 @@ from veriloop.trace import Candidate, ModelCall
 def quotable_units(passages: Sequence[SourcePassage]) -> list[tuple[str, str]]:
     """Return every quotable unit of the passages as (unit, passage id), in passage order.
 
-    Units are `quotable_texts` (cleaned; no resource lists, tables, pointer lines), less
-    questions (MedQuAD pages repeat theirs as headings) and fragments without a word of two
-    letters.
+    Units are `quotable_texts` (cleaned; no resource lists, tables, pointer lines,
+    questions or wordless fragments): the same test retrieval's `has_quotable` applies, so
+    a kept passage always has a unit to quote.
     """
     return [
-        (text, passage["id"])
-        for passage in passages
-        for text in quotable_texts(passage["text"])
-        if re.search(r"[A-Za-z]{2,}", text) and not text.rstrip().endswith("?")
+        (text, passage["id"]) for passage in passages for text in quotable_texts(passage["text"])
     ]
 
 

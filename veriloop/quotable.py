@@ -196,15 +196,19 @@ def without_duplicates(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]
 def quotable_texts(text: str) -> tuple[str, ...]:
     """Return a passage's units an answer may quote, cleaned, in order (cached by text).
 
-    A unit is left out when it, or its cleaned form, is no answer (`unquotable_reason`).
-    Retrieval (which passages hold anything quotable) and the extract (which units to
-    quote) read the same passages, so the work is done once per passage text.
+    A unit is left out when it, or its cleaned form, is no answer (`unquotable_reason`),
+    holds no word, or is a question (MedQuAD pages repeat theirs as headings; a passage
+    holding only its question and a symptom table has nothing to quote). Retrieval (which
+    passages hold anything quotable) and the extract (which units to quote) read the same
+    passages, so the work is done once per passage text.
     """
     return tuple(
         cleaned
         for unit in standalone_units(text)
         if unquotable_reason(unit) is None
         and unquotable_reason(cleaned := clean_unit(unit)) is None
+        and re.search(r"[A-Za-z]{2,}", cleaned)  # a word of two letters at least
+        and not cleaned.rstrip().endswith("?")  # MedQuAD pages repeat their question
     )
 
 

@@ -129,3 +129,10 @@ def test_a_what_is_question_quotes_the_pages_definition_first() -> None:
     assert definition_rows(found, passages) == [1, 2]
     assert _definition_first([0, 3, 2, 1], [1, 2]) == [2, 0, 3, 1]
     assert _definition_first([0, 3], []) == [0, 3]
+
+
+def test_a_passage_holding_only_its_question_has_nothing_to_quote() -> None:
+    from veriloop.quotable import has_quotable
+
+    assert not has_quotable("What are the signs and symptoms of Inclusion body myopathy?")
+    assert has_quotable("What is dementia? Memory loss is a common symptom of dementia.")
