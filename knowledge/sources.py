@@ -79,6 +79,9 @@ class SourcePassage(TypedDict):
     "treatment", "symptoms", ...); absent for sources without types."""
     cuis: NotRequired[list[str]]
     """The UMLS concepts the page is about (MedQuAD); absent for other sources."""
+    kin: NotRequired[bool]
+    """The page is about a kind of the question's subject, not the subject itself
+    ("Bird Flu" for a flu question; `nodes.subject.kind_of`)."""
 
 
 _open_bases: dict[tuple[str, str], KnowledgeBase] = {}

@@ -56,7 +56,9 @@ def extract_sentences(
         count: How many units to quote at most.
         relevance: A relevance judge that ranks instead of cosine (None: cosine).
         about: When given, only units it accepts are quoted (the asked type's cue test,
-            used when the passages are not of the asked type).
+            used when the passages are not of the asked type); those of the subject's own
+            pages, when they have any, before those of its kinds' pages ("Flu" before
+            "Bird Flu" for "what causes flu").
         define: The question asks what something is: a unit that defines a page's
             subject ("Prostate cancer is a disease in which ...") is quoted first.
 
@@ -67,6 +69,8 @@ def extract_sentences(
     found = quotable_units(passages)
     if about is not None:
         found = [(text, pid) for text, pid in found if about(text)]
+        kin = {p["id"] for p in passages if p.get("kin")}
+        found = [(text, pid) for text, pid in found if pid not in kin] or found
     if not found or count < 1:
         return [], None
     first = definition_rows(found, passages) if define else []

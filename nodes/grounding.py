@@ -277,6 +277,8 @@ def retrieve_ranked(
         ranked = on_subject
     else:
         subject.fell_back = subject.dropped > 0
+    if is_on and kin_ids:
+        ranked = [{**p, "kin": True} if p["id"] in kin_ids else p for p in ranked]
     ranked, typed = prefer_type(ranked, asked)
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them

@@ -136,3 +136,20 @@ def test_a_passage_holding_only_its_question_has_nothing_to_quote() -> None:
 
     assert not has_quotable("What are the signs and symptoms of Inclusion body myopathy?")
     assert has_quotable("What is dementia? Memory loss is a common symptom of dementia.")
+
+
+def test_the_subjects_own_page_is_quoted_before_its_kinds_pages() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    own = passage("P-1", "Flu is an infection caused by viruses.", title="Flu")
+    kin = passage("P-2", "Swine flu is an infection caused by a virus.", title="Swine Flu")
+    kin["kin"] = True
+    about = about_asked("causes")
+    models = fake_models([])
+    quoted, _ = extract_sentences(models, "What causes flu?", [kin, own], 3, about=about)
+    assert quoted == [("Flu is an infection caused by viruses.", "P-1")]
+    # no own unit of the type: the kinds' pages answer
+    bare = passage("P-1", "Flu is common in winter.", title="Flu")
+    quoted, _ = extract_sentences(models, "What causes flu?", [kin, bare], 3, about=about)
+    assert quoted == [("Swine flu is an infection caused by a virus.", "P-2")]
