@@ -310,6 +310,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             relevance_judge(context.relevance_judge),
             about=about_asked(state.asked) if state.typed is False else None,
             define=state.asked == "information",
+            prefer=about_asked(state.asked) if state.typed else None,
         )
         calls.extend([call] if call else [])
         units = [sentence for sentence, _ in quoted]

@@ -46,6 +46,7 @@ def extract_sentences(
     relevance: RelevanceScorer | None = None,
     about: Callable[[str], bool] | None = None,
     define: bool = False,
+    prefer: Callable[[str], bool] | None = None,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -61,6 +62,9 @@ def extract_sentences(
             "Bird Flu" for "what causes flu").
         define: The question asks what something is: a unit that defines a page's
             subject ("Prostate cancer is a disease in which ...") is quoted first.
+        prefer: The asked type's cue test for passages *of* that type: when some of their
+            units pass it, only those are quoted (a diagnosis page's sentences about
+            counselling do not say how it is diagnosed); when none do, all are.
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -71,6 +75,8 @@ def extract_sentences(
         found = [(text, pid) for text, pid in found if about(text)]
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
+    if prefer is not None:
+        found = [(text, pid) for text, pid in found if prefer(text)] or found
     if not found or count < 1:
         return [], None
     first = definition_rows(found, passages) if define else []

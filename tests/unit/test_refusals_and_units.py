@@ -153,3 +153,20 @@ def test_the_subjects_own_page_is_quoted_before_its_kinds_pages() -> None:
     bare = passage("P-1", "Flu is common in winter.", title="Flu")
     quoted, _ = extract_sentences(models, "What causes flu?", [kin, bare], 3, about=about)
     assert quoted == [("Swine flu is an infection caused by a virus.", "P-2")]
+
+
+def test_on_a_page_of_the_asked_type_the_sentences_that_say_it_come_first() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    page = passage(
+        "P-1",
+        "Talk with a genetics counselor about your risks. Doctors diagnose it with a blood test.",
+        title="Sickle Cell Disease",
+    )
+    prefer = about_asked("exams and tests")
+    quoted, _ = extract_sentences(fake_models([]), "How is it diagnosed?", [page], 3, prefer=prefer)
+    assert quoted == [("Doctors diagnose it with a blood test.", "P-1")]
+    none_say_it = passage("P-2", "Talk with a genetics counselor about your risks.")
+    quoted, _ = extract_sentences(fake_models([]), "How?", [none_say_it], 3, prefer=prefer)
+    assert quoted == [("Talk with a genetics counselor about your risks.", "P-2")]
