@@ -5,6 +5,8 @@ Writing: `write_json_atomically`.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import json
 import os
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from veriloop.errors import DatasetError
+from veriloop.errors import DatasetError, InvalidInputError
 
 
 def require_file(path: Path, hint: str) -> Path:
@@ -87,3 +89,33 @@ def write_json_atomically(path: Path, data: Any) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(temporary, path)
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's writer lock; refuse at once if another process holds it.
+
+    Raises:
+        InvalidInputError: Another process is checking into this folder.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / ".lock").open("a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise InvalidInputError(
+                f"{run_dir} is being written by {holder}; wait for it to finish (then re-run "
+                "to resume) or give another --out"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -16,6 +16,7 @@ from veriloop.cli.common import (
     stop_interrupted,
 )
 from veriloop.errors import InvalidInputError, VeriloopError
+from veriloop.files import run_lock
 
 
 def bench(
@@ -86,54 +87,55 @@ def bench(
                 raise InvalidInputError(f"--set {assignment!r}: expected NAME=VALUE")
             base[name.strip().replace("-", "_")] = raw
         base = harness.typed_settings(runs, base)
-        results = harness.start_run(
-            run_dir,
-            runs,
-            selection,
-            settings=base,
-            command="veriloop " + " ".join(sys.argv[1:]),
-        )
-        todo = len(runs) * len(items) - len(
-            results.finished() & {(r.name, i.id) for r in runs for i in items}
-        )
-        err.print(
-            f"{len(runs)} run(s) x {len(items)} item(s) of {dataset}: {todo} to do, "
-            f"results in {run_dir / 'results.jsonl'}"
-        )
-        f1_by_run: dict[str, list[float]] = {}
-        calls_by_run: dict[str, list[int]] = {}
-        progress = tqdm(total=todo, unit="item", dynamic_ncols=True, file=sys.stderr)
-
-        label = "acc" if any(item.options for item in items) else "F1"
-
-        def on_record(record: dict[str, Any]) -> None:
-            if record.get("options"):
-                value = float(
-                    record.get("choice") is not None and record["choice"] == record["gold"]
-                )
-            else:
-                value = unigram_f1(record.get("answer") or "", record["references"])
-            f1_by_run.setdefault(record["run"], []).append(value)
-            usage = (record.get("trace") or {}).get("usage") or {}
-            calls_by_run.setdefault(record["run"], []).append(int(usage.get("calls", 0)))
-            progress.set_postfix_str(
-                " ".join(
-                    f"{run}: {label} {sum(v) / len(v):.3f}, "
-                    f"{sum(calls_by_run[run]) / len(v):.0f} calls"
-                    for run, v in f1_by_run.items()
-                )
+        with run_lock(run_dir):  # a second bench into this folder is refused
+            results = harness.start_run(
+                run_dir,
+                runs,
+                selection,
+                settings=base,
+                command="veriloop " + " ".join(sys.argv[1:]),
             )
-            progress.update(1)
-
-        try:
-            harness.run_bench(
-                runs, items, results, base_settings=base, workers=workers, on_record=on_record
+            todo = len(runs) * len(items) - len(
+                results.finished() & {(r.name, i.id) for r in runs for i in items}
             )
-        except KeyboardInterrupt:
-            progress.close()
-            stop_interrupted(results)
-        finally:
-            progress.close()
+            err.print(
+                f"{len(runs)} run(s) x {len(items)} item(s) of {dataset}: {todo} to do, "
+                f"results in {run_dir / 'results.jsonl'}"
+            )
+            f1_by_run: dict[str, list[float]] = {}
+            calls_by_run: dict[str, list[int]] = {}
+            progress = tqdm(total=todo, unit="item", dynamic_ncols=True, file=sys.stderr)
+
+            label = "acc" if any(item.options for item in items) else "F1"
+
+            def on_record(record: dict[str, Any]) -> None:
+                if record.get("options"):
+                    value = float(
+                        record.get("choice") is not None and record["choice"] == record["gold"]
+                    )
+                else:
+                    value = unigram_f1(record.get("answer") or "", record["references"])
+                f1_by_run.setdefault(record["run"], []).append(value)
+                usage = (record.get("trace") or {}).get("usage") or {}
+                calls_by_run.setdefault(record["run"], []).append(int(usage.get("calls", 0)))
+                progress.set_postfix_str(
+                    " ".join(
+                        f"{run}: {label} {sum(v) / len(v):.3f}, "
+                        f"{sum(calls_by_run[run]) / len(v):.0f} calls"
+                        for run, v in f1_by_run.items()
+                    )
+                )
+                progress.update(1)
+
+            try:
+                harness.run_bench(
+                    runs, items, results, base_settings=base, workers=workers, on_record=on_record
+                )
+            except KeyboardInterrupt:
+                progress.close()
+                stop_interrupted(results)
+            finally:
+                progress.close()
         records = results.records()
         failed = [r for r in records if r.get("error")]
         err.print(f"{len(records)} record(s) in {run_dir}; {len(failed)} failed item(s)")

@@ -39,12 +39,9 @@ beside-the-point sentences are found.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -53,6 +50,7 @@ from typing import Any
 
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile, read_manifest
+from veriloop.files import run_lock as run_lock  # re-exported: verify's writer lock
 from veriloop.files import write_json_atomically
 from veriloop.graphs.factored_verification import (
     FactoredVerificationContext,
@@ -193,36 +191,6 @@ def _input_key(source: str) -> str:
     """Return what makes two inputs the same: a file's absolute path, else the name."""
     path = Path(source)
     return str(path.resolve()) if path.suffix and path.exists() else source
-
-
-@contextlib.contextmanager
-def run_lock(run_dir: Path) -> Iterator[None]:
-    """Hold the run folder's writer lock; refuse at once if another process holds it.
-
-    Raises:
-        InvalidInputError: Another process is checking into this folder.
-    """
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with (run_dir / ".lock").open("a+") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise InvalidInputError(
-                f"{run_dir} is being written by {holder}; wait for it to finish (then re-run "
-                "to resume) or give another --out"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"process {os.getpid()}")
-        handle.flush()
-        try:
-            yield
-        finally:
-            handle.seek(0)
-            handle.truncate()
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _chunks(rows: Iterable[Row | RowError], size: int) -> Iterator[list[Row | RowError]]:
