@@ -52,6 +52,15 @@ TITLE_RUN = re.compile(
 )
 """Up to seven capitalised words (and small words) before a capitalised word."""
 
+OPENER_RUN = re.compile(
+    r"^(?P<head>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|\d+))*?"
+    r"\s+[A-Z][\w'’-]*)\s+"
+    r"(?P<rest>(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
+    r"There|Other|Several|Each|Children|Adults|Women|Men)\s+[a-z(].*)$"
+)
+"""Two to seven capitalised words, then a word only a sentence opens with ("Health
+Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...")."""
+
 RESOURCE_LIST = re.compile(
     r"^(these|the following) resources (address|from|provide|offer)|"
     r"^(genetic testing registry|gene review|medlineplus encyclopedia)\b",
@@ -93,7 +102,9 @@ def strip_heading(unit: str) -> str:
     Plain: the run ends in a heading word ("... Signs and Symptoms Pay attention to ..."),
     or the sentence after a run of capitalised words repeats the run's words ("A Brain
     Disorder Parkinson's disease is a brain disorder ...", "Type 2 Diabetes Type 2
-    diabetes, which ..."). Anything else is left as written.
+    diabetes, which ..."), or the run is followed by a word only a sentence opens with
+    ("Diagnostic Tests and Procedures Your doctor may ...": `OPENER_RUN`). Anything else
+    is left as written.
     """
     match = HEADING_RUN.match(unit)
     if match and len(match.group("rest").split()) >= 4:
@@ -110,6 +121,9 @@ def strip_heading(unit: str) -> str:
             and head_words <= set(rest_words[:12])
         ):
             return rest
+    match = OPENER_RUN.match(unit)
+    if match and len(match.group("head").split()) <= 7 and len(match.group("rest").split()) >= 4:
+        return match.group("rest")
     return unit
 
 

@@ -37,6 +37,14 @@ from veriloop.quotable import (
             "Research shows wider seats reduce perineal pressure. Occasional riding is fine.",
         ),
         ("Take it twice a day.3", "Take it twice a day."),
+        (
+            "Diagnostic Tests and Procedures Your doctor may recommend one of these tests.",
+            "Your doctor may recommend one of these tests.",
+        ),
+        (
+            "Prenatal Screening Doctors can also diagnose SCD before a baby is born.",
+            "Doctors can also diagnose SCD before a baby is born.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -51,6 +59,8 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "National Institute on Aging Research Shows People Live Longer.",
         "Vitamin B12 is found in 2.4 micrograms of liver.",
         "About 1 in 4,000 newborns have it; 25% of them are boys.",
+        "The National Cancer Institute funds research on cancer.",
+        "Most People Recover is the name of a support group in Ohio.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
