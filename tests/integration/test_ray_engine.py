@@ -7,6 +7,9 @@ and the same sentence with its meaning inverted). Checked:
 - the results file is the single-process run's, byte for byte;
 - a checking worker SIGKILLed mid-run: the run finishes, nothing lost or doubled;
 - the driver SIGKILLed mid-run: the same command again checks only what is left.
+
+`ray stop --force` (the cluster's teardown, and the docs page's last command) stops every
+Ray on the machine: two runs of this module at once on one machine break each other.
 """
 
 from __future__ import annotations
@@ -113,17 +116,25 @@ def single_process(rows_file: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return out
 
 
+def ray_run_until(
+    rows: Path, out: Path, cluster: str, written: int
+) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """Start `verify --engine ray` on the cluster; return once `written` rows are on disk."""
+    command = verify(rows, out, "--engine", "ray", "--address", cluster, "--workers", "2")
+    env = {**os.environ, **QUIET}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 600
+    while lines_in(out / "results.jsonl") < written and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[1].decode()[-3000:]
+        time.sleep(0.2)
+    return process, command
+
+
 def test_two_workers_write_the_single_process_results_and_survive_a_killed_worker(
     cluster: str, rows_file: Path, single_process: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    env = {**os.environ, **QUIET}
-    command = verify(rows_file, out, "--engine", "ray", "--address", cluster, "--workers", "2")
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 600
-    while lines_in(out / "results.jsonl") < 64 and time.monotonic() < deadline:
-        assert process.poll() is None, process.communicate()[1].decode()[-3000:]
-        time.sleep(0.5)
+    process, _ = ray_run_until(rows_file, out, cluster, written=64)
     killed = checking_workers()
     assert killed, "no checking actor process found to kill"
     os.kill(killed[0], signal.SIGKILL)
@@ -138,17 +149,12 @@ def test_a_killed_driver_is_finished_by_the_same_command(
     cluster: str, rows_file: Path, single_process: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    env = {**os.environ, **QUIET}
-    command = verify(rows_file, out, "--engine", "ray", "--address", cluster, "--workers", "2")
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 600
-    while lines_in(out / "results.jsonl") < ROWS // 3 and time.monotonic() < deadline:
-        assert process.poll() is None, process.communicate()[1].decode()[-3000:]
-        time.sleep(0.2)
+    process, command = ray_run_until(rows_file, out, cluster, written=ROWS // 3)
     process.kill()
     process.wait(timeout=60)
     written = lines_in(out / "results.jsonl")
     assert 0 < written < ROWS
+    env = {**os.environ, **QUIET}
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     assert again.returncode == 0, again.stderr[-3000:]
     assert f"{written} already done" in " ".join(again.stderr.split())
