@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
@@ -70,7 +71,9 @@ def extract_sentences(
         The units in passage order, near-duplicates dropped and a list's items merged, and
         the embedding call (None when the judge ranked or nothing was found).
     """
-    found = quotable_units(passages)
+    every = quotable_units(passages)
+    previous = {unit: before for before, unit in pairwise(every) if before[1] == unit[1]}
+    found = every
     if about is not None:
         found = [(text, pid) for text, pid in found if about(text)]
         kin = {p["id"] for p in passages if p.get("kin")}
@@ -83,11 +86,11 @@ def extract_sentences(
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])
-        return _quoted(found, _definition_first(order, first), count), None
+        return _quoted(found, _definition_first(order, first), count, previous), None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
     rows = list(range(len(found)))
     order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
-    return _quoted(found, _definition_first(order, first), count), call
+    return _quoted(found, _definition_first(order, first), count, previous), call
 
 
 def definition_rows(
@@ -139,32 +142,56 @@ def _definition_first(order: list[int], definitions: list[int]) -> list[int]:
 LIST_ITEMS_QUOTED = 10
 
 
-def _quoted(found: list[tuple[str, str]], order: list[int], count: int) -> list[tuple[str, str]]:
+DANGLING = re.compile(
+    r"^(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"
+    r"In addition|Otherwise|Instead|Still|Other)\b"
+)
+"""An opening that leans on the sentence before it ("Or, ...", "This information ...")."""
+
+
+def _quoted(
+    found: list[tuple[str, str]],
+    order: list[int],
+    count: int,
+    previous: dict[tuple[str, str], tuple[str, str]] | None = None,
+) -> list[tuple[str, str]]:
     """Take the best `count` units (by `order`), each said once, in passage order, merged.
 
     A list item counts as its whole list (the items of its lead-in from its source, at
-    most `LIST_ITEMS_QUOTED`), so `count` counts sentences and lists, not items.
+    most `LIST_ITEMS_QUOTED`), so `count` counts sentences and lists, not items. A
+    sentence that leans on the one before it (`DANGLING`) brings that one along, uncounted
+    (`previous`: each unit's predecessor in its passage): a quote never opens on a pointer
+    to text it left out.
     """
     chosen: list[int] = []
-    lists_taken: set[tuple[str, str]] = set()
+    leaned: dict[int, tuple[str, str]] = {}
+    taken = 0
     for row in order:
-        if len(chosen) - sum(len(_siblings(found, key)) - 1 for key in lists_taken) >= count:
+        if taken >= count:
             break
         if row in chosen or any(near_duplicate(found[row][0], found[o][0]) for o in chosen):
             continue
+        taken += 1
         lead = lead_of(found[row][0])
-        if not lead:
-            chosen.append(row)
-            continue
-        key = (lead, found[row][1])
-        lists_taken.add(key)
+        rows = _siblings(found, (lead, found[row][1])) if lead else [row]
         chosen += [
             item
-            for item in _siblings(found, key)
+            for item in rows
             if item not in chosen
             and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
         ]
-    return _longest_of_each(merge_items([found[row] for row in sorted(chosen)]))
+        before = (previous or {}).get(found[row])
+        if not lead and before is not None and DANGLING.match(found[row][0]):
+            leaned[row] = before
+    quoted: list[tuple[str, str]] = []
+    chosen_units = {found[row] for row in chosen}
+    for row in sorted(chosen):
+        before = leaned.get(row)
+        if before is not None and before not in quoted and before not in chosen_units:
+            if not any(near_duplicate(before[0], text) for text, _ in quoted):
+                quoted.append(before)
+        quoted.append(found[row])
+    return _longest_of_each(merge_items(quoted))
 
 
 def _longest_of_each(units: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -170,3 +170,18 @@ def test_on_a_page_of_the_asked_type_the_sentences_that_say_it_come_first() -> N
     none_say_it = passage("P-2", "Talk with a genetics counselor about your risks.")
     quoted, _ = extract_sentences(fake_models([]), "How?", [none_say_it], 3, prefer=prefer)
     assert quoted == [("Talk with a genetics counselor about your risks.", "P-2")]
+
+
+def test_a_sentence_leaning_on_the_one_before_brings_it_along() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [
+        ("Most people with anemia feel tired.", "P-1"),
+        ("This information helps doctors choose a test.", "P-1"),
+        ("Anemia is diagnosed with a blood test.", "P-2"),
+    ]
+    previous = {found[1]: found[0]}
+    assert _quoted(found, [1, 2], count=2, previous=previous) == found
+    # chosen alone it would open on "This information": without its predecessor known,
+    # it stays as it is
+    assert _quoted(found, [1], count=1) == [found[1]]
