@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,3 +30,37 @@ def fake_backend() -> Iterator[Callable[..., tuple[str, Models]]]:
     yield make
     for name in registered:
         unregister_backend(name)
+
+
+@pytest.fixture
+def lock_holder() -> Iterator[Callable[[Path], Any]]:
+    """Hold a run folder's writer lock from another process; return that process.
+
+    The holder is killed when the test ends (a test may kill it earlier).
+    """
+    import subprocess
+    import sys
+
+    holders: list[subprocess.Popen[str]] = []
+
+    def hold(folder: Path) -> subprocess.Popen[str]:
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys, time; from pathlib import Path;"
+                "from veriloop.files import run_lock\n"
+                "with run_lock(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(30)",
+                str(folder),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        holders.append(holder)
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        return holder
+
+    yield hold
+    for holder in holders:
+        holder.kill()
+        holder.wait()

@@ -320,47 +320,30 @@ def test_bench_names_a_foreign_results_line(
     )
 
 
-def test_a_second_bench_into_one_out_is_refused(fake_backend: Make, tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
+def test_a_second_bench_into_one_out_is_refused(
+    fake_backend: Make, tmp_path: Path, lock_holder: Callable[[Path], Any]
+) -> None:
     backend, _ = fake_backend(["An answer."] * 5)
     data = write_pubmedqa(tmp_path / "pq")
     run = tmp_path / "run"
-    holder = subprocess.Popen(
+    holder = lock_holder(run)
+    fails(
         [
-            sys.executable,
-            "-c",
-            "import sys, time; from pathlib import Path;"
-            "from veriloop.files import run_lock\n"
-            "with run_lock(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(30)",
+            "bench",
+            "--baseline",
+            "direct",
+            "--dataset",
+            "pubmedqa",
+            "--data-dir",
+            str(data),
+            "--out",
             str(run),
+            "--backend",
+            backend,
+            "--no-report",
         ],
-        stdout=subprocess.PIPE,
-        text=True,
+        f"is being written by process {holder.pid}",
     )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        fails(
-            [
-                "bench",
-                "--baseline",
-                "direct",
-                "--dataset",
-                "pubmedqa",
-                "--data-dir",
-                str(data),
-                "--out",
-                str(run),
-                "--backend",
-                backend,
-                "--no-report",
-            ],
-            f"is being written by process {holder.pid}",
-        )
-    finally:
-        holder.kill()
-        holder.wait()
     assert not (run / "results.jsonl").exists()
 
 

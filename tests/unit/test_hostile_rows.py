@@ -5,9 +5,9 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_batch_verify import SOURCE, WordJudge
@@ -93,28 +93,16 @@ def test_an_edited_answer_under_the_same_id_is_checked_again(
     assert latest["1"]["fingerprint"] != latest["2"]["fingerprint"]
 
 
-def test_a_second_writer_on_one_out_is_refused(tmp_path: Path) -> None:
+def test_a_second_writer_on_one_out_is_refused(
+    tmp_path: Path, lock_holder: Callable[[Path], Any]
+) -> None:
     out = tmp_path / "out"
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time; from pathlib import Path;"
-            "from veriloop.verify.run import run_lock\n"
-            "with run_lock(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(30)",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(InvalidInputError, match=f"is being written by process {holder.pid}"):
-            with run_lock(out):
-                pass
-    finally:
-        holder.kill()
-        holder.wait()
+    holder = lock_holder(out)
+    with pytest.raises(InvalidInputError, match=f"is being written by process {holder.pid}"):
+        with run_lock(out):
+            pass
+    holder.kill()
+    holder.wait()
     with run_lock(out):  # free again once the holder is gone
         pass
 
