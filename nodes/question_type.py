@@ -143,12 +143,9 @@ def question_types() -> QuestionTypeClassifier:
 
 @cache
 def _encoder() -> Any:
-    from veriloop.models.embeddings import SentenceTransformerEmbedder
-    from veriloop.models.locate import bundled_embedding_model_path
+    from veriloop.models.backends import bundled_embedder
 
-    return SentenceTransformerEmbedder(
-        bundled_embedding_model_path(), name="sentence-transformers:all-MiniLM-L6-v2"
-    )
+    return bundled_embedder()
 
 
 def classify_questions(questions: list[str]) -> list[list[AskedType]]:

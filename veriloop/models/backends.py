@@ -104,12 +104,17 @@ def get_embedder(settings: ModelSettings) -> Embedder:
         return _embedders[key]
 
 
-def _embedder(settings: ModelSettings) -> SentenceTransformerEmbedder:
-    if settings.embedding_model:
-        return SentenceTransformerEmbedder(settings.embedding_model)
+def bundled_embedder() -> SentenceTransformerEmbedder:
+    """Return an embedder over the bundled all-MiniLM-L6-v2 (the default embeddings)."""
     return SentenceTransformerEmbedder(
         bundled_embedding_model_path(), name="sentence-transformers:all-MiniLM-L6-v2"
     )
+
+
+def _embedder(settings: ModelSettings) -> SentenceTransformerEmbedder:
+    if settings.embedding_model:
+        return SentenceTransformerEmbedder(settings.embedding_model)
+    return bundled_embedder()
 
 
 def build_embedded(settings: ModelSettings) -> Models:
