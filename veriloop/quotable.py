@@ -61,6 +61,16 @@ OPENER_RUN = re.compile(
 """Two to seven capitalised words, then a word only a sentence opens with ("Health
 Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...")."""
 
+WORD_HEADING = re.compile(
+    r"^(?!(?:For|In|With|And|Of|To|The|If|When|As|At|By|On|Or|But|So)\s)"
+    r"(?P<head>[A-Z][a-z'’-]{2,})\s+"
+    r"(?P<rest>(?:Your|You|Some|Most|Many|Doctors?|People|There|Several|Each|Children|Adults|"
+    r"Women|Men)\s+[a-z(].*)$"
+)
+"""One capitalised word, then a word only a sentence opens with ("Smoking Most cases of
+COPD ...", "Medicines Your doctor may ..."; 74 MedQuAD units, 40 read, all headings). The
+openers that also follow a name ("Hepatitis A is ...") are not among them."""
+
 RESOURCE_LIST = re.compile(
     r"^(these|the following) resources (address|from|provide|offer)|"
     r"^(genetic testing registry|gene review|medlineplus encyclopedia)\b",
@@ -103,7 +113,8 @@ def strip_heading(unit: str) -> str:
     or the sentence after a run of capitalised words repeats the run's words ("A Brain
     Disorder Parkinson's disease is a brain disorder ...", "Type 2 Diabetes Type 2
     diabetes, which ..."), or the run is followed by a word only a sentence opens with
-    ("Diagnostic Tests and Procedures Your doctor may ...": `OPENER_RUN`). Anything else
+    ("Diagnostic Tests and Procedures Your doctor may ...": `OPENER_RUN`; "Smoking Most
+    cases ...": `WORD_HEADING`). Anything else
     is left as written.
     """
     match = HEADING_RUN.match(unit)
@@ -123,6 +134,9 @@ def strip_heading(unit: str) -> str:
             return rest
     match = OPENER_RUN.match(unit)
     if match and len(match.group("head").split()) <= 7 and len(match.group("rest").split()) >= 4:
+        return match.group("rest")
+    match = WORD_HEADING.match(unit)
+    if match and len(match.group("rest").split()) >= 4:
         return match.group("rest")
     return unit
 

@@ -527,6 +527,9 @@ class TitledSource:
             for n, (title, text) in enumerate(self.pages[:k], start=1)
         ], []
 
+    def opening(self, passage: SourcePassage) -> SourcePassage | None:
+        return None  # each page is one passage
+
 
 FISSURE_PAGES = [
     ("Anal Disorders", "Problems with the anus include hemorrhoids and fissures."),

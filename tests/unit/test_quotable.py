@@ -45,6 +45,11 @@ from veriloop.quotable import (
             "Prenatal Screening Doctors can also diagnose SCD before a baby is born.",
             "Doctors can also diagnose SCD before a baby is born.",
         ),
+        (
+            "Smoking Most cases of COPD develop over time, from breathing in fumes.",
+            "Most cases of COPD develop over time, from breathing in fumes.",
+        ),
+        ("Medicines Your doctor may prescribe steroids.", "Your doctor may prescribe steroids."),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -61,6 +66,8 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "About 1 in 4,000 newborns have it; 25% of them are boys.",
         "The National Cancer Institute funds research on cancer.",
         "Most People Recover is the name of a support group in Ohio.",
+        "Hepatitis A is a liver infection caused by the hepatitis A virus.",
+        "For Women who are pregnant, the test is done at 24 weeks.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:

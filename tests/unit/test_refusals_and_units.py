@@ -185,3 +185,68 @@ def test_a_sentence_leaning_on_the_one_before_brings_it_along() -> None:
     # chosen alone it would open on "This information": without its predecessor known,
     # it stays as it is
     assert _quoted(found, [1], count=1) == [found[1]]
+
+
+class _LaterFirst:
+    """A relevance judge that ranks a passage's later units above its earlier ones."""
+
+    def scores(self, question: str, texts: list[str]) -> list[float]:
+        return [float(i) for i in range(len(texts))]
+
+
+def test_a_page_of_the_asked_type_is_quoted_from_its_opening_in_its_order() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    opening = passage(
+        "P-1",
+        "Doctors diagnose stroke with a short exam. A brain scan shows the stroke's kind. "
+        "Blood tests may be done. Counselling helps families.",
+        title="Stroke",
+    )
+    opening["part"] = 1
+    models, judge = fake_models([]), _LaterFirst()
+    args = (models, "How to diagnose stroke?", [opening], 2, judge)
+    quoted, _ = extract_sentences(*args, lead=True)  # type: ignore[arg-type]
+    assert [text for text, _ in quoted] == [
+        "Doctors diagnose stroke with a short exam.",
+        "A brain scan shows the stroke's kind.",
+    ]
+    # without the lead the judge's order decides: the page's last units
+    quoted, _ = extract_sentences(*args)  # type: ignore[arg-type]
+    assert [text for text, _ in quoted] == [
+        "Blood tests may be done.",
+        "Counselling helps families.",
+    ]
+    # a later part of a page has no opening to lead with
+    opening["part"] = 2
+    assert extract_sentences(*args, lead=True)[0] == quoted  # type: ignore[arg-type]
+
+
+def test_the_opening_of_the_best_passages_page_is_put_first() -> None:
+    from veriloop.nodes.grounding import with_opening
+
+    later = passage("P-7-3", "Other tests include an MRI.", title="Stroke")
+    later.update(part=3, page="P-7", relevance=0.8, kin=True)
+    other = passage("P-9-1", "A stroke is an emergency.", title="Stroke")
+    other.update(part=1, page="P-9", relevance=0.7)
+    first = passage("P-7-1", "Doctors diagnose stroke with a short exam.", title="stroke page")
+    first.update(part=1, page="P-7", relevance=0.0)
+
+    class Pages:
+        name = "pages"
+
+        def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[object]]:
+            return [], []
+
+        def opening(self, passage: SourcePassage) -> SourcePassage | None:
+            return first if passage.get("page") == "P-7" else None
+
+    ranked = with_opening(Pages(), [later, other])  # type: ignore[arg-type]
+    assert [p["id"] for p in ranked] == ["P-7-1", "P-7-3", "P-9-1"]
+    assert ranked[0]["relevance"] == 0.8 and ranked[0]["kin"] and ranked[0]["title"] == "Stroke"
+    assert first["relevance"] == 0.0  # the source's passage is not changed
+    assert with_opening(Pages(), [other, later]) == [other, later]  # the best opens its page
+    orphan = passage("P-5-2", "More tests.", title="Stroke")
+    orphan.update(part=2, page="P-5")
+    assert with_opening(Pages(), [orphan]) == [orphan]  # the source has no opening for it
