@@ -311,6 +311,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             about=about_asked(state.asked) if state.typed is False else None,
             define=state.asked == "information",
             prefer=about_asked(state.asked) if state.typed else None,
+            lead=bool(state.typed),
         )
         calls.extend([call] if call else [])
         units = [sentence for sentence, _ in quoted]

@@ -52,7 +52,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "8"
+CACHE_VERSION = "9"
 SEPARATORS = ["\n\n", "\n", ". ", "? ", "! ", "; ", " ", ""]
 """Where a passage may end, best first: a sentence end before any space."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
@@ -78,6 +78,11 @@ class Passage:
     cuis: list[str] = field(default_factory=list)
     """The UMLS concepts the page is about (MedQuAD's `cuis`): pages sharing one are
     about the same thing under other names."""
+    page: str = ""
+    """The key every passage of one answer shares (`MQ-<page key>`)."""
+    part: int = 1
+    """The passage's place in its answer: 1 opens it (where the page's author answers
+    the question), 2 follows it, ..."""
 
 
 def index_cache_root() -> Path:
@@ -158,6 +163,8 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
                 question=row.get("question") or "",
                 qtype=row.get("qtype") or "",
                 cuis=list(row.get("cuis") or []),
+                page=f"MQ-{key}",
+                part=n,
             )
             for n, chunk in enumerate(chunks, start=1)
         ]
@@ -295,6 +302,14 @@ class MedQuADIndex:
         sims = vectors @ np.asarray(query_vector, dtype=np.float32)
         best = np.argsort(-sims)[:k]
         return [(self.questions[i], float(sims[i])) for i in best]
+
+    @cached_property
+    def _openings(self) -> dict[str, Passage]:
+        return {p.page: p for p in reversed(self.passages) if p.part == 1}
+
+    def opening(self, page: str) -> Passage | None:
+        """Return the passage that opens the answer `page` keys (None: no such page)."""
+        return self._openings.get(page)
 
     def answer_passages(self, question: str, limit: int = 2) -> list[Passage]:
         """Return the first `limit` passages of the answer to a MedQuAD `question`."""

@@ -82,6 +82,10 @@ class SourcePassage(TypedDict):
     kin: NotRequired[bool]
     """The page is about a kind of the question's subject, not the subject itself
     ("Bird Flu" for a flu question; `nodes.subject.kind_of`)."""
+    page: NotRequired[str]
+    """The answer (page) the passage is part of (MedQuAD); absent for other sources."""
+    part: NotRequired[int]
+    """The passage's place in that answer: 1 opens it (MedQuAD)."""
 
 
 _open_bases: dict[tuple[str, str], KnowledgeBase] = {}
@@ -190,6 +194,10 @@ class PassageSource(Protocol):
         """Return up to `k` candidate passages for `question`, best first."""
         ...
 
+    def opening(self, passage: SourcePassage) -> SourcePassage | None:
+        """Return the passage that opens `passage`'s answer (None: the source has no pages)."""
+        ...
+
 
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
@@ -201,6 +209,8 @@ def medquad_passage(passage: Passage) -> SourcePassage:
         relevance=0.0,
         qtype=passage.qtype,
         cuis=list(passage.cuis),
+        page=passage.page,
+        part=passage.part,
     )
 
 
@@ -233,6 +243,11 @@ class MedQuADSource:
                     found.append(medquad_passage(p))
         return found, [call]
 
+    def opening(self, passage: SourcePassage) -> SourcePassage | None:
+        """Return the passage that opens `passage`'s answer (itself when it opens it)."""
+        first = open_medquad().opening(passage.get("page", ""))
+        return medquad_passage(first) if first is not None else None
+
 
 @dataclass
 class KnowledgeBaseSource:
@@ -250,6 +265,10 @@ class KnowledgeBaseSource:
             SourcePassage(id=h["id"], text=h["knowledge"], title="", url=h["source"], relevance=0.0)
             for h in hits
         ], [call]
+
+    def opening(self, passage: SourcePassage) -> SourcePassage | None:
+        """Return None: entries are not parts of pages."""
+        return None
 
 
 @dataclass
@@ -269,6 +288,10 @@ class CorpusSource:
             SourcePassage(id=u["id"], text=u["text"], title="", url=u["source"], relevance=0.0)
             for u in result.units
         ], [call]
+
+    def opening(self, passage: SourcePassage) -> SourcePassage | None:
+        """Return None: entries are not parts of pages."""
+        return None
 
 
 def open_source(

@@ -48,6 +48,7 @@ def extract_sentences(
     about: Callable[[str], bool] | None = None,
     define: bool = False,
     prefer: Callable[[str], bool] | None = None,
+    lead: bool = False,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -66,6 +67,11 @@ def extract_sentences(
         prefer: The asked type's cue test for passages *of* that type: when some of their
             units pass it, only those are quoted (a diagnosis page's sentences about
             counselling do not say how it is diagnosed); when none do, all are.
+        lead: The passages answer the asked type: when the best one opens its page's
+            answer (`part` 1), its units come first, in the page's order and unfiltered
+            by `prefer` ("Doctors have several techniques ... to help diagnose stroke.
+            The first step in diagnosis is ..."): the author's answer, not the
+            sentences nearest the question's wording.
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -78,19 +84,29 @@ def extract_sentences(
         found = [(text, pid) for text, pid in found if about(text)]
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
+    opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
     if prefer is not None:
-        found = [(text, pid) for text, pid in found if prefer(text)] or found
+        found = [(text, pid) for text, pid in found if pid == opening or prefer(text)] or found
     if not found or count < 1:
         return [], None
     first = definition_rows(found, passages) if define else []
+    opened = [row for row, (_, pid) in enumerate(found) if pid == opening]
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])
-        return _quoted(found, _definition_first(order, first), count, previous), None
+        return _quoted(found, _ranked(order, opened, first), count, previous), None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
     rows = list(range(len(found)))
     order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
-    return _quoted(found, _definition_first(order, first), count, previous), call
+    return _quoted(found, _ranked(order, opened, first), count, previous), call
+
+
+def _ranked(order: list[int], opened: list[int], definitions: list[int]) -> list[int]:
+    """Return the quoting order: the opening's units in page order, then the rest ranked.
+
+    A defining unit goes first either way (`_definition_first`).
+    """
+    return _definition_first([*opened, *(row for row in order if row not in opened)], definitions)
 
 
 def definition_rows(

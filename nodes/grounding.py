@@ -33,7 +33,7 @@ from typing_extensions import TypedDict
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.ranking import rank_rows
-from veriloop.knowledge.sources import SourcePassage, open_source
+from veriloop.knowledge.sources import PassageSource, SourcePassage, open_source
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.judges import (
@@ -282,6 +282,8 @@ def retrieve_ranked(
     ranked, typed = prefer_type(ranked, asked)
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them
+    if typed:
+        ranked = with_opening(source, ranked)
     return Retrieved(
         source.name,
         len(found),
@@ -309,6 +311,26 @@ def prefer_type(
         return ranked, None
     typed = [p for p in ranked if p.get("qtype") == asked]
     return (typed, True) if typed else (ranked, False)
+
+
+def with_opening(source: PassageSource, ranked: list[SourcePassage]) -> list[SourcePassage]:
+    """Put the opening of the best passage's answer first, when the best is a later part.
+
+    A page of the asked type answers the question in its first lines ("Doctors have
+    several techniques and imaging tools to help diagnose stroke ..."); a later part
+    holds its details. The opening takes the best passage's relevance (and kin flag).
+    """
+    if not ranked or ranked[0].get("part", 1) == 1:
+        return ranked
+    opening = source.opening(ranked[0])
+    if opening is None or not has_quotable(opening["text"]):
+        return ranked
+    best = ranked[0]
+    opening = opening.copy()
+    opening["title"], opening["relevance"] = best["title"], best["relevance"]
+    if best.get("kin"):
+        opening["kin"] = True
+    return [opening, *(p for p in ranked if p["id"] != opening["id"])]
 
 
 def numbered_passages(passages: Sequence[SourcePassage]) -> str:
