@@ -81,12 +81,13 @@ def extract_sentences(
     previous = {unit: before for before, unit in pairwise(every) if before[1] == unit[1]}
     found = every
     if about is not None:
-        found = [(text, pid) for text, pid in found if about(text)]
+        found = _whole_lists(every, [(text, pid) for text, pid in found if about(text)])
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
     if prefer is not None:
-        found = [(text, pid) for text, pid in found if pid == opening or prefer(text)] or found
+        preferred = [(text, pid) for text, pid in found if pid == opening or prefer(text)]
+        found = _whole_lists(found, preferred) or found
     if not found or count < 1:
         return [], None
     first = definition_rows(found, passages) if define else []
@@ -107,6 +108,19 @@ def _ranked(order: list[int], opened: list[int], definitions: list[int]) -> list
     A defining unit goes first either way (`_definition_first`).
     """
     return _definition_first([*opened, *(row for row in order if row not in opened)], definitions)
+
+
+def _whole_lists(
+    units: list[tuple[str, str]], kept: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Return `kept` with the other items of each list one of them is in, in `units`' order.
+
+    A filter that passes one item of a list ("Physical dependence - withdrawal symptoms")
+    keeps the list: it is quoted whole (`_quoted`), not as the one item that held a cue word.
+    """
+    lists = {(lead, pid) for text, pid in kept if (lead := lead_of(text))}
+    chosen = set(kept)
+    return [u for u in units if u in chosen or (lead_of(u[0]), u[1]) in lists]
 
 
 def definition_rows(

@@ -44,7 +44,7 @@ from veriloop.nodes.judges import (
     supported_at_of,
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
-from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject
+from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject, writes_name
 from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
@@ -240,7 +240,13 @@ def retrieve_ranked(
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
-    on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
+    on_focus = [
+        p
+        for p in found
+        if not p["title"]
+        or not off_focus(question, p["title"])
+        or writes_name(question, p["title"], [p["text"]])
+    ]
     aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
     subject = match_subject(question, [p["title"] for p in on_focus], [p["text"] for p in on_focus])
     if subject.uncovered:

@@ -262,6 +262,68 @@ def _page_writes(
     return any(p.terms & terms and any(written_in(p, t) for t in own) for p in phrases)
 
 
+ASKING_WORDS = frozenset(
+    """treatment treatments treat treated cause causes caused symptom symptoms sign signs
+    diagnose diagnosed diagnosis prevent prevention test tests testing help please question
+    questions thank thanks doctor doctors information overview need know about""".split()
+)
+"""Words that say what is asked, trimmed from the ends of a question's name run."""
+
+
+def question_names(question: str) -> list[tuple[str, ...]]:
+    """Return the question's runs of two or more words that may name its subject.
+
+    A run is broken by stop words and punctuation, not by generic words ("alcohol use
+    disorder" stays whole), and loses the asking words at its ends ("symptoms").
+    """
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for word, _ in [*_scan(question), ("", None)]:
+        lowered = word.lower()
+        if word and lowered not in STOPWORDS_EN_PLUS and not word.isdigit():
+            run.append(lowered)
+            continue
+        while run and run[0] in ASKING_WORDS:
+            run.pop(0)
+        while run and run[-1] in ASKING_WORDS:
+            run.pop()
+        if len(run) > 1 and tuple(run) not in runs:
+            runs.append(tuple(run))
+        run = []
+    return runs
+
+
+def writes_name(question: str, focus: str, texts: Iterable[str]) -> bool:
+    """Tell whether a page writes the question's name for its subject, under its own focus.
+
+    The page's focus shares a word with one of the question's name runs
+    (`question_names`), the run says more than the focus, and the page's text writes the
+    run as a common noun ("... have an alcohol use disorder" on the page "Alcoholism and
+    Alcohol Abuse"), not inside a proper name ("Parsonage Turner syndrome" does not write
+    "turner syndrome"). Such a page discusses what the question names under another name.
+    """
+    terms = focus_terms(focus)
+    if not terms:
+        return False
+    for run in question_names(question):
+        stems = {str(snowball().stemWord(word)) for word in run}
+        if not stems & terms or stems <= terms:
+            continue
+        written = re.compile(r"\b" + r"\s+".join(re.escape(w) for w in run) + r"\b", re.I)
+        for text in texts:
+            for match in written.finditer(text):
+                before = text[: match.start()].rstrip()
+                inside_name = (
+                    match.group()[:1].isupper()
+                    and bool(before)
+                    and before[-1].isalpha()
+                    and before.split()[-1][:1].isupper()
+                )
+                if not inside_name:
+                    return True
+    return False
+
+
 def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     """Return the pattern of a text giving a subject phrase as another name for its subject.
 
@@ -340,6 +402,18 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
             or _page_writes(titles[i], phrases, asked, titles, texts)
         )
     ]
+    if not on:  # no page under the question's own name: one that writes it ("alcohol use
+        # disorder" on "Alcoholism and Alcohol Abuse") is on it
+        on = [
+            i
+            for i in every
+            if titles[i]
+            and writes_name(
+                question,
+                titles[i],
+                (text for other, text in zip(titles, texts, strict=True) if other == titles[i]),
+            )
+        ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
     if kin and not about_children(question):  # an adult's question: adults' pages first
         grown = [i for i in kin if not about_children(titles[i])]

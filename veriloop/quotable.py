@@ -90,6 +90,14 @@ POINTER = re.compile(
     r"(additional|further) information (is|can be) (found|available|provided)\b)",
     re.IGNORECASE,
 )
+SITE_NOTICE = re.compile(
+    r"\bcontent on this (page|website|site)\b|\barchived for historic|"
+    r"\bfrontline questions and expert opinion",
+    re.IGNORECASE,
+)
+"""A website's notice about itself ("Content on this page was developed during the
+2009-2010 H1N1 pandemic and has not been updated"): 5 MedQuAD units, all the 2009 H1N1
+Flu pages', whose only other lines are the news they linked to."""
 GLUED_ITEMS = re.compile(r":\s+((?:[A-Z][a-z]+(?:\s+[a-z]+){0,4})\s+){3,}[A-Z]")
 """Three or more capitalised list items run together after a colon, no punctuation."""
 
@@ -157,8 +165,8 @@ def clean_unit(unit: str) -> str:
 def unquotable_reason(unit: str) -> str | None:
     """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
 
-    Returns "resource list", "symptom table", "pointer line", "glued list items" or
-    "heading only" (fewer than four words and no verb-like word after removing the
+    Returns "resource list", "symptom table", "pointer line", "site notice", "glued list
+    items" or "heading only" (fewer than four words and no verb-like word after removing the
     heading).
     """
     text = unit.strip()
@@ -168,6 +176,8 @@ def unquotable_reason(unit: str) -> str | None:
         return "symptom table"
     if POINTER.search(text):
         return "pointer line"
+    if SITE_NOTICE.search(text):
+        return "site notice"
     if GLUED_ITEMS.search(text):
         return "glued list items"
     if len(text.split()) < 4 and not text.endswith("."):

@@ -250,3 +250,20 @@ def test_the_opening_of_the_best_passages_page_is_put_first() -> None:
     orphan = passage("P-5-2", "More tests.", title="Stroke")
     orphan.update(part=2, page="P-5")
     assert with_opening(Pages(), [orphan]) == [orphan]  # the source has no opening for it
+
+
+def test_a_list_one_item_of_which_holds_a_cue_is_quoted_whole() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    page = passage(
+        "P-1",
+        "Alcoholism is a disease that causes - Craving - a strong need to drink - Physical "
+        "dependence - withdrawal symptoms. It runs in families.",
+        title="Alcoholism and Alcohol Abuse",
+    )
+    about = about_asked("symptoms")
+    quoted, _ = extract_sentences(fake_models([]), "What are its symptoms?", [page], 3, about=about)
+    assert len(quoted) == 1
+    text = quoted[0][0]
+    assert "craving" in text.lower() and "withdrawal symptoms" in text

@@ -9,8 +9,10 @@ from veriloop.nodes.subject import (
     kind_of,
     match_subject,
     on_subject,
+    question_names,
     subject_phrases,
     subject_tokens,
+    writes_name,
 )
 
 FISSURE = (
@@ -182,3 +184,43 @@ def test_a_page_that_writes_the_questions_phrase_is_on_it() -> None:
     elsewhere = "A shingles outbreak can follow chickenpox."
     silent = match_subject(question, titles, ["Shingles is a painful rash.", elsewhere])
     assert silent.uncovered is not None  # "outbreak" narrows past a page that never says it
+
+
+def test_a_questions_name_runs_keep_generic_words_and_lose_asking_words() -> None:
+    assert question_names("What are the symptoms of Alcohol Use Disorder?") == [
+        ("alcohol", "use", "disorder")
+    ]
+    assert question_names("How to diagnose Seasonal Affective Disorder ?") == [
+        ("seasonal", "affective", "disorder")
+    ]
+    assert question_names("What causes flu?") == []  # one word is no run
+
+
+def test_a_page_writing_the_questions_name_under_its_own_focus_is_on_it() -> None:
+    # real MedQuAD foci and text: AUD has no page of its own
+    question = "What are the treatments of Alcohol Use Disorder?"
+    titles = ["Alcoholism and Alcohol Abuse", "Fetal Alcohol Spectrum Disorders"]
+    texts = [
+        "However, about 18 million adult Americans have an alcohol use disorder.",
+        "Drinking alcohol during pregnancy can cause FASDs.",
+    ]
+    assert writes_name(question, titles[0], [texts[0]])
+    assert not writes_name(question, titles[1], [texts[1]])
+    got = match_subject(question, titles, texts)
+    assert got.kept == [0] and got.matched
+    # the name inside a proper name is not written: Parsonage Turner syndrome
+    turner = "How is Turner syndrome diagnosed?"
+    assert not writes_name(
+        turner, "Parsonage Turner Syndrome", ["Parsonage Turner syndrome is rare."]
+    )
+    assert writes_name(turner, "Gonadal Dysgenesis", ["It is seen in Turner syndrome."]) is False
+    # a page already on the subject by its own name leaves no room for the fallback
+    own = match_subject(
+        "What causes sickle cell anemia?",
+        ["Sickle Cell Anemia", "Sickle Cell Trait"],
+        [
+            "Sickle cell anemia is inherited.",
+            "People with the trait do not have sickle cell anemia.",
+        ],
+    )
+    assert own.kept == [0]
