@@ -7,7 +7,9 @@ r"""Hand rating, blinded: a sheet of answer pairs to rate, then the tally before
     .venv/bin/python benchmarks/rating_sheet.py tally --sheet docs/benchmarks/rating_sheet.jsonl \
         --ratings docs/benchmarks/ratings.jsonl --out docs/benchmarks/rating_tally.md
 
-`make` samples items (seeded) from the `grounded` runs of both folders and writes, per item,
+`make` samples items (seeded; `--exclude SHEET` leaves out the items of other sheets, so a
+fresh sample holds only unrated questions) from the `grounded` runs of both folders and
+writes, per item,
 the question, its hand label and the two answers as A and B in a seeded random order (the
 answer text with its cited page titles, or the refusal and its reason); which of A and B is
 the run before is kept in `key` on each line, for `tally` only: a rater reads `question`,
@@ -61,7 +63,10 @@ def make(args: argparse.Namespace) -> None:
     labels = {
         x["id"]: x for x in map(json.loads, args.labels.read_text(encoding="utf-8").splitlines())
     }
-    items = sorted(set(before) & set(after) & set(labels))
+    excluded = {
+        json.loads(line)["id"] for path in args.exclude for line in path.read_text().splitlines()
+    }
+    items = sorted(set(before) & set(after) & set(labels) - excluded)
     rng = random.Random(args.seed)
     lines = []
     for item in sorted(rng.sample(items, args.sample)):
@@ -157,6 +162,13 @@ def main() -> None:
     maker.add_argument("--sample", type=int, default=60)
     maker.add_argument("--seed", type=int, default=38)
     maker.add_argument("--out", type=Path, required=True)
+    maker.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="a sheet (JSON lines with `id`) whose items are not sampled; repeatable",
+    )
     counter = sub.add_parser("tally")
     counter.add_argument("--sheet", type=Path, required=True)
     counter.add_argument("--ratings", type=Path, required=True)
