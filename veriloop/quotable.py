@@ -53,7 +53,7 @@ TITLE_RUN = re.compile(
 """Up to seven capitalised words (and small words) before a capitalised word."""
 
 OPENER_RUN = re.compile(
-    r"^(?P<head>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|\d+))*?"
+    r"^(?P<head>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+))*?"
     r"\s+[A-Z][\w'’-]*)\s+"
     r"(?P<rest>(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
     r"There|Other|Several|Each|Children|Adults|Women|Men)\s+[a-z(].*)$"
@@ -105,6 +105,25 @@ WORD = re.compile(r"[a-z0-9]+")
 STOP = frozenset("a an the of and or to in for with is are be by on at as that this it".split())
 
 
+def _restated(head: Sequence[str], rest: Sequence[str]) -> bool:
+    """Tell whether a sentence's first twelve content words restate a heading's words.
+
+    Each heading word is among them; the first may also be restated by a longer form
+    opening the sentence ("Set Realistic Goals" / "Setting realistic goals ...").
+    """
+    near = set(rest[:12])
+    if set(head) <= near:
+        return True
+    first = head[0]
+    return (
+        bool(rest)
+        and len(first) >= 3
+        and first.isalpha()  # a word, not a gene or protein name ("RGS9" / "RGS9BP")
+        and rest[0].startswith(first)
+        and set(head[1:]) <= near
+    )
+
+
 def _content(text: str) -> list[str]:
     return [w for w in WORD.findall(text.lower()) if w not in STOP]
 
@@ -120,8 +139,9 @@ def strip_heading(unit: str) -> str:
     Plain: the run ends in a heading word ("... Signs and Symptoms Pay attention to ..."),
     or the sentence after a run of capitalised words repeats the run's words ("A Brain
     Disorder Parkinson's disease is a brain disorder ...", "Type 2 Diabetes Type 2
-    diabetes, which ..."), or the run is followed by a word only a sentence opens with
-    ("Diagnostic Tests and Procedures Your doctor may ...": `OPENER_RUN`; "Smoking Most
+    diabetes, which ...", "Set Realistic Goals Setting realistic goals ..."), or the run is followed by a word only a sentence opens with
+    ("Diagnostic Tests and Procedures Your doctor may ...", "Getting a Diagnosis Your
+    doctor ...": `OPENER_RUN`; "Smoking Most
     cases ...": `WORD_HEADING`). Anything else
     is left as written.
     """
@@ -137,7 +157,7 @@ def strip_heading(unit: str) -> str:
             len(head.split()) >= 2
             and len(rest_words) >= 4
             and head_words
-            and head_words <= set(rest_words[:12])
+            and _restated(_content(head), rest_words)
         ):
             return rest
     match = OPENER_RUN.match(unit)

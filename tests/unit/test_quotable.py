@@ -50,6 +50,14 @@ from veriloop.quotable import (
             "Most cases of COPD develop over time, from breathing in fumes.",
         ),
         ("Medicines Your doctor may prescribe steroids.", "Your doctor may prescribe steroids."),
+        (
+            "Getting a Diagnosis Your doctor will diagnose COPD based on your signs.",
+            "Your doctor will diagnose COPD based on your signs.",
+        ),
+        (
+            "Set Realistic Goals Setting realistic weight-loss goals is a first step.",
+            "Setting realistic weight-loss goals is a first step.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -66,6 +74,7 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "About 1 in 4,000 newborns have it; 25% of them are boys.",
         "The National Cancer Institute funds research on cancer.",
         "Most People Recover is the name of a support group in Ohio.",
+        "The RGS9 and RGS9BP proteins play an essential role in returning photoreceptors.",
         "Hepatitis A is a liver infection caused by the hepatitis A virus.",
         "For Women who are pregnant, the test is done at 24 weeks.",
     ],
