@@ -311,6 +311,18 @@ class MedQuADIndex:
         """Return the passage that opens the answer `page` keys (None: no such page)."""
         return self._openings.get(page)
 
+    @cached_property
+    def _typed_openings(self) -> dict[tuple[str, str], list[Passage]]:
+        rows: dict[tuple[str, str], list[Passage]] = {}
+        for passage in self.passages:
+            if passage.part == 1:
+                rows.setdefault((passage.focus, passage.qtype), []).append(passage)
+        return rows
+
+    def typed_openings(self, focus: str, qtype: str) -> list[Passage]:
+        """Return the openings of the answers to `qtype` questions about `focus`."""
+        return list(self._typed_openings.get((focus, qtype), []))
+
     def answer_passages(self, question: str, limit: int = 2) -> list[Passage]:
         """Return the first `limit` passages of the answer to a MedQuAD `question`."""
         return self._by_question.get(question, [])[:limit]

@@ -198,6 +198,10 @@ class PassageSource(Protocol):
         """Return the passage that opens `passage`'s answer (None: the source has no pages)."""
         ...
 
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        """Return the openings of the pages about `title` answering `qtype` questions."""
+        ...
+
 
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
@@ -248,6 +252,10 @@ class MedQuADSource:
         first = open_medquad().opening(passage.get("page", ""))
         return medquad_passage(first) if first is not None else None
 
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        """Return the openings of MedQuAD's answers to `qtype` questions about `title`."""
+        return [medquad_passage(p) for p in open_medquad().typed_openings(title, qtype)]
+
 
 @dataclass
 class KnowledgeBaseSource:
@@ -269,6 +277,10 @@ class KnowledgeBaseSource:
     def opening(self, passage: SourcePassage) -> SourcePassage | None:
         """Return None: entries are not parts of pages."""
         return None
+
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        """Return nothing: entries carry no question types."""
+        return []
 
 
 @dataclass
@@ -292,6 +304,10 @@ class CorpusSource:
     def opening(self, passage: SourcePassage) -> SourcePassage | None:
         """Return None: entries are not parts of pages."""
         return None
+
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        """Return nothing: entries carry no question types."""
+        return []
 
 
 def open_source(

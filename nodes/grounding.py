@@ -277,6 +277,11 @@ def retrieve_ranked(
         and bool(on_subject)
         and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
     )
+    if is_on and asked and not any(p.get("qtype") == asked for p in own):
+        found_typed, call_typed = typed_pages(models, source, question, own, asked, question_vector)
+        if found_typed:  # the subject's own pages answer it after all, outside the candidates
+            on_subject = sorted([*own, *found_typed], key=lambda p: -p["relevance"])
+            calls = [*calls, *([call_typed] if call_typed else [])]
     if is_on:
         kept = {p["id"] for p in on_subject}
         aside += [p["title"] for p in ranked if p["id"] not in kept and p["title"] not in aside]
@@ -317,6 +322,30 @@ def prefer_type(
         return ranked, None
     typed = [p for p in ranked if p.get("qtype") == asked]
     return (typed, True) if typed else (ranked, False)
+
+
+def typed_pages(
+    models: Models,
+    source: PassageSource,
+    question: str,
+    own: Sequence[SourcePassage],
+    asked: str,
+    question_vector: npt.NDArray[Any] | None = None,
+) -> tuple[list[SourcePassage], ModelCall | None]:
+    """Return the openings of the subject's own pages of the asked type the search missed.
+
+    BM25 over a long question can return a subject's overview and miss its page of the
+    asked type (Leigh's Disease's treatment answer for a parent's message about Leigh
+    disease); MedQuAD files each answer under its focus and type, so the page is looked up
+    by both. Ranked by cosine to the question like any candidate.
+    """
+    have = {p["id"] for p in own}
+    titles = list(dict.fromkeys(p["title"] for p in own if p["title"]))[:2]
+    extra = [p for t in titles for p in source.typed(t, asked) if p["id"] not in have]
+    extra = [p for p in extra if has_quotable(p["text"])]
+    if not extra:
+        return [], None
+    return rank_passages(models, question, extra, len(extra), question_vector)
 
 
 def with_opening(source: PassageSource, ranked: list[SourcePassage]) -> list[SourcePassage]:

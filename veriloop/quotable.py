@@ -139,11 +139,10 @@ def strip_heading(unit: str) -> str:
     Plain: the run ends in a heading word ("... Signs and Symptoms Pay attention to ..."),
     or the sentence after a run of capitalised words repeats the run's words ("A Brain
     Disorder Parkinson's disease is a brain disorder ...", "Type 2 Diabetes Type 2
-    diabetes, which ...", "Set Realistic Goals Setting realistic goals ..."), or the run is followed by a word only a sentence opens with
-    ("Diagnostic Tests and Procedures Your doctor may ...", "Getting a Diagnosis Your
-    doctor ...": `OPENER_RUN`; "Smoking Most
-    cases ...": `WORD_HEADING`). Anything else
-    is left as written.
+    diabetes, which ...", "Set Realistic Goals Setting realistic goals ..."), or the run
+    is followed by a word only a sentence opens with ("Diagnostic Tests and Procedures
+    Your doctor may ...", "Getting a Diagnosis Your doctor ...": `OPENER_RUN`; "Smoking
+    Most cases ...": `WORD_HEADING`). Anything else is left as written.
     """
     match = HEADING_RUN.match(unit)
     if match and len(match.group("rest").split()) >= 4:

@@ -530,6 +530,9 @@ class TitledSource:
     def opening(self, passage: SourcePassage) -> SourcePassage | None:
         return None  # each page is one passage
 
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        return []  # no index of pages by type
+
 
 FISSURE_PAGES = [
     ("Anal Disorders", "Problems with the anus include hemorrhoids and fissures."),
@@ -643,16 +646,29 @@ def test_pages_on_the_subject_below_the_gate_fall_back_to_every_candidate(
 class TypedSource(TitledSource):
     """Titled pages that also carry MedQuAD's question type and UMLS concepts."""
 
-    def __init__(self, pages: list[tuple[str, str, str, list[str]]]) -> None:
-        self.typed = pages
+    def __init__(
+        self,
+        pages: list[tuple[str, str, str, list[str]]],
+        unsearched: list[tuple[str, str, str, list[str]]] | None = None,
+    ) -> None:
+        self.pages_typed = pages
+        self.unsearched = unsearched or []
+        """Pages search never returns; found only by focus and type (`typed`)."""
 
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[Any]]:
         return [
             SourcePassage(
                 id=f"P-{n}", text=text, title=title, url="u", relevance=0.0, qtype=qtype, cuis=cuis
             )
-            for n, (title, text, qtype, cuis) in enumerate(self.typed[:k], start=1)
+            for n, (title, text, qtype, cuis) in enumerate(self.pages_typed[:k], start=1)
         ], []
+
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        return [
+            SourcePassage(id=f"U-{n}", text=text, title=t, url="u", relevance=0.0, qtype=q, cuis=c)
+            for n, (t, text, q, c) in enumerate(self.unsearched, start=1)
+            if t == title and q == qtype
+        ]
 
 
 def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
@@ -677,3 +693,42 @@ def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
         models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="outlook"
     )
     assert other.typed is False  # the subject's pages answer other questions only
+
+
+def test_the_subjects_page_of_the_asked_type_is_found_when_the_search_missed_it(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    searched = [
+        (
+            "Leigh Syndrome",
+            "Leigh syndrome is a severe disorder of the nervous system.",
+            "information",
+            [],
+        ),
+        ("Infant Botulism", "Infant botulism is treated with an antitoxin.", "treatment", []),
+    ]
+    unsearched = [
+        (
+            "Leigh Syndrome",
+            "Leigh syndrome is treated with vitamins such as thiamine.",
+            "treatment",
+            [],
+        ),
+        ("Leigh Syndrome", "Leigh syndrome is rare.", "outlook", []),
+    ]
+    source = TypedSource(searched, unsearched)
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    question = "how is leigh syndrome treated"
+    got = retrieve_ranked(
+        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
+    )
+    assert got.typed is True and got.on_subject
+    assert [p["id"] for p in got.ranked] == ["U-1"]
+    assert got.ranked[0]["relevance"] != 0.0  # ranked like any candidate
+    # nothing of the type anywhere: the overview stays, typed False
+    source.unsearched = []
+    again = retrieve_ranked(
+        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
+    )
+    assert again.typed is False and [p["title"] for p in again.ranked] == ["Leigh Syndrome"]
