@@ -324,6 +324,24 @@ def writes_name(question: str, focus: str, texts: Iterable[str]) -> bool:
     return False
 
 
+def spells_out(question: str, focus: str, texts: Iterable[str]) -> bool:
+    """Tell whether a page spells out a short name the question uses for its subject.
+
+    The question writes a word of three to six letters ("SSPE", "nph") that the page's text
+    gives in brackets after its focus ("Subacute sclerosing panencephalitis (SSPE) is
+    ..."): the question names the page's subject by its abbreviation.
+    """
+    if not focus:
+        return False
+    short = {w.upper() for w in re.findall(r"\b[A-Za-z]{3,6}\b", question)}
+    if not short:
+        return False
+    written = re.compile(
+        re.escape(focus) + r"\s*\(\s*(" + "|".join(sorted(short)) + r")\s*\)", re.IGNORECASE
+    )
+    return any(written.search(text) for text in texts)
+
+
 def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     """Return the pattern of a text giving a subject phrase as another name for its subject.
 
@@ -392,6 +410,9 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
     naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
+    named |= {
+        titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])
+    }
     on = [
         i
         for i in every

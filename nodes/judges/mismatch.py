@@ -43,6 +43,7 @@ from typing import Any, Literal
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.judges import contrast
 from veriloop.nodes.judges.contrast import aligned_mismatches, clauses, content_stems, cues
+from veriloop.quotable import clean_unit
 from veriloop.text import split_sentences
 
 MismatchKind = Literal[
@@ -380,6 +381,8 @@ def _sentences_by_form(evidence: str) -> dict[str, str]:
     forms: dict[str, str] = {}
     for sentence in split_sentences(evidence):
         forms.setdefault(_copy_form(sentence), sentence)
+    for sentence in split_sentences(evidence):  # as quoted: a glued heading or footnote gone
+        forms.setdefault(_copy_form(clean_unit(sentence)), sentence)
     return forms
 
 
@@ -423,7 +426,9 @@ def _copied_run(wanted: list[str], evidence: str) -> str | None:
 def copied_sentence(claim: str, evidence: str) -> str | None:
     """Return the evidence text the claim copies word for word, or None.
 
-    Case, spacing and punctuation aside, the claim is one of the evidence's sentences, or
+    Case, spacing and punctuation aside, the claim is one of the evidence's sentences (as
+    the extractive answer quotes it: `veriloop.quotable.clean_unit` removes a heading glued
+    before it, "Early Signs and Symptoms If a person has ..."), or
     a run of them (a list's lead-in and its items quoted as one "Lead: a; b" sentence):
     what the source says, so the claim is backed whatever a model reads into the sentences
     around it (the three-way judges, small as they are, were seen calling such copies

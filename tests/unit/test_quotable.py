@@ -140,3 +140,23 @@ def test_a_lists_items_are_quoted_together() -> None:
         ("It is treated with surgery.", "p1"),
         ("Symptoms of throat cancer may include: a sore throat", "p2"),
     ]
+
+
+def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
+    from veriloop.quotable import with_announced_lists
+
+    units = [
+        "Learn the following warning signs of breast cancer.",
+        "a lump in the breast - a change in the size of the breast",
+        "See a doctor.",
+    ]
+    assert with_announced_lists(units) == [
+        "Learn the following warning signs of breast cancer: a lump in the breast; a change "
+        "in the size of the breast",
+        "See a doctor.",
+    ]
+    # a sentence that announces nothing, or a next unit that is a sentence, stays apart
+    apart = ["Signs are listed below.", "a lump in the breast"]
+    assert with_announced_lists(apart) == apart
+    sentence = ["Read the following advice.", "Rest is best."]
+    assert with_announced_lists(sentence) == sentence

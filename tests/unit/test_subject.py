@@ -10,6 +10,7 @@ from veriloop.nodes.subject import (
     match_subject,
     on_subject,
     question_names,
+    spells_out,
     subject_phrases,
     subject_tokens,
     writes_name,
@@ -224,3 +225,20 @@ def test_a_page_writing_the_questions_name_under_its_own_focus_is_on_it() -> Non
         ],
     )
     assert own.kept == [0]
+
+
+def test_a_page_spelling_out_the_questions_abbreviation_is_on_it() -> None:
+    question = (
+        "SSPE. My son is 33 years of age and did not have the measles vaccination. Could "
+        "SSPE occur at this age or in the future?"
+    )
+    titles = ["Subacute Sclerosing Panencephalitis", "Measles"]
+    texts = [
+        "Subacute sclerosing panencephalitis (SSPE) is a progressive neurological disorder.",
+        "Measles is an infectious disease caused by a virus.",
+    ]
+    assert spells_out(question, titles[0], [texts[0]])
+    got = match_subject(question, titles, texts)
+    assert 0 in got.kept and got.uncovered is None  # not "no page about measles vaccination"
+    # the abbreviation must follow the page's own focus
+    assert not spells_out(question, "Measles", ["Measles can lead to SSPE years later."])

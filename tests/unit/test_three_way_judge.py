@@ -239,6 +239,20 @@ def test_a_copy_is_read_case_space_and_punctuation_aside() -> None:
     assert copied_sentence("Graves disease.", "Graves disease. It is common.") is None  # < 3 words
 
 
+def test_a_sentence_quoted_without_its_glued_heading_is_a_copy() -> None:
+    from veriloop.nodes.judges.mismatch import copied_sentence
+
+    source = (
+        "Early Signs and Symptoms If a person has sickle cell disease (SCD), it is present at "
+        "birth. It is a myth that vaccines cause autism."
+    )
+    quoted = "If a person has sickle cell disease (SCD), it is present at birth."
+    assert copied_sentence(quoted, source) == source.split(" It is a myth")[0]
+    # only a heading the quote cleaner removes: not any cut opening
+    assert copied_sentence("vaccines cause autism.", source) is None
+    assert copied_sentence("a person has sickle cell disease (SCD), it is present", source) is None
+
+
 def test_a_list_quoted_as_one_sentence_is_a_copy_but_a_cut_sentence_is_not() -> None:
     from veriloop.nodes.judges.mismatch import copied_sentence
 
