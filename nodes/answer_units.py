@@ -68,10 +68,12 @@ def extract_sentences(
             units pass it, only those are quoted (a diagnosis page's sentences about
             counselling do not say how it is diagnosed); when none do, all are.
         lead: The passages answer the asked type: when the best one opens its page's
-            answer (`part` 1), its units come first, in the page's order and unfiltered
-            by `prefer` ("Doctors have several techniques ... to help diagnose stroke.
-            The first step in diagnosis is ..."): the author's answer, not the
-            sentences nearest the question's wording.
+            answer (`part` 1), its units come first, in the page's order ("Doctors have
+            several techniques ... to help diagnose stroke. The first step in diagnosis
+            is ..."): the author's answer, not the sentences nearest the question's
+            wording. With `prefer`, the opening's units that pass it come first (a
+            preamble, "However, they can develop over hours", waits); the others stay
+            quotable.
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -92,6 +94,8 @@ def extract_sentences(
         return [], None
     first = definition_rows(found, passages) if define else []
     opened = [row for row, (_, pid) in enumerate(found) if pid == opening]
+    if prefer is not None:  # the opening's sentences that say the asked type, when some do
+        opened = [row for row in opened if prefer(found[row][0])] or opened
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])

@@ -267,3 +267,30 @@ def test_a_list_one_item_of_which_holds_a_cue_is_quoted_whole() -> None:
     assert len(quoted) == 1
     text = quoted[0][0]
     assert "craving" in text.lower() and "withdrawal symptoms" in text
+
+
+def test_the_openings_sentences_that_say_the_asked_type_come_before_its_preamble() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    opening = passage(
+        "P-1",
+        "Symptoms of a stroke develop quickly. However, they can develop over hours. "
+        "Nobody knows why. Signs of a stroke include sudden weakness.",
+        title="Stroke",
+    )
+    opening["part"] = 1
+    prefer = about_asked("symptoms")
+    quoted, _ = extract_sentences(
+        fake_models([]),
+        "What are the symptoms of stroke?",
+        [opening],
+        2,
+        _LaterFirst(),  # type: ignore[arg-type]
+        prefer=prefer,
+        lead=True,
+    )
+    assert [text for text, _ in quoted] == [
+        "Symptoms of a stroke develop quickly.",
+        "Signs of a stroke include sudden weakness.",
+    ]
