@@ -279,6 +279,9 @@ def retrieve_ranked(
     )
     if is_on and asked and not any(p.get("qtype") == asked for p in own):
         found_typed, call_typed = typed_pages(models, source, question, own, asked, question_vector)
+        found_typed = [  # held to the gate the subject's pages passed
+            p for p in found_typed if relevant_at is None or p["relevance"] >= relevant_at
+        ]
         if found_typed:  # the subject's own pages answer it after all, outside the candidates
             on_subject = sorted([*own, *found_typed], key=lambda p: -p["relevance"])
             calls = [*calls, *([call_typed] if call_typed else [])]

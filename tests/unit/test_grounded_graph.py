@@ -732,3 +732,26 @@ def test_the_subjects_page_of_the_asked_type_is_found_when_the_search_missed_it(
         models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
     )
     assert again.typed is False and [p["title"] for p in again.ranked] == ["Leigh Syndrome"]
+
+
+def test_a_looked_up_page_of_the_asked_type_is_held_to_the_gate(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    searched = [("Hypoglycemia", "Hypoglycemia is low blood sugar.", "information", [])]
+    source = TypedSource(searched)
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    below = SourcePassage(
+        id="U-1",
+        text="Too much insulin causes it.",
+        title="Hypoglycemia",
+        url="u",
+        relevance=-0.5,
+        qtype="causes",
+    )
+    monkeypatch.setattr("veriloop.nodes.grounding.typed_pages", lambda *a, **k: ([below], None))
+    args: dict[str, Any] = dict(kb_dir="", corpus_dir="", candidates=10, keep=5, asked="causes")
+    kept = retrieve_ranked(models, "what causes hypoglycemia", relevant_at=-1.0, **args)
+    assert kept.typed is True and [p["id"] for p in kept.ranked] == ["U-1"]
+    held = retrieve_ranked(models, "what causes hypoglycemia", relevant_at=-0.2, **args)
+    assert held.typed is False and [p["title"] for p in held.ranked] == ["Hypoglycemia"]
