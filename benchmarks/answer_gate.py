@@ -119,8 +119,8 @@ def fit(args: argparse.Namespace) -> None:
         "# `subject_relevant_at`, fitted on rated answers (issue 38)",
         "",
         f"Commands: see `benchmarks/answer_gate.py`. {len(rows)} answered MEDIQA questions "
-        f"whose pages the subject rule called on the subject, best cosine below "
-        f"{max(r['best'] for r in rows):.2f}+, none of them in the evaluation sheet; rated by "
+        f"whose pages the subject rule called on the subject, best cosine at most "
+        f"{max(r['best'] for r in rows):.2f}, none of them in the evaluation sheet; rated by "
         f"hand (answer_rating.md): {counts['good']} good, {counts['partial']} partial, "
         f"{counts['bad']} bad. A gate refuses below it; cost = 3 x bad answers kept + good "
         "answers refused + 0.5 x partial answers refused.",
