@@ -304,15 +304,16 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     calls: list[ModelCall] = []
     units: list[str] = []
     if context.answer_mode == "extract":
+        cue_test = about_asked(state.asked)
         quoted, call = extract_sentences(
             models,
             state.question,
             state.passages,
             context.extract_sentences,
             relevance_judge(context.relevance_judge),
-            about=about_asked(state.asked) if state.typed is False else None,
+            about=cue_test if state.typed is False else None,
             define=state.asked == "information",
-            prefer=about_asked(state.asked) if state.typed else None,
+            prefer=cue_test if state.typed else None,
             lead=bool(state.typed),
         )
         calls.extend([call] if call else [])
