@@ -59,7 +59,7 @@ def sheet(args: argparse.Namespace) -> None:
     labels = {
         x["id"]: x for x in map(json.loads, args.labels.read_text(encoding="utf-8").splitlines())
     }
-    excluded = {json.loads(line)["id"] for line in args.exclude.read_text().splitlines()}
+    excluded = {json.loads(x)["id"] for x in args.exclude.read_text().splitlines() if x.strip()}
     lines = []
     for line in (args.results / "results.jsonl").read_text().splitlines():
         record = json.loads(line)
@@ -101,7 +101,8 @@ def fit_gate(rows: list[dict[str, Any]]) -> float:
 
 def fit(args: argparse.Namespace) -> None:
     """Write the curve and the fitted gate."""
-    items = {x["id"]: x for x in map(json.loads, args.sheet.read_text().splitlines())}
+    lines_in = [x for x in args.sheet.read_text().splitlines() if x.strip()]
+    items = {x["id"]: x for x in map(json.loads, lines_in)}
     rows = []
     for line in args.ratings.read_text().splitlines():
         if line.strip():
@@ -114,6 +115,8 @@ def fit(args: argparse.Namespace) -> None:
                     "half": hashlib.sha1(rated["id"].encode()).digest()[0] % 2,
                 }
             )
+    if not rows:
+        raise SystemExit(f"{args.ratings}: no ratings")
     counts = {k: sum(r["rating"] == k for r in rows) for k in ("good", "partial", "bad")}
     lines = [
         "# `subject_relevant_at`, fitted on rated answers (issue 38)",

@@ -15,12 +15,12 @@
   **Hard refusal** (no model call) when the question names a subject no page is about, or
   the best cosine is below `subject_relevant_at` (pages on the subject) or `relevant_at`
   (any page); it says what was looked for, found and set aside, and why.
-- answer: `answer_mode=extract` (default) quotes the quotable passage units closest to the
-  question (`nodes/answer_units.py`: scrape damage repaired, resource lists, tables and
-  pointer lines left out, each said once); when the subject's pages answer other questions
-  only, only units about the asked type, or a refusal saying the source has none.
-  `generate` asks the chat model to copy from the passages (`prompts/grounded_answer.txt`;
-  with SmolLM2-135M it mostly wrote filler: docs/results/mediqa_grounded_n120).
+- answer: `answer_mode=extract` (default) quotes passage units (`nodes/answer_units.py`:
+  a typed page from its opening, else the units closest to the question; scrape damage
+  repaired, non-answers left out, each said once); when the subject's pages answer other
+  questions only, only units about the asked type, or a refusal saying the source has
+  none. `generate` asks the chat model to copy from the passages (SmolLM2-135M mostly
+  wrote filler: docs/results/mediqa_grounded_n120).
 - check_sentences: every answer sentence against each kept passage with the claim-support
   judge (`judge`, read after the question), gated on content-word coverage
   (`min_coverage`); kept at P(supported) >= `supported_at` (and, with the relevance
@@ -29,8 +29,7 @@
   passages. Unsupported sentences are dropped, or marked (`unsupported=mark`).
 - **Soft refusal** when no sentence survives; it says how many failed which test.
 
-One answer, one check, no loop. Every sentence, its probability, coverage, relevance and
-passage are in `sentences` and in the trace's candidates.
+One answer, one check, no loop; every sentence and its scores are in the trace.
 """
 
 from __future__ import annotations
@@ -126,10 +125,8 @@ class GroundedContext(MethodSettings, SourceSettings, DecisionSettings):
         metadata={
             "ge": -1.0,
             "le": 1.0,
-            "description": "The same gate for pages on the question's subject (or kinds of "
-            "it: match_focus), fitted on 41 hand-rated MEDIQA answers: below it, answers "
-            "from pages the subject rule kept were mostly bad, a wider family or a page "
-            "that only names a word of the question (docs/benchmarks/answer_gate.md).",
+            "description": "The same gate for pages on the question's subject (match_focus), "
+            "fitted on 41 hand-rated answers (docs/benchmarks/answer_gate.md).",
         },
     )
     question_types: bool = field(
@@ -226,8 +223,7 @@ class State(OutputState, TracedState):
     """The relevance gate retrieval was held to ("subject_relevant_at = 0.5")."""
     draft: str | None = None
     quoted: list[str] = field(default_factory=list)
-    """Extract mode: the quoted units, each checked whole (a unit that joins an anaphoric
-    sentence to its antecedent must not be split again, or "It ..." is cited alone)."""
+    """Extract mode: the quoted units, each checked whole (never split: "It ..." alone)."""
     sentences: list[CheckedSentence] = field(default_factory=list)
     sources: list[dict[str, str]] = field(default_factory=list)
     error: str | None = None
@@ -304,13 +300,13 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     calls: list[ModelCall] = []
     units: list[str] = []
     if context.answer_mode == "extract":
-        cue_test = about_asked(state.asked)
+        cue_test, judge = about_asked(state.asked), relevance_judge(context.relevance_judge)
         quoted, call = extract_sentences(
             models,
             state.question,
             state.passages,
             context.extract_sentences,
-            relevance_judge(context.relevance_judge),
+            judge,
             about=cue_test if state.typed is False else None,
             define=state.asked == "information",
             prefer=cue_test if state.typed else None,

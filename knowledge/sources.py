@@ -257,8 +257,20 @@ class MedQuADSource:
         return [medquad_passage(p) for p in open_medquad().typed_openings(title, qtype)]
 
 
+class WithoutPages:
+    """A source whose entries are not parts of typed pages (a knowledge base, a corpus)."""
+
+    def opening(self, passage: SourcePassage) -> SourcePassage | None:
+        """Return None: entries are not parts of pages."""
+        return None
+
+    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
+        """Return nothing: entries carry no question types."""
+        return []
+
+
 @dataclass
-class KnowledgeBaseSource:
+class KnowledgeBaseSource(WithoutPages):
     """A knowledge base made with `veriloop kb` (nearest entries by embedding)."""
 
     models: Models
@@ -274,17 +286,9 @@ class KnowledgeBaseSource:
             for h in hits
         ], [call]
 
-    def opening(self, passage: SourcePassage) -> SourcePassage | None:
-        """Return None: entries are not parts of pages."""
-        return None
-
-    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
-        """Return nothing: entries carry no question types."""
-        return []
-
 
 @dataclass
-class CorpusSource:
+class CorpusSource(WithoutPages):
     """A corpus index made with `veriloop index` (hybrid BM25 + embedding paragraphs)."""
 
     models: Models
@@ -300,14 +304,6 @@ class CorpusSource:
             SourcePassage(id=u["id"], text=u["text"], title="", url=u["source"], relevance=0.0)
             for u in result.units
         ], [call]
-
-    def opening(self, passage: SourcePassage) -> SourcePassage | None:
-        """Return None: entries are not parts of pages."""
-        return None
-
-    def typed(self, title: str, qtype: str) -> list[SourcePassage]:
-        """Return nothing: entries carry no question types."""
-        return []
 
 
 def open_source(

@@ -88,8 +88,9 @@ def extract_sentences(
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
     if prefer is not None:
-        preferred = [(text, pid) for text, pid in found if pid == opening or prefer(text)]
-        found = _whole_lists(found, preferred) or found
+        preferred = [(text, pid) for text, pid in found if prefer(text)]
+        if preferred:  # the opening stays whole: its preamble may still be quoted
+            found = _whole_lists(found, [u for u in found if u in preferred or u[1] == opening])
     if not found or count < 1:
         return [], None
     first = definition_rows(found, passages) if define else []

@@ -33,7 +33,7 @@ from typing_extensions import TypedDict
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.ranking import rank_rows
-from veriloop.knowledge.sources import PassageSource, SourcePassage, open_source
+from veriloop.knowledge.sources import SourcePassage, open_source
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.judges import (
@@ -44,6 +44,7 @@ from veriloop.nodes.judges import (
     supported_at_of,
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
+from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening
 from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject, writes_name
 from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
@@ -173,6 +174,10 @@ def off_focus(question: str, focus: str) -> bool:
     return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
 
 
+def _subject_of(question: str, passages: Sequence[SourcePassage]) -> SubjectMatch:
+    return match_subject(question, [p["title"] for p in passages], [p["text"] for p in passages])
+
+
 @dataclass
 class Retrieved:
     """What one retrieval gave: the source's name, how many candidates, the best few."""
@@ -218,20 +223,16 @@ def retrieve_ranked(
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
-    With `match_focus`, candidates whose page focus (`title`) is a neighbouring condition
-    of the question's subject (`off_focus`) are dropped, then the subject rule
-    (`nodes.subject.match_subject`) keeps only pages on the question's subject, or keeps
-    nothing when the question names a subject no candidate's page is about. When the best
-    page on the subject is below `relevant_at` (it names a word of the question but is not
-    about what was asked: "Drinking Water" for quinine in seltzer water), the rule has
-    nothing to offer and every candidate is ranked as without it. Pages that share a UMLS
-    concept (`cuis`) with a page on the subject are on it too ("High Blood Pressure" for a
-    page named "Hypertension").
-
-    With `asked` (a question type, `nodes.question_type`), only passages whose page answers
-    that type of question (their `qtype`) are kept when there are any (`prefer_type`); pages that
-    are kinds of the subject (`SubjectMatch.kin`) are kept only when the subject's own
-    pages have nothing of that type.
+    With `match_focus`, pages about a neighbouring condition (`off_focus`) are dropped
+    (unless one writes the question's name for its subject and no page has that name:
+    `nodes.subject.writes_name`), then the subject rule (`match_subject`) keeps only pages
+    on the question's subject, or nothing when it names a subject no page is about. Below
+    `relevant_at` the rule has nothing to offer ("Drinking Water" for quinine in seltzer
+    water) and every candidate is ranked as without it. Pages sharing a UMLS concept with
+    a page on the subject are on it too. With `asked` (`nodes.question_type`), passages of
+    that type are kept when there are any (`nodes.page_types`: looked up by focus when the
+    search missed them, their page's opening first); kinds of the subject are kept only
+    when its own pages have nothing of that type.
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
@@ -240,15 +241,14 @@ def retrieve_ranked(
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
-    on_focus = [
-        p
-        for p in found
-        if not p["title"]
-        or not off_focus(question, p["title"])
-        or writes_name(question, p["title"], [p["text"]])
-    ]
+    on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
+    subject = _subject_of(question, on_focus)
+    named = [p for p in found if p not in on_focus]
+    named = [p for p in named if writes_name(question, p["title"], [p["text"]])]
+    if named and not subject.matched:  # no page under the question's own name: one that
+        on_focus += named  # writes it ("alcohol use disorder") is no neighbour
+        subject = _subject_of(question, on_focus)
     aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
-    subject = match_subject(question, [p["title"] for p in on_focus], [p["text"] for p in on_focus])
     if subject.uncovered:
         return Retrieved(
             source.name,
@@ -278,13 +278,16 @@ def retrieve_ranked(
         and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
     )
     if is_on and asked and not any(p.get("qtype") == asked for p in own):
-        found_typed, call_typed = typed_pages(models, source, question, own, asked, question_vector)
-        found_typed = [  # held to the gate the subject's pages passed
-            p for p in found_typed if relevant_at is None or p["relevance"] >= relevant_at
+        missing = missing_typed(source, own, asked)
+        looked_up, call_typed = rank_passages(
+            models, question, missing, len(missing), question_vector
+        )
+        calls = [*calls, *([call_typed] if call_typed else [])]
+        looked_up = [  # held to the gate the subject's pages passed
+            p for p in looked_up if relevant_at is None or p["relevance"] >= relevant_at
         ]
-        if found_typed:  # the subject's own pages answer it after all, outside the candidates
-            on_subject = sorted([*own, *found_typed], key=lambda p: -p["relevance"])
-            calls = [*calls, *([call_typed] if call_typed else [])]
+        if looked_up:  # the subject's own pages answer it after all, outside the candidates
+            on_subject = sorted([*own, *looked_up], key=lambda p: -p["relevance"])
     if is_on:
         kept = {p["id"] for p in on_subject}
         aside += [p["title"] for p in ranked if p["id"] not in kept and p["title"] not in aside]
@@ -310,65 +313,6 @@ def retrieve_ranked(
         asked=asked,
         typed=typed,
     )
-
-
-def prefer_type(
-    ranked: list[SourcePassage], asked: str | None
-) -> tuple[list[SourcePassage], bool | None]:
-    """Keep only the passages whose page answers the asked question type, when there are any.
-
-    Returns:
-        The passages (all of them, in rank order, when none is of the type), and whether
-        they are of the asked type (None when no type was asked or the source has none).
-    """
-    if not asked or not any(p.get("qtype") for p in ranked):
-        return ranked, None
-    typed = [p for p in ranked if p.get("qtype") == asked]
-    return (typed, True) if typed else (ranked, False)
-
-
-def typed_pages(
-    models: Models,
-    source: PassageSource,
-    question: str,
-    own: Sequence[SourcePassage],
-    asked: str,
-    question_vector: npt.NDArray[Any] | None = None,
-) -> tuple[list[SourcePassage], ModelCall | None]:
-    """Return the openings of the subject's own pages of the asked type the search missed.
-
-    BM25 over a long question can return a subject's overview and miss its page of the
-    asked type (Leigh's Disease's treatment answer for a parent's message about Leigh
-    disease); MedQuAD files each answer under its focus and type, so the page is looked up
-    by both. Ranked by cosine to the question like any candidate.
-    """
-    have = {p["id"] for p in own}
-    titles = list(dict.fromkeys(p["title"] for p in own if p["title"]))[:2]
-    extra = [p for t in titles for p in source.typed(t, asked) if p["id"] not in have]
-    extra = [p for p in extra if has_quotable(p["text"])]
-    if not extra:
-        return [], None
-    return rank_passages(models, question, extra, len(extra), question_vector)
-
-
-def with_opening(source: PassageSource, ranked: list[SourcePassage]) -> list[SourcePassage]:
-    """Put the opening of the best passage's answer first, when the best is a later part.
-
-    A page of the asked type answers the question in its first lines ("Doctors have
-    several techniques and imaging tools to help diagnose stroke ..."); a later part
-    holds its details. The opening takes the best passage's relevance (and kin flag).
-    """
-    if not ranked or ranked[0].get("part", 1) == 1:
-        return ranked
-    opening = source.opening(ranked[0])
-    if opening is None or not has_quotable(opening["text"]):
-        return ranked
-    best = ranked[0]
-    opening = opening.copy()
-    opening["title"], opening["relevance"] = best["title"], best["relevance"]
-    if best.get("kin"):
-        opening["kin"] = True
-    return [opening, *(p for p in ranked if p["id"] != opening["id"])]
 
 
 def numbered_passages(passages: Sequence[SourcePassage]) -> str:

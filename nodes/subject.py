@@ -262,10 +262,9 @@ def _page_writes(
     return any(p.terms & terms and any(written_in(p, t) for t in own) for p in phrases)
 
 
-ASKING_WORDS = frozenset(
-    """treatment treatments treat treated cause causes caused symptom symptoms sign signs
-    diagnose diagnosed diagnosis prevent prevention test tests testing help please question
-    questions thank thanks doctor doctors information overview need know about""".split()
+ASKING_WORDS = GENERIC_SUBJECT_WORDS - frozenset(
+    """disease diseases disorder disorders syndrome syndromes condition conditions problem
+    problems health type types use uses used using""".split()
 )
 """Words that say what is asked, trimmed from the ends of a question's name run."""
 
@@ -305,39 +304,55 @@ def writes_name(question: str, focus: str, texts: Iterable[str]) -> bool:
     terms = focus_terms(focus)
     if not terms:
         return False
+    texts = list(texts)
     for run in question_names(question):
-        stems = {str(snowball().stemWord(word)) for word in run}
+        stems = {str(snowball().stemWord(word)) for word in run}  # "use disorder" counts
         if not stems & terms or stems <= terms:
             continue
         written = re.compile(r"\b" + r"\s+".join(re.escape(w) for w in run) + r"\b", re.I)
         for text in texts:
             for match in written.finditer(text):
-                before = text[: match.start()].rstrip()
-                inside_name = (
-                    match.group()[:1].isupper()
-                    and bool(before)
-                    and before[-1].isalpha()
-                    and before.split()[-1][:1].isupper()
-                )
-                if not inside_name:
+                if not _inside_name(text, match.start(), match.group()):
                     return True
     return False
+
+
+def _inside_name(text: str, start: int, written: str) -> bool:
+    """Tell whether a capitalised match continues a proper name ("Parsonage(-)Turner ...")."""
+    before = text[:start]
+    if before.endswith("-"):
+        return True
+    before = before.rstrip()
+    return (
+        written[:1].isupper()
+        and bool(before)
+        and before[-1].isalpha()
+        and before.split()[-1][:1].isupper()
+    )
 
 
 def spells_out(question: str, focus: str, texts: Iterable[str]) -> bool:
     """Tell whether a page spells out a short name the question uses for its subject.
 
-    The question writes a word of three to six letters ("SSPE", "nph") that the page's text
-    gives in brackets after its focus ("Subacute sclerosing panencephalitis (SSPE) is
-    ..."): the question names the page's subject by its abbreviation.
+    The question writes a word of three to six letters ("SSPE", "nph"; not a stop word
+    unless in capitals), starting with the focus's first letter, that the page's text
+    gives in brackets right after its focus ("Subacute sclerosing panencephalitis (SSPE)
+    is ..."; not "Sickle cell anemia (SCA)" for the focus "Anemia"): the question names
+    the page's subject by its abbreviation.
     """
     if not focus:
         return False
-    short = {w.upper() for w in re.findall(r"\b[A-Za-z]{3,6}\b", question)}
+    short = {
+        w.upper()
+        for w in re.findall(r"\b[A-Za-z]{3,6}\b", question)
+        if w.isupper() or w.lower() not in STOPWORDS_EN_PLUS
+    }
+    short = {w for w in short if w[:1].lower() == focus[:1].lower()}  # SSPE: Subacute ...
     if not short:
         return False
     written = re.compile(
-        re.escape(focus) + r"\s*\(\s*(" + "|".join(sorted(short)) + r")\s*\)", re.IGNORECASE
+        r"(?<![\w-])" + re.escape(focus) + r"\s*\(\s*(" + "|".join(sorted(short)) + r")\s*\)",
+        re.IGNORECASE,
     )
     return any(written.search(text) for text in texts)
 
@@ -410,9 +425,7 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
     naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
-    named |= {
-        titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])
-    }
+    named |= {titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])}
     on = [
         i
         for i in every

@@ -150,13 +150,14 @@ def strip_heading(unit: str) -> str:
     match = TITLE_RUN.match(unit)
     if match:
         head, rest = match.group("head"), match.group("rest")
-        head_words = set(_content(head))
+        head_list = _content(head)
+        head_words = set(head_list)
         rest_words = _content(rest)
         if (
             len(head.split()) >= 2
             and len(rest_words) >= 4
             and head_words
-            and _restated(_content(head), rest_words)
+            and _restated(head_list, rest_words)
         ):
             return rest
     match = OPENER_RUN.match(unit)
@@ -278,6 +279,11 @@ ANNOUNCES = re.compile(r"\b(?:the following|as follows)\b[^.:;]*[.:]$", re.IGNOR
 of breast cancer.")."""
 
 
+ITEM_DASH = re.compile(r"(?<=[^\W\d_]|[.,;)])\s+-\s+(?=[^\W\d_]|\()")
+"""A list bullet between two items: a spaced dash with letters around it ("ages 2 - 5"
+is a range, not two items)."""
+
+
 def with_announced_lists(units: list[str]) -> list[str]:
     """Join a sentence announcing a list with the list that follows it as one unit.
 
@@ -289,7 +295,7 @@ def with_announced_lists(units: list[str]) -> list[str]:
     joined: list[str] = []
     for unit in units:
         if joined and ANNOUNCES.search(joined[-1]) and unit[:1].islower():
-            items = "; ".join(part.strip() for part in re.split(r"\s+-\s+", unit) if part.strip())
+            items = "; ".join(part.strip() for part in ITEM_DASH.split(unit) if part.strip())
             joined[-1] = f"{joined[-1].rstrip(' .:')}: {items}"
         else:
             joined.append(unit)

@@ -379,9 +379,10 @@ def _sentences_by_form(evidence: str) -> dict[str, str]:
     splitting a long source once per claim was most of the copy rule's cost.
     """
     forms: dict[str, str] = {}
-    for sentence in split_sentences(evidence):
+    sentences = split_sentences(evidence)
+    for sentence in sentences:
         forms.setdefault(_copy_form(sentence), sentence)
-    for sentence in split_sentences(evidence):  # as quoted: a glued heading or footnote gone
+    for sentence in sentences:  # as quoted: a glued heading or footnote gone
         forms.setdefault(_copy_form(clean_unit(sentence)), sentence)
     return forms
 

@@ -738,20 +738,20 @@ def test_a_looked_up_page_of_the_asked_type_is_held_to_the_gate(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
-    searched = [("Hypoglycemia", "Hypoglycemia is low blood sugar.", "information", [])]
-    source = TypedSource(searched)
+    searched = [("Hypoglycemia", "Hypoglycemia is low blood sugar in the body.", "information", [])]
+    unsearched = [("Hypoglycemia", "Too much insulin causes it.", "causes", [])]
+    source = TypedSource(searched, unsearched)
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
-    below = SourcePassage(
-        id="U-1",
-        text="Too much insulin causes it.",
-        title="Hypoglycemia",
-        url="u",
-        relevance=-0.5,
-        qtype="causes",
-    )
-    monkeypatch.setattr("veriloop.nodes.grounding.typed_pages", lambda *a, **k: ([below], None))
     args: dict[str, Any] = dict(kb_dir="", corpus_dir="", candidates=10, keep=5, asked="causes")
-    kept = retrieve_ranked(models, "what causes hypoglycemia", relevant_at=-1.0, **args)
+    question = "what causes hypoglycemia"
+    kept = retrieve_ranked(models, question, relevant_at=-1.0, **args)
     assert kept.typed is True and [p["id"] for p in kept.ranked] == ["U-1"]
-    held = retrieve_ranked(models, "what causes hypoglycemia", relevant_at=-0.2, **args)
-    assert held.typed is False and [p["title"] for p in held.ranked] == ["Hypoglycemia"]
+    looked_up = kept.ranked[0]["relevance"]
+    overview = retrieve_ranked(models, question, relevant_at=-1.0, **{**args, "asked": None})
+    between = (looked_up + overview.ranked[0]["relevance"]) / 2
+    assert looked_up < overview.ranked[0]["relevance"]  # the fake embedder's (fixed) order
+    held = retrieve_ranked(models, question, relevant_at=between, **args)
+    assert held.on_subject  # the subject's page passed the gate ...
+    assert held.typed is False  # ... the looked-up one did not, so it is not kept
+    assert [p["title"] for p in held.ranked] == ["Hypoglycemia"]
+    assert len([c for c in held.calls if c["purpose"] == "rerank"]) == 2  # the lookup's call kept

@@ -224,7 +224,7 @@ def test_a_page_of_the_asked_type_is_quoted_from_its_opening_in_its_order() -> N
 
 
 def test_the_opening_of_the_best_passages_page_is_put_first() -> None:
-    from veriloop.nodes.grounding import with_opening
+    from veriloop.nodes.page_types import with_opening
 
     later = passage("P-7-3", "Other tests include an MRI.", title="Stroke")
     later.update(part=3, page="P-7", relevance=0.8, kin=True)

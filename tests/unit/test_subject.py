@@ -214,7 +214,8 @@ def test_a_page_writing_the_questions_name_under_its_own_focus_is_on_it() -> Non
     assert not writes_name(
         turner, "Parsonage Turner Syndrome", ["Parsonage Turner syndrome is rare."]
     )
-    assert writes_name(turner, "Gonadal Dysgenesis", ["It is seen in Turner syndrome."]) is False
+    assert not writes_name(turner, "Turner-like Disorder", ["It mimics Parsonage-Turner syndrome."])
+    assert writes_name(turner, "Turner-like Disorder", ["It looks like turner syndrome."])
     # a page already on the subject by its own name leaves no room for the fallback
     own = match_subject(
         "What causes sickle cell anemia?",
@@ -242,3 +243,10 @@ def test_a_page_spelling_out_the_questions_abbreviation_is_on_it() -> None:
     assert 0 in got.kept and got.uncovered is None  # not "no page about measles vaccination"
     # the abbreviation must follow the page's own focus
     assert not spells_out(question, "Measles", ["Measles can lead to SSPE years later."])
+
+
+def test_an_abbreviation_must_follow_the_whole_focus_and_share_its_first_letter() -> None:
+    question = "Is SCA serious? My son has SCA."
+    assert not spells_out(question, "Anemia", ["Sickle cell anemia (SCA) is inherited."])
+    assert spells_out(question, "Sickle Cell Anemia", ["Sickle cell anemia (SCA) is inherited."])
+    assert not spells_out("Could the son get it?", "The Son Syndrome", ["The son syndrome (SON)"])
