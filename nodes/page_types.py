@@ -1,0 +1,72 @@
+"""Pages of the asked question type: keep them, find those the search missed, open them.
+
+MedQuAD files every answer under its page's focus and question type (`qtype`), and a page
+answers its question in its first lines. The grounded default's retrieval
+(`nodes.grounding.retrieve_ranked`) uses that structure three ways:
+
+- `prefer_type`: keep only the passages whose page answers the asked type, when any does;
+- `missing_typed`: the openings of the subject's own pages of the asked type that the
+  search did not return (looked up by focus and type);
+- `with_opening`: put the opening of the best passage's page first when retrieval found
+  only a later part of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from veriloop.knowledge.sources import PassageSource, SourcePassage
+from veriloop.quotable import has_quotable
+
+
+def prefer_type(
+    ranked: list[SourcePassage], asked: str | None
+) -> tuple[list[SourcePassage], bool | None]:
+    """Keep only the passages whose page answers the asked question type, when there are any.
+
+    Returns:
+        The passages (all of them, in rank order, when none is of the type), and whether
+        they are of the asked type (None when no type was asked or the source has none).
+    """
+    if not asked or not any(p.get("qtype") for p in ranked):
+        return ranked, None
+    typed = [p for p in ranked if p.get("qtype") == asked]
+    return (typed, True) if typed else (ranked, False)
+
+
+def missing_typed(
+    source: PassageSource, own: Sequence[SourcePassage], asked: str
+) -> list[SourcePassage]:
+    """Return the openings of the subject's own pages of the asked type the search missed.
+
+    BM25 over a long question can return a subject's overview and miss its page of the
+    asked type (Leigh's Disease's treatment answer for a parent's message about Leigh
+    disease); MedQuAD files each answer under its focus and type, so the page is looked up
+    by both (the first two foci of `own`, the subject's own pages). Unranked: the caller
+    ranks them like any candidate and holds them to its relevance gate.
+    """
+    have = {p["id"] for p in own}
+    titles = list(dict.fromkeys(p["title"] for p in own if p["title"]))[:2]
+    extra = [p for t in titles for p in source.typed(t, asked) if p["id"] not in have]
+    return [p for p in extra if has_quotable(p["text"])]
+
+
+def with_opening(source: PassageSource, ranked: list[SourcePassage]) -> list[SourcePassage]:
+    """Put the opening of the best passage's answer first, when the best is a later part.
+
+    A page of the asked type answers the question in its first lines ("Doctors have
+    several techniques and imaging tools to help diagnose stroke ..."); a later part
+    holds its details. The opening takes the best passage's title, relevance and kin flag.
+    Passages without a `part` (knowledge bases, corpora) are left as they are.
+    """
+    if not ranked or ranked[0].get("part", 1) == 1:
+        return ranked
+    opening = source.opening(ranked[0])
+    if opening is None or not has_quotable(opening["text"]):
+        return ranked
+    best = ranked[0]
+    opening = opening.copy()
+    opening["title"], opening["relevance"] = best["title"], best["relevance"]
+    if best.get("kin"):
+        opening["kin"] = True
+    return [opening, *(p for p in ranked if p["id"] != opening["id"])]
