@@ -15,7 +15,8 @@ the subject rule kept a page that names words of the question without being its 
 Pain" for an ankle injury), and those answers were rated bad.
 
 `sheet` takes the answered questions of a run that went through the subject path (the
-retrieval record's gate is the run's `subject_relevant_at`) with the best passage's
+retrieval record's gate is the run's `subject_relevant_at`; this tells the two paths apart
+only while `relevant_at` differs from it, as 0.5 and 0.51 do) with the best passage's
 cosine below `--below`, leaving out the items of the evaluation sheet (`--exclude`: the
 gate is fitted on other questions than those it is judged on), and writes what a rater
 sees: the question, its hand label, the answer with its cited pages; the cosine stays out
