@@ -39,6 +39,8 @@ from typing import Any
 if not __package__:  # run as a script (the documented way): let `veriloop` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.rating_sheet import load, load_labels, shown
+
 GRID = [round(0.30 + x * 0.01, 2) for x in range(0, 36)]
 COST = {"bad": 3.0, "good": 1.0, "partial": 0.5}
 """Keeping a bad answer costs 3; refusing a good answer 1, a partial one 0.5."""
@@ -57,28 +59,21 @@ def through_subject_gate(record: dict[str, Any]) -> float | None:
 
 def sheet(args: argparse.Namespace) -> None:
     """Write the items to rate."""
-    labels = {
-        x["id"]: x for x in map(json.loads, args.labels.read_text(encoding="utf-8").splitlines())
-    }
+    labels = load_labels(args.labels)
     excluded = {json.loads(x)["id"] for x in args.exclude.read_text().splitlines() if x.strip()}
     lines = []
-    for line in (args.results / "results.jsonl").read_text().splitlines():
-        record = json.loads(line)
+    for item, record in load(args.results).items():
         best = through_subject_gate(record)
-        if record.get("run") != "grounded" or best is None or best >= args.below:
+        if best is None or best >= args.below or item in excluded:
             continue
-        if record["item_id"] in excluded:
-            continue
-        label = labels[record["item_id"]]
+        seen = shown(record)
         lines.append(
             {
-                "id": record["item_id"],
+                "id": item,
                 "question": record["question"],
-                "label": {k: label[k] for k in ("qtypes", "subject", "foci", "answerable", "note")},
-                "answer": record["answer"],
-                "sources": [
-                    f"[{s['number']}] {s['title']}" for s in record["outputs"].get("sources", [])
-                ],
+                "label": labels[item],
+                "answer": seen["text"],
+                "sources": seen["sources"],
                 "best": round(best, 4),
             }
         )

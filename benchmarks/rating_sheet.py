@@ -51,6 +51,15 @@ def shown(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def load_labels(path: Path) -> dict[str, dict[str, Any]]:
+    """Return the hand labels by item id, each with only what a rater sees."""
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {
+        x["id"]: {k: x[k] for k in ("qtypes", "subject", "foci", "answerable", "note")}
+        for x in rows
+    }
+
+
 def load(folder: Path) -> dict[str, dict[str, Any]]:
     """Return the `grounded` records of a results folder by item id."""
     rows = (json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines())
@@ -60,9 +69,7 @@ def load(folder: Path) -> dict[str, dict[str, Any]]:
 def make(args: argparse.Namespace) -> None:
     """Write the blinded sheet."""
     before, after = load(args.before), load(args.after)
-    labels = {
-        x["id"]: x for x in map(json.loads, args.labels.read_text(encoding="utf-8").splitlines())
-    }
+    labels = load_labels(args.labels)
     excluded = {
         json.loads(line)["id"] for path in args.exclude for line in path.read_text().splitlines()
     }
@@ -73,7 +80,7 @@ def make(args: argparse.Namespace) -> None:
         first_is_before = rng.random() < 0.5
         pair = [shown(before[item]), shown(after[item])]
         a, b = pair if first_is_before else pair[::-1]
-        label = {k: labels[item][k] for k in ("qtypes", "subject", "foci", "answerable", "note")}
+        label = labels[item]
         lines.append(
             {
                 "id": item,

@@ -87,16 +87,15 @@ def extract_sentences(
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
-    if prefer is not None:
-        preferred = [(text, pid) for text, pid in found if prefer(text)]
-        if preferred:  # the opening stays whole: its preamble may still be quoted
-            found = _whole_lists(found, [u for u in found if u in preferred or u[1] == opening])
+    passing = {unit for unit in found if prefer(unit[0])} if prefer is not None else set()
+    if passing:  # the opening stays whole: its preamble may still be quoted
+        found = _whole_lists(found, [u for u in found if u in passing or u[1] == opening])
     if not found or count < 1:
         return [], None
     first = definition_rows(found, passages) if define else []
     opened = [row for row, (_, pid) in enumerate(found) if pid == opening]
     if prefer is not None:  # the opening's sentences that say the asked type, when some do
-        opened = [row for row in opened if prefer(found[row][0])] or opened
+        opened = [row for row in opened if found[row] in passing] or opened
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])
@@ -201,6 +200,10 @@ def _quoted(
     chosen: list[int] = []
     leaned: dict[int, tuple[str, str]] = {}
     taken = 0
+    lists: dict[tuple[str, str], list[int]] = {}  # each list's items: (lead-in, source) -> rows
+    for item, (text, pid) in enumerate(found):
+        if lead := lead_of(text):
+            lists.setdefault((lead, pid), []).append(item)
     for row in order:
         if taken >= count:
             break
@@ -208,7 +211,7 @@ def _quoted(
             continue
         taken += 1
         lead = lead_of(found[row][0])
-        rows = _siblings(found, (lead, found[row][1])) if lead else [row]
+        rows = lists[(lead, found[row][1])][:LIST_ITEMS_QUOTED] if lead else [row]
         chosen += [
             item
             for item in rows
@@ -243,13 +246,6 @@ def _longest_of_each(units: list[tuple[str, str]]) -> list[tuple[str, str]]:
             for other in units
         )
     ]
-
-
-def _siblings(found: list[tuple[str, str]], key: tuple[str, str]) -> list[int]:
-    """Return the rows of one list's items (lead-in and source `key`), the first few."""
-    lead, source = key
-    rows = [i for i, (text, pid) in enumerate(found) if pid == source and lead_of(text) == lead]
-    return rows[:LIST_ITEMS_QUOTED]
 
 
 def about_asked(asked: str | None) -> Callable[[str], bool] | None:

@@ -171,10 +171,11 @@ def check(
     """
     import tempfile
 
+    from veriloop.files import run_lock
     from veriloop.graphs.factored_verification import FactoredVerificationContext
     from veriloop.verify.claims import DEFAULT_MAX_CLAIMS, BatchSettings
     from veriloop.verify.rows import read_rows, rows_from
-    from veriloop.verify.run import check_rows, latest_records, run_lock, start_run
+    from veriloop.verify.run import check_rows, latest_records, start_run
 
     given = {"max_claims": DEFAULT_MAX_CLAIMS, **settings, "sentences_as_claims": True}
     context = resolve_context({**given, "max_revisions": 0}, FactoredVerificationContext)

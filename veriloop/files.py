@@ -1,6 +1,6 @@
 """Data files: reading (JSON lines, JSON, XML, gzip) with errors that name file and line.
 
-Writing: `write_json_atomically`.
+Writing: `write_json_atomically`. A run folder's writer lock (bench, verify): `run_lock`.
 """
 
 from __future__ import annotations

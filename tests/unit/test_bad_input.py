@@ -244,24 +244,26 @@ def test_concurrent_reader_and_writer(fake_backend: Make, tmp_path: Path) -> Non
 # ------------------------------------------------------------------- bench
 
 
+def bench_args(data: Path, *more: str) -> list[str]:
+    """Return a `veriloop bench` command line: the direct baseline on PubMedQA at `data`."""
+    return [
+        "bench",
+        "--baseline",
+        "direct",
+        "--dataset",
+        "pubmedqa",
+        "--data-dir",
+        str(data),
+        *more,
+    ]
+
+
 @pytest.mark.parametrize("limit", ["0", "-3"])
 def test_bench_rejects_a_limit_below_one(tmp_path: Path, limit: str) -> None:
     data = write_pubmedqa(tmp_path / "pq")
     result = runner.invoke(
         app,
-        [
-            "bench",
-            "--baseline",
-            "direct",
-            "--dataset",
-            "pubmedqa",
-            "--data-dir",
-            str(data),
-            "--limit",
-            limit,
-            "--out",
-            str(tmp_path / "run"),
-        ],
+        bench_args(data, "--limit", limit, "--out", str(tmp_path / "run")),
     )
     assert result.exit_code == 2 and "--limit" in result.output
     assert not (tmp_path / "run").exists()
@@ -271,19 +273,7 @@ def test_bench_workers_zero_writes_nothing(tmp_path: Path) -> None:
     data = write_pubmedqa(tmp_path / "pq")
     result = runner.invoke(
         app,
-        [
-            "bench",
-            "--baseline",
-            "direct",
-            "--dataset",
-            "pubmedqa",
-            "--data-dir",
-            str(data),
-            "--workers",
-            "0",
-            "--out",
-            str(tmp_path / "run"),
-        ],
+        bench_args(data, "--workers", "0", "--out", str(tmp_path / "run")),
     )
     assert result.exit_code == 2 and "--workers" in result.output
     assert not (tmp_path / "run" / "manifest.json").exists()
@@ -302,20 +292,7 @@ def test_bench_names_a_foreign_results_line(
     run.mkdir()
     (run / "results.jsonl").write_bytes(results_line)
     fails(
-        [
-            "bench",
-            "--baseline",
-            "direct",
-            "--dataset",
-            "pubmedqa",
-            "--data-dir",
-            str(data),
-            "--out",
-            str(run),
-            "--backend",
-            backend,
-            "--no-report",
-        ],
+        bench_args(data, "--out", str(run), "--backend", backend, "--no-report"),
         f"results.jsonl:1: {message}",
     )
 
@@ -328,20 +305,7 @@ def test_a_second_bench_into_one_out_is_refused(
     run = tmp_path / "run"
     holder = lock_holder(run)
     fails(
-        [
-            "bench",
-            "--baseline",
-            "direct",
-            "--dataset",
-            "pubmedqa",
-            "--data-dir",
-            str(data),
-            "--out",
-            str(run),
-            "--backend",
-            backend,
-            "--no-report",
-        ],
+        bench_args(data, "--out", str(run), "--backend", backend, "--no-report"),
         f"is being written by process {holder.pid}",
     )
     assert not (run / "results.jsonl").exists()
@@ -354,20 +318,7 @@ def test_bench_names_a_truncated_manifest(fake_backend: Make, tmp_path: Path) ->
     run.mkdir()
     (run / "manifest.json").write_text('{"dataset": "pubm')
     fails(
-        [
-            "bench",
-            "--baseline",
-            "direct",
-            "--dataset",
-            "pubmedqa",
-            "--data-dir",
-            str(data),
-            "--out",
-            str(run),
-            "--backend",
-            backend,
-            "--no-report",
-        ],
+        bench_args(data, "--out", str(run), "--backend", backend, "--no-report"),
         "manifest.json is damaged",
     )
 
@@ -392,20 +343,7 @@ def test_bench_no_cache_reaches_the_report(
         seen.clear()
         result = runner.invoke(
             app,
-            [
-                "bench",
-                "--baseline",
-                "direct",
-                "--dataset",
-                "pubmedqa",
-                "--data-dir",
-                str(data),
-                "--out",
-                str(tmp_path / "run"),
-                "--backend",
-                backend,
-                *flags,
-            ],
+            bench_args(data, "--out", str(tmp_path / "run"), "--backend", backend, *flags),
         )
         assert result.exit_code == 0, result.output
         assert seen and set(seen) == {expected}, seen

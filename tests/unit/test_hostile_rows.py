@@ -18,10 +18,11 @@ from veriloop.cli import app
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile
 from veriloop.evaluation.html_report import script_safe_json
+from veriloop.files import run_lock
 from veriloop.testing import assert_grounded
 from veriloop.verify.claims import BatchSettings
 from veriloop.verify.rows import Row, RowError, read_rows, rows_from
-from veriloop.verify.run import latest_records, run_lock, start_run
+from veriloop.verify.run import latest_records, start_run
 
 runner = CliRunner()
 BACKED = {"answer": "Hair loss is an uncommon side effect.", "sources": [SOURCE]}

@@ -249,4 +249,7 @@ def test_an_abbreviation_must_follow_the_whole_focus_and_share_its_first_letter(
     question = "Is SCA serious? My son has SCA."
     assert not spells_out(question, "Anemia", ["Sickle cell anemia (SCA) is inherited."])
     assert spells_out(question, "Sickle Cell Anemia", ["Sickle cell anemia (SCA) is inherited."])
-    assert not spells_out("Could the son get it?", "The Son Syndrome", ["The son syndrome (SON)"])
+    # a stop word in lower case is no abbreviation; in capitals it may be one
+    focus, text = "Hereditary Early Retinopathy", ["Hereditary early retinopathy (HER) is rare."]
+    assert not spells_out("Could her son get it?", focus, text)
+    assert spells_out("Is HER inherited?", focus, text)

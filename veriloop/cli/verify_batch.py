@@ -55,10 +55,11 @@ def batch_verify(
     import shlex
     import sys
 
+    from veriloop.files import run_lock
     from veriloop.graphs.factored_verification import FactoredVerificationContext
     from veriloop.verify.claims import DEFAULT_MAX_CLAIMS, BatchSettings, check_settings
     from veriloop.verify.rows import read_rows
-    from veriloop.verify.run import run_lock, start_run
+    from veriloop.verify.run import start_run
 
     context = build_context(
         FactoredVerificationContext,

@@ -19,7 +19,8 @@ What the batch adds is throughput and durability:
   been fixed, and its failure is written again only if it changed: the latest record of
   an id is the one that counts);
 - a folder holding another input's results is refused (`start_run`, unless asked to
-  continue), and a second process writing into the same folder is refused (`run_lock`);
+  continue), and a second process writing into the same folder is refused
+  (`veriloop.files.run_lock`);
 - a bad row is one failed record naming its field; the rows around it go on.
 
 A result line (`RowResult`): the row's `id`, `verdict` (supported / hallucinated /
@@ -50,7 +51,6 @@ from typing import Any
 
 from veriloop.errors import InvalidInputError
 from veriloop.evaluation.bench import ResultsFile, read_manifest
-from veriloop.files import run_lock as run_lock  # re-exported: verify's writer lock
 from veriloop.files import write_json_atomically
 from veriloop.graphs.factored_verification import (
     FactoredVerificationContext,
