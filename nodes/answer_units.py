@@ -83,7 +83,11 @@ def extract_sentences(
     previous = {unit: before for before, unit in pairwise(every) if before[1] == unit[1]}
     found = every
     if about is not None:
-        found = _whole_lists(every, [(text, pid) for text, pid in found if about(text)])
+        passed = {unit for unit in every if about(unit[0])}
+        passed |= {  # "... may not cause any symptoms at first." "Later, you may have ..."
+            unit for unit in every if previous.get(unit) in passed and CONTINUES.match(unit[0])
+        }
+        found = _whole_lists(every, [unit for unit in every if unit in passed])
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
@@ -96,6 +100,8 @@ def extract_sentences(
     opened = [row for row, (_, pid) in enumerate(found) if pid == opening]
     if prefer is not None:  # the opening's sentences that say the asked type, when some do
         opened = [row for row in opened if found[row] in passing] or opened
+        # what the opening lists (symptoms, treatments) is not crowded out by its preamble
+        opened = sorted(opened, key=lambda row: not enumerates(found[row][0]))
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])
@@ -182,6 +188,31 @@ DANGLING = re.compile(
 )
 """An opening that leans on the sentence before it ("Or, ...", "This information ...")."""
 
+POINTS_BACK = re.compile(r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b")
+"""A pointer inside a sentence to text before it ("... mild benefits from some of these
+therapies ...", "When each parent has this information, ...")."""
+
+CONTINUES = re.compile(
+    rf"{DANGLING.pattern}|^(?:Later|Then|Eventually|Over time|Afterwards?|As [a-z]+ (?:grows|"
+    r"progresses|gets worse))\b"
+)
+"""An opening that goes on from the sentence before it: what a cue sentence ("Cervical
+cancer may not cause any symptoms at first.") goes on to say ("Later, you may have pelvic
+pain ...") is about the same thing, cue word or not."""
+
+ENUMERATES = re.compile(
+    r"\b(?:include|includes|including|such as|for example)\b|:\s|"
+    r"\w+, [\w\s()-]+, (?:[\w\s()-]+, )*(?:and|or) \w",
+    re.IGNORECASE,
+)
+"""A unit naming several things: a list's lead-in and items, "include", "such as", or a
+series "a, b, and c"."""
+
+
+def enumerates(unit: str) -> bool:
+    """Tell whether a unit names several things (a list, "include ...", "a, b, or c")."""
+    return bool(lead_of(unit)) or bool(ENUMERATES.search(unit))
+
 
 def _quoted(
     found: list[tuple[str, str]],
@@ -209,8 +240,10 @@ def _quoted(
             break
         if row in chosen or any(near_duplicate(found[row][0], found[o][0]) for o in chosen):
             continue
-        taken += 1
         lead = lead_of(found[row][0])
+        if lead and any(_same_list(lead, found[row][1], found[o]) for o in chosen):
+            continue  # the same list from another page ("... warning signs of breast cancer")
+        taken += 1
         rows = lists[(lead, found[row][1])][:LIST_ITEMS_QUOTED] if lead else [row]
         chosen += [
             item
@@ -219,7 +252,8 @@ def _quoted(
             and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
         ]
         before = (previous or {}).get(found[row])
-        if not lead and before is not None and DANGLING.match(found[row][0]):
+        text = found[row][0]
+        if not lead and before is not None and (DANGLING.match(text) or POINTS_BACK.search(text)):
             leaned[row] = before
     quoted: list[tuple[str, str]] = []
     chosen_units = {found[row] for row in chosen}
@@ -230,6 +264,12 @@ def _quoted(
                 quoted.append(before)
         quoted.append(found[row])
     return _longest_of_each(merge_items(quoted))
+
+
+def _same_list(lead: str, source: str, unit: tuple[str, str]) -> bool:
+    """Tell whether `unit` is an item of another page's list under the same lead-in."""
+    other = lead_of(unit[0])
+    return bool(other) and unit[1] != source and near_duplicate(lead, other)
 
 
 def _longest_of_each(units: list[tuple[str, str]]) -> list[tuple[str, str]]:

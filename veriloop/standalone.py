@@ -20,6 +20,7 @@ by the grounded default (issue 31):
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from veriloop.text import split_sentences
 
@@ -53,6 +54,29 @@ FIRST_PERSON = re.compile(
 LIST_ITEM = re.compile(r"^\s*[-•*]\s+")
 LEAD_IN = re.compile(r"\s+-\s+")
 
+GLUE = re.compile(r"(?<=[a-z0-9)%])\s+(?=[A-Z][a-z]|A\s)")
+"""A capitalised word right after a lower-case one, no punctuation between: where a list
+bullet or a sentence stop was lost in the scrape ("Sudden weakness Paralysis ...", "hearing
+problems Your health care provider will ...")."""
+
+JOINS = frozenset(
+    "a an the of and or to in for with by from on at as into than called named including "
+    "include such like versus vs von van de der du la".split()
+)
+"""Words a capitalised name may follow inside one phrase ("Centers for Disease Control",
+"people with Down syndrome"): no bullet was lost there."""
+
+FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|can|cannot|may|might|will|would|should|could|"
+    r"does|do|did|must|causes|occurs|happens|helps|means|becomes)\b"
+)
+"""A finite verb: a piece holding one (and four words or more) is a sentence, not an item."""
+
+GLUED_RUN_POINTS = 3
+"""Lost bullets after a lead-in's colon before its run of items is read as a list: 749
+MedQuAD units have three or more (NHLBI's lists lost their bullets), e.g. "Signs and
+symptoms of a stroke may include: Sudden weakness Paralysis ... Confusion Trouble ..."."""
+
 
 def is_boilerplate(sentence: str) -> bool:
     """Tell whether a sentence is page furniture or a first-person checklist line."""
@@ -65,6 +89,83 @@ def _items(sentence: str) -> tuple[str, list[str]]:
     parts = LEAD_IN.split(" " + sentence.strip())
     head = parts[0].strip()
     return head, [p.strip() for p in parts[1:] if p.strip()]
+
+
+def lost_stops(text: str) -> list[int]:
+    """Return where a bullet or a stop was lost in `text`: the start of each glued word.
+
+    A glued word is capitalised, not an acronym ("factor VIII", "autosomal dominant PKD
+    is ..."), and follows a lower-case word that is not one a name follows (`JOINS`);
+    capitalised runs are names ("The Human Phenotype Ontology"), not lost bullets.
+    """
+    points = []
+    for match in GLUE.finditer(text):
+        before = text[: match.start()].rsplit(None, 1)[-1].lstrip("(\"'")
+        if (
+            re.match(r"[A-Z][a-z]|A\s", text[match.end() :])
+            and before[:1].islower()
+            and before.lower() not in JOINS
+        ):
+            points.append(match.end())
+    return points
+
+
+def _is_sentence(piece: str) -> bool:
+    """Tell whether a piece cut from a glued run reads as a sentence, not a list item."""
+    return len(piece.split()) >= 4 and bool(FINITE.search(piece))
+
+
+def _unglued_item(item: str) -> tuple[str, str]:
+    """Split a list item from the sentence glued after it ("hearing problems Your ...").
+
+    Returns the item and the sentence ("" when none is glued on): the sentence starts at
+    the last lost stop whose remainder is a sentence.
+    """
+    for point in reversed(lost_stops(item)):
+        rest = item[point:].strip()
+        if _is_sentence(rest) and not _is_sentence(item[:point]):
+            return item[:point].strip(), rest
+    return item, ""
+
+
+def _one_word_items(run: str, points: list[int]) -> list[int]:
+    """Add the lost bullets after one-word items of a glued run ("Confusion Trouble ...").
+
+    Inside a run already read as a list, an item that starts at a lost bullet (or opens
+    the run) and whose first word is followed by a capitalised word is that one word.
+    """
+    found = sorted(points)
+    starts = [0, *found]
+    while starts:
+        start = starts.pop()
+        one = re.match(r"[A-Z][a-z]+\s+(?=[A-Z][a-z])", run[start:])
+        if one and start + one.end() not in found:
+            found = sorted([*found, start + one.end()])
+            starts.append(start + one.end())
+    return found
+
+
+def _glued_items(sentence: str) -> tuple[str, list[str]]:
+    """Split "Lead-in: Item one Item two Item three" whose bullets were lost into items.
+
+    A run needs `GLUED_RUN_POINTS` lost bullets after the colon; otherwise, or when any
+    piece reads as a sentence before the last, no items ("" and []). A last piece that
+    reads as a sentence is the sentence after the list, glued on: it stays whole, after
+    the items, for `_unglued_item` to cut off.
+    """
+    head, sep, run = sentence.partition(": ")
+    if not sep or len(head.split()) < 2:
+        return "", []
+    points = lost_stops(run)
+    if len(points) < GLUED_RUN_POINTS:
+        return "", []
+    points = _one_word_items(run, points)
+    pieces = [run[a:b].strip() for a, b in pairwise([0, *points, len(run)])]
+    if any(_is_sentence(piece) for piece in pieces[:-1]):
+        return "", []
+    if _is_sentence(pieces[-1]):  # "... Sudden and severe headache A transient ... has ..."
+        pieces[-2:] = [f"{pieces[-2]} {pieces[-1]}"]
+    return f"{head}:", pieces
 
 
 def _with_lead(lead: str, item: str) -> str:
@@ -90,13 +191,23 @@ def standalone_units(text: str) -> list[str]:
         head, items = _items(sentence)
         if LIST_ITEM.match(sentence):  # "- item" continuing the current list
             head, items = "", [LIST_ITEM.sub("", sentence)]
+        if not items:
+            glued_head, glued = _glued_items(sentence)
+            if glued:
+                head, items = glued_head, glued
         if items:
             if head:
                 lead = head
+            # the sentence after a list is often glued to its last item
+            items[-1], after = _unglued_item(items[-1])
+            if after and items[-1][-1:] not in (".", ";"):
+                items[-1] += "."
             for item in items:
                 if is_boilerplate(item) or (lead and is_boilerplate(lead)):
                     continue
                 units.append(_with_lead(lead, item))
+            if after and not is_boilerplate(after):
+                units.append(after)
             previous_dropped = False
             continue
         if head.endswith(":"):

@@ -44,6 +44,7 @@ from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.judges import contrast
 from veriloop.nodes.judges.contrast import aligned_mismatches, clauses, content_stems, cues
 from veriloop.quotable import clean_unit
+from veriloop.standalone import lost_stops
 from veriloop.text import split_sentences
 
 MismatchKind = Literal[
@@ -401,13 +402,14 @@ def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], fro
     lowered = evidence.lower()
     spans = [(match.start(), match.end()) for match in _WORD.finditer(lowered)]
     words = tuple(lowered[start:end] for start, end in spans)
+    lost = set(lost_stops(evidence))  # a bullet or stop the scrape lost: a unit starts there
     starts, ends = set(), set()
     for index, (start, end) in enumerate(spans):
         before = lowered[spans[index - 1][1] : start] if index else "\n"
         after = lowered[end : spans[index + 1][0]] if index + 1 < len(spans) else "\n"
-        if _STARTS_AFTER.search(before):
+        if _STARTS_AFTER.search(before) or start in lost:
             starts.add(index)
-        if _ENDS_BEFORE.search(after):
+        if _ENDS_BEFORE.search(after) or (index + 1 < len(spans) and spans[index + 1][0] in lost):
             ends.add(index)
     return words, frozenset(starts), frozenset(ends)
 
@@ -434,7 +436,9 @@ def copied_sentence(claim: str, evidence: str) -> str | None:
     what the source says, so the claim is backed whatever a model reads into the sentences
     around it (the three-way judges, small as they are, were seen calling such copies
     contradicted). A run must start and end where the evidence's sentences or list items
-    do, so a copy never drops a sentence's opening or closing words.
+    do, so a copy never drops a sentence's opening or closing words; where the scrape lost a
+    list's bullets ("may include: Sudden weakness Confusion ..."), the items start and end
+    where `veriloop.standalone` cuts them.
     """
     wanted = _copy_form(claim)
     if len(wanted.split()) < 3:

@@ -131,3 +131,19 @@ def test_no_evidence_or_nothing_shared_finds_nothing() -> None:
     assert find_mismatches("The dose is 10 mg.", "") == []
     # a unit and a number in common are no shared subject
     assert find_mismatches("The dose is 10 mg.", "Completely unrelated words here 100 mg.") == []
+
+
+def test_a_list_whose_bullets_the_scrape_lost_is_copied_item_by_item() -> None:
+    from veriloop.nodes.judges.mismatch import copied_sentence
+
+    evidence = (
+        "Signs of a stroke may include: Sudden weakness Confusion Trouble speaking Sudden "
+        "headache A transient ischemic attack has the same signs as a stroke."
+    )
+    listed = "Signs of a stroke may include: sudden weakness; confusion; trouble speaking."
+    assert copied_sentence(listed, evidence)
+    assert copied_sentence("A transient ischemic attack has the same signs as a stroke.", evidence)
+    # a run must still end where an item does
+    assert (
+        copied_sentence("Signs of a stroke may include: sudden weakness; trouble", evidence) is None
+    )

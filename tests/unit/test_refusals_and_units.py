@@ -294,3 +294,75 @@ def test_the_openings_sentences_that_say_the_asked_type_come_before_its_preamble
         "Symptoms of a stroke develop quickly.",
         "Signs of a stroke include sudden weakness.",
     ]
+
+
+def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    opening = passage(
+        "P-1",
+        "The symptoms of a stroke develop quickly. The symptoms depend on the stroke's kind. "
+        "How long symptoms last varies. Symptoms of a stroke may include: sudden weakness; "
+        "confusion; trouble speaking.",
+        title="Stroke",
+    )
+    opening["part"] = 1
+    args = (fake_models([]), "What are the symptoms of stroke?", [opening], 2)
+    quoted, _ = extract_sentences(*args, prefer=about_asked("symptoms"), lead=True)
+    assert [text for text, _ in quoted] == [
+        "The symptoms of a stroke develop quickly.",
+        "Symptoms of a stroke may include: sudden weakness; confusion; trouble speaking.",
+    ]
+    # an information question has no list to look for: the opening's order stands
+    quoted, _ = extract_sentences(*args, lead=True)
+    assert quoted[1][0] == "The symptoms depend on the stroke's kind."
+
+
+def test_what_a_cue_sentence_goes_on_to_say_is_about_the_type_too() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    page = passage(
+        "P-1",
+        "Cervical cancer may not cause any symptoms at first. Later, you may have pelvic pain "
+        "or bleeding. Smoking raises your risk.",
+        title="Cervical Cancer",
+    )
+    quoted, _ = extract_sentences(
+        fake_models([]), "What are its symptoms?", [page], 3, about=about_asked("symptoms")
+    )
+    assert [text for text, _ in quoted] == [
+        "Cervical cancer may not cause any symptoms at first.",
+        "Later, you may have pelvic pain or bleeding.",
+    ]
+
+
+def test_a_pointer_inside_a_sentence_brings_the_sentence_it_points_at() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [
+        ("Other therapies include massage and yoga.", "P-1"),
+        ("Studies suggest mild benefits from some of these therapies.", "P-1"),
+        ("Levodopa is the main treatment.", "P-2"),
+    ]
+    previous = {found[1]: found[0]}
+    assert _quoted(found, [1, 2], count=2, previous=previous) == found
+
+
+def test_the_same_list_from_two_pages_is_quoted_once() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    lead = "Learn the following warning signs of breast cancer"
+    found = [
+        (f"{lead}: a lump in the breast", "P-1"),
+        (f"{lead}: a change in the breast's size", "P-1"),
+        (f"{lead}: a lump near the breast", "P-2"),
+        (f"{lead}: fluid from the nipple", "P-2"),
+        ("There may be no symptoms at first.", "P-3"),
+    ]
+    quoted = _quoted(found, [0, 2, 4], count=3)
+    assert quoted == [
+        (f"{lead}: a lump in the breast; a change in the breast's size.", "P-1"),
+        ("There may be no symptoms at first.", "P-3"),
+    ]

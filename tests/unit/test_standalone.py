@@ -109,3 +109,47 @@ def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
     assert not off_focus("What is hypertension?", "High Blood Pressure")
     assert not off_focus("Is Noonan syndrome inherited?", "Noonan syndrome 6")  # subtype number
     assert off_focus("What are the symptoms of type 2 diabetes?", "Diabetes Insipidus")
+
+
+def test_a_list_whose_bullets_the_scrape_lost_is_cut_into_its_items() -> None:
+    units = standalone_units(
+        "Signs of a stroke may include: Sudden weakness Paralysis (an inability to move) "
+        "of the face Confusion Trouble speaking Sudden and severe headache A transient "
+        "ischemic attack has the same signs as a stroke. It passes."
+    )
+    assert units == [
+        "Signs of a stroke may include: sudden weakness",
+        "Signs of a stroke may include: paralysis (an inability to move) of the face",
+        "Signs of a stroke may include: confusion",  # a one-word item inside the run
+        "Signs of a stroke may include: trouble speaking",
+        "Signs of a stroke may include: sudden and severe headache.",
+        # the sentence after the list, glued to its last item, stands alone
+        "A transient ischemic attack has the same signs as a stroke. It passes.",
+    ]
+
+
+def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
+    units = standalone_units(
+        "Things to look for - Tugging at ears - Hearing problems Your health care provider "
+        "will diagnose an ear infection with an otoscope."
+    )
+    assert units == [
+        "Things to look for: tugging at ears",
+        "Things to look for: hearing problems.",
+        "Your health care provider will diagnose an ear infection with an otoscope.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # capitalised runs are names, not lost bullets
+        "Data come from: the Human Phenotype Ontology and the Genetic Testing Registry.",
+        # a name after a word a name follows
+        "Ask about: vaccines from Centers for Disease Control for people with Down syndrome.",
+        # acronyms and numerals: "factor VIII", not a bullet
+        "Medicines are used to: raise factor VIII levels Replace von Willebrand factor.",
+    ],
+)
+def test_names_inside_a_sentence_are_no_lost_bullets(text: str) -> None:
+    assert standalone_units(text) == [text]
