@@ -224,9 +224,10 @@ def _quoted(
 
     A list item counts as its whole list (the items of its lead-in from its source, at
     most `LIST_ITEMS_QUOTED`), so `count` counts sentences and lists, not items. A
-    sentence that leans on the one before it (`DANGLING`) brings that one along, uncounted
-    (`previous`: each unit's predecessor in its passage): a quote never opens on a pointer
-    to text it left out.
+    sentence that leans on the one before it (`DANGLING`, or a pointer inside it,
+    `POINTS_BACK`), or a list whose lead-in does ("These include: ..."), brings that one
+    along, uncounted (`previous`: each unit's predecessor in its passage): a quote never
+    opens on a pointer to text it left out.
     """
     chosen: list[int] = []
     leaned: dict[int, tuple[str, str]] = {}
@@ -251,10 +252,11 @@ def _quoted(
             if item not in chosen
             and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
         ]
-        before = (previous or {}).get(found[row])
-        text = found[row][0]
-        if not lead and before is not None and (DANGLING.match(text) or POINTS_BACK.search(text)):
-            leaned[row] = before
+        first = rows[0] if rows else row  # a list leans on what comes before its lead-in
+        before = (previous or {}).get(found[first])
+        text = lead or found[row][0]
+        if before is not None and (DANGLING.match(text) or POINTS_BACK.search(text)):
+            leaned[first] = before
     quoted: list[tuple[str, str]] = []
     chosen_units = {found[row] for row in chosen}
     for row in sorted(chosen):

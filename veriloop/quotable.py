@@ -90,6 +90,14 @@ POINTER = re.compile(
     r"(additional|further) information (is|can be) (found|available|provided)\b)",
     re.IGNORECASE,
 )
+PAGE_FURNITURE = re.compile(
+    r"\b(?:chart|table|figure|image|picture|illustration|diagram|links?|videos?)s? "
+    r"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|\bclick (?:here|on the|the)\b",
+    re.IGNORECASE,
+)
+"""A line pointing at what the page shows and an answer cannot: a chart or link "below",
+a video to watch ("You can use the chart below ... to figure out your BMI", "(Watch the
+video to learn more about shingles.")."""
 SITE_NOTICE = re.compile(
     r"\bcontent on this (page|website|site)\b|\barchived for historic|"
     r"\bfrontline questions and expert opinion",
@@ -194,7 +202,7 @@ def unquotable_reason(unit: str) -> str | None:
         return "resource list"
     if SYMPTOM_TABLE.search(text):
         return "symptom table"
-    if POINTER.search(text):
+    if POINTER.search(text) or PAGE_FURNITURE.search(text):
         return "pointer line"
     if SITE_NOTICE.search(text):
         return "site notice"

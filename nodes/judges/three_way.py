@@ -225,17 +225,21 @@ class MismatchCheckedJudge:
         """Return the inner verdicts, made contradicted where a rule finds a conflict.
 
         And made supported where the claim is one of the evidence's sentences word for
-        word (`copied_sentence`); the model's own numbers stay in the scores.
+        word (`copied_sentence`), before any rule reads it; the model's own numbers stay
+        in the scores.
         """
         verdicts, calls = self.inner.judge(queries)
         out: list[SupportVerdict] = []
         for query, verdict in zip(queries, verdicts, strict=True):
             span = verdict["evidence_span"]
-            found = find_mismatches(query.claim, span) if verdict["error"] is None and span else []
-            copied = _copied(query, verdict) if not found and verdict["error"] is None else None
+            # a copy is what the evidence says: the rules, reading the copy against a
+            # sentence the scrape glued to it ("... Chest pain These signs ... blood"),
+            # would find a conflict that is not there
+            copied = _copied(query, verdict) if verdict["error"] is None else None
             if copied is not None:
                 out.append(copied)
                 continue
+            found = find_mismatches(query.claim, span) if verdict["error"] is None and span else []
             if not found:
                 out.append(verdict)
                 continue

@@ -160,3 +160,16 @@ def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
     assert with_announced_lists(apart) == apart
     sentence = ["Read the following advice.", "Rest is best."]
     assert with_announced_lists(sentence) == sentence
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "You can use the chart below or the online BMI calculator to figure out your BMI.",
+        "(Watch the video to learn more about shingles.",
+        "For more information on genetic testing for SCA, please click here.",
+        "To read more about the different types, click on the links below.",
+    ],
+)
+def test_a_line_pointing_at_what_the_page_shows_is_no_answer(unit: str) -> None:
+    assert unquotable_reason(unit) == "pointer line"

@@ -366,3 +366,18 @@ def test_the_same_list_from_two_pages_is_quoted_once() -> None:
         (f"{lead}: a lump in the breast; a change in the breast's size.", "P-1"),
         ("There may be no symptoms at first.", "P-3"),
     ]
+
+
+def test_a_list_whose_lead_in_points_back_brings_the_sentence_before_it() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [
+        ("Some treatments start before the diagnosis is confirmed.", "P-1"),
+        ("These include: aspirin", "P-1"),
+        ("These include: oxygen therapy", "P-1"),
+    ]
+    previous = {found[1]: found[0], found[2]: found[1]}
+    assert _quoted(found, [2], count=1, previous=previous) == [
+        found[0],
+        ("These include: aspirin; oxygen therapy.", "P-1"),
+    ]

@@ -228,6 +228,18 @@ def test_rules_turn_a_passed_claim_contradicted_and_name_both_spans() -> None:
     assert paraphrase[0]["probability"] == 0.97 and "verdict" not in paraphrase[0]
 
 
+def test_a_copy_is_backed_before_any_rule_reads_it() -> None:
+    # the scrape glued the next sentence to the list: read against that run, the entity
+    # rule found "anemia" against "blood" and called a word-for-word copy contradicted
+    evidence = (
+        "Other signs of anemia include: Shortness of breath Dizziness Headache Pale skin "
+        "Chest pain These signs can occur because your heart pumps oxygen-rich blood harder."
+    )
+    claim = "Other signs of anemia include: shortness of breath; dizziness; headache; pale skin; chest pain."
+    [verdict], _ = MismatchCheckedJudge(FixedJudge()).judge([SupportQuery(claim, [evidence])])
+    assert verdict.get("verdict") == "supported" and verdict["scores"]["copied"] == 1
+
+
 def test_a_copy_is_read_case_space_and_punctuation_aside() -> None:
     from veriloop.nodes.judges.mismatch import copied_sentence
 
