@@ -19,6 +19,18 @@ or a `carry` file) and writes the share of each rating before and after, with se
 bootstrap 95% intervals. `carry` takes the ratings over to a re-run of the "after" code
 (`carry --sheet ... --ratings ... --rerun DIR --out FILE`) and lists what must be rated
 again.
+
+A later round on the same rated items:
+
+    .venv/bin/python benchmarks/rating_sheet.py changed --rated RATED --before DIR \
+        --after DIR --labels ... --seed 40 --out SHEET
+    .venv/bin/python benchmarks/rating_sheet.py update --rated RATED --sheet SHEET \
+        --ratings RATINGS --out RATED_NOW
+
+`changed` writes a blinded sheet of the items of RATED (an unblinded file: {"id",
+"before", "after"} per line, "after" rating the `--before` run's answer) whose answer in
+`--after` differs from `--before`'s; `update` writes RATED again with each rated
+pair's new side as "after" (the unchanged items keep theirs; "before" stays the start).
 """
 
 from __future__ import annotations
@@ -93,6 +105,54 @@ def make(args: argparse.Namespace) -> None:
         )
     args.out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     print(f"{len(lines)} items -> {args.out}")
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Return a JSON-lines file's objects."""
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def changed(args: argparse.Namespace) -> None:
+    """Write the blinded sheet of the rated items whose answer changed between two runs."""
+    rated = [row["id"] for row in read_lines(args.rated)]
+    before, after = load(args.before), load(args.after)
+    labels = load_labels(args.labels)
+    rng = random.Random(args.seed)
+    lines = []
+    for item in rated:
+        pair = [shown(before[item]), shown(after[item])]
+        if pair[0]["text"] == pair[1]["text"]:
+            continue
+        first_is_before = rng.random() < 0.5
+        a, b = pair if first_is_before else pair[::-1]
+        lines.append(
+            {
+                "id": item,
+                "question": before[item]["question"],
+                "label": labels[item],
+                "A": a,
+                "B": b,
+                "key": {"A": "before" if first_is_before else "after"},
+            }
+        )
+    args.out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    print(f"{len(lines)} of {len(rated)} rated items changed -> {args.out}")
+
+
+def update(args: argparse.Namespace) -> None:
+    """Write the rated items again, each changed one with its new answer's rating."""
+    sheet = {x["id"]: x for x in read_lines(args.sheet)}
+    new = {}
+    for row in read_lines(args.ratings):
+        after_side = "A" if sheet[row["id"]]["key"]["A"] == "after" else "B"
+        new[row["id"]] = row[after_side]
+    rows = [{**row, "after": new.get(row["id"], row["after"])} for row in read_lines(args.rated)]
+    missing = set(sheet) - set(new)
+    if missing:
+        raise SystemExit(f"error: the sheet's items {sorted(missing)} have no rating")
+    args.out.write_text("".join(json.dumps(x) + "\n" for x in rows), encoding="utf-8")
+    print(f"{len(new)} ratings taken, {len(rows) - len(new)} carried -> {args.out}")
 
 
 def tally(args: argparse.Namespace) -> None:
@@ -185,8 +245,21 @@ def main() -> None:
     carrier.add_argument("--ratings", type=Path, required=True)
     carrier.add_argument("--rerun", type=Path, required=True)
     carrier.add_argument("--out", type=Path, required=True)
+    changer = sub.add_parser("changed")
+    changer.add_argument("--rated", type=Path, required=True)
+    changer.add_argument("--before", type=Path, required=True)
+    changer.add_argument("--after", type=Path, required=True)
+    changer.add_argument("--labels", type=Path, required=True)
+    changer.add_argument("--seed", type=int, default=40)
+    changer.add_argument("--out", type=Path, required=True)
+    updater = sub.add_parser("update")
+    updater.add_argument("--rated", type=Path, required=True)
+    updater.add_argument("--sheet", type=Path, required=True)
+    updater.add_argument("--ratings", type=Path, required=True)
+    updater.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    {"make": make, "tally": tally, "carry": carry}[args.command](args)
+    commands = {"make": make, "tally": tally, "carry": carry, "changed": changed, "update": update}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
