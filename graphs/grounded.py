@@ -311,6 +311,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             define=state.asked == "information",
             prefer=cue_test if state.typed else None,
             lead=bool(state.typed),
+            causes=state.asked == "causes",
         )
         calls.extend([call] if call else [])
         units = [sentence for sentence, _ in quoted]

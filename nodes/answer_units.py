@@ -49,6 +49,7 @@ def extract_sentences(
     define: bool = False,
     prefer: Callable[[str], bool] | None = None,
     lead: bool = False,
+    causes: bool = False,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -72,8 +73,11 @@ def extract_sentences(
             several techniques ... to help diagnose stroke. The first step in diagnosis
             is ..."): the author's answer, not the sentences nearest the question's
             wording. With `prefer`, the opening's units that pass it come first (a
-            preamble, "However, they can develop over hours", waits); the others stay
-            quotable.
+            preamble, "However, they can develop over hours", waits), what the opening
+            lists before the rest of it; the others stay quotable.
+        causes: The question asks what causes its subject: a unit saying what the page's
+            subject itself causes ("Flu almost never causes an upset stomach", an effect)
+            is not quoted while others are (`says_what_it_causes`).
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -81,6 +85,10 @@ def extract_sentences(
     """
     every = quotable_units(passages)
     previous = {unit: before for before, unit in pairwise(every) if before[1] == unit[1]}
+    if causes:
+        titles = {p["id"]: p.get("title") or "" for p in passages}
+        effects = {u for u in every if says_what_it_causes(u[0], titles.get(u[1], ""))}
+        every = [u for u in every if u not in effects] or every
     found = every
     if about is not None:
         passed = {unit for unit in every if about(unit[0])}
@@ -148,6 +156,35 @@ def definition_rows(
         if names and _defines(names).match(text):
             rows.append(row)
     return rows
+
+
+def says_what_it_causes(unit: str, title: str) -> bool:
+    """Tell whether a unit says what its page's subject causes, not what causes it.
+
+    "Flu almost never causes an upset stomach", "In men, gonorrhea can cause pain when
+    urinating" are effects; "Cervical cancer is caused by a virus called HPV", "A blockage
+    inside of the appendix causes appendicitis" and "the causes of flu" are not.
+    """
+    if CAUSED.search(unit):
+        return False
+    names = _names(title)
+    return bool(names) and bool(_causing(names).match(unit))
+
+
+CAUSED = re.compile(r"\bcaused by\b|\bcauses? of\b|\bdue to\b|\bresults? from\b", re.I)
+"""Wording that names what causes something: a unit holding it is about causes."""
+
+
+@lru_cache(maxsize=4096)
+def _causing(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Return the pattern of a sentence whose subject, one of `names`, causes something."""
+    named = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        r"^(?:(?:in|for|among) [^,]{1,40}, )?(?:(?:an?|the)\s+)?"
+        rf"(?:{named}|it|this (?:condition|disease|infection|disorder))\b"
+        r"[^.;:,]{0,40}?\bcaus(?:e|es|ing)\b",
+        re.IGNORECASE,
+    )
 
 
 def _names(title: str) -> tuple[str, ...]:

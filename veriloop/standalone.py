@@ -33,7 +33,7 @@ ANAPHORS = re.compile(
 BOILERPLATE = re.compile(
     r"would like to thank|is not copyrighted|encourages? (people|users|you) to share|"
     r"check (the|our) list of|clinical trials? (that are|search)|listing of clinical trials|"
-    r"(for|to) (more|additional) information,? (see|visit|contact|call)|"
+    r"(for|to) (more|additional) information,? (see|visit|contact|call|go to|refer to)|"
     r"^for (more )?information (about|on|regarding) [^.]{0,150}?,? "
     r"(see|visit|contact|call|go to|read)\b|\bsee the [\w\s'-]{0,40}web ?site\b|"
     r"^(see|visit|call|contact|read|click|learn more)\b|"
@@ -52,6 +52,12 @@ FIRST_PERSON = re.compile(
 """Checklist lines written as the reader ("I have had gestational diabetes")."""
 
 LIST_ITEM = re.compile(r"^\s*[-•*]\s+")
+ANNOUNCING = re.compile(
+    r"\bHere (?:is|are)\b|"
+    r"(?i:\b(?:the following|as follows)\b|\bthese (?:steps|tips|things|ways)\b)"
+)
+"""A sentence announcing the list after it, which ends with a stop, not a colon ("Here is
+what the standard cancer treatments are designed to do. - Surgery takes out ...")."""
 LEAD_IN = re.compile(r"\s+-\s+")
 
 GLUE = re.compile(r"(?<=[a-z0-9)%])\s+(?=[A-Z][a-z]|A\s)")
@@ -180,17 +186,22 @@ def _with_lead(lead: str, item: str) -> str:
 def standalone_units(text: str) -> list[str]:
     """Return the text's sentences as units that can be quoted alone, boilerplate left out.
 
-    List items carry their lead-in; a sentence opening with an anaphor is joined to the one
+    List items carry their lead-in (a sentence announcing them, `ANNOUNCING`, is theirs
+    even when it ends with a stop); a sentence opening with an anaphor is joined to the one
     before it; boilerplate and first-person lines are dropped (and an anaphor after a
     dropped line is dropped with it: its antecedent is gone).
     """
     units: list[str] = []
     lead = ""
     previous_dropped = False
+    announcing = False  # the last unit announces the list that may follow it
     for sentence in split_sentences(text):
         head, items = _items(sentence)
         if LIST_ITEM.match(sentence):  # "- item" continuing the current list
             head, items = "", [LIST_ITEM.sub("", sentence)]
+            if announcing:  # "Here is what the treatments do. - Surgery takes out ..."
+                lead = units.pop()
+        announcing = False
         if not items:
             glued_head, glued = _glued_items(sentence)
             if glued:
@@ -224,5 +235,6 @@ def standalone_units(text: str) -> list[str]:
             continue  # a bare lead-in is quoted with its items, not alone
         else:
             units.append(sentence)
+            announcing = bool(ANNOUNCING.search(sentence))
         previous_dropped = False
     return units

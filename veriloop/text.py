@@ -21,12 +21,21 @@ def has_word(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
+_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "approx.", "cf.")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\b[A-Z]\.)"
+    + "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)
+    + r"\s+|\n+"
+)
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences at ., ! or ? followed by space, and at line breaks.
 
-    A period after a lone capital letter ("U.S. Route", "J. Smith") does not end a sentence.
+    A period after a lone capital letter ("U.S. Route", "J. Smith") or closing a common
+    abbreviation ("e.g.", "i.e.", "vs.", "Dr.") does not end a sentence.
     """
-    parts = re.split(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n+", text.strip())
+    parts = _SENTENCE_END.split(text.strip())
     return [part.strip() for part in parts if part.strip()]
 
 

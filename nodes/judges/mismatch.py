@@ -403,6 +403,7 @@ def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], fro
     spans = [(match.start(), match.end()) for match in _WORD.finditer(lowered)]
     words = tuple(lowered[start:end] for start, end in spans)
     lost = set(lost_stops(evidence))  # a bullet or stop the scrape lost: a unit starts there
+    lost |= _heading_ends(evidence)  # a quote starts after a heading the cleaner removed
     starts, ends = set(), set()
     for index, (start, end) in enumerate(spans):
         before = lowered[spans[index - 1][1] : start] if index else "\n"
@@ -412,6 +413,25 @@ def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], fro
         if _ENDS_BEFORE.search(after) or (index + 1 < len(spans) and spans[index + 1][0] in lost):
             ends.add(index)
     return words, frozenset(starts), frozenset(ends)
+
+
+def _heading_ends(evidence: str) -> set[int]:
+    """Return where the evidence's sentences start once a glued heading is removed.
+
+    "What Standard Treatments Do Here is what ..." is quoted from "Here" on
+    (`veriloop.quotable.clean_unit`), so a quoted run may start there.
+    """
+    ends = set()
+    at = 0
+    for sentence in split_sentences(evidence):
+        start = evidence.find(sentence, at)
+        at = max(at, start)
+        cleaned = clean_unit(sentence)
+        head = cleaned[:40]
+        offset = sentence.find(head) if head and cleaned != sentence else -1
+        if start >= 0 and offset > 0:
+            ends.add(start + offset)
+    return ends
 
 
 def _copied_run(wanted: list[str], evidence: str) -> str | None:

@@ -52,6 +52,12 @@ def test_mean_ignores_missing_and_never_returns_nan():
 
 def test_split_sentences():
     assert split_sentences("One. Two?\nThree") == ["One.", "Two?", "Three"]
+    # an abbreviation's period ends no sentence
+    assert split_sentences("Blockers (i.e. nifedipine) help. Ask Dr. Lee, e.g. today. Go.") == [
+        "Blockers (i.e. nifedipine) help.",
+        "Ask Dr. Lee, e.g. today.",
+        "Go.",
+    ]
     assert split_sentences("U.S. Route 51 is long. J. Smith said so.") == [
         "U.S. Route 51 is long.",
         "J. Smith said so.",

@@ -147,3 +147,18 @@ def test_a_list_whose_bullets_the_scrape_lost_is_copied_item_by_item() -> None:
     assert (
         copied_sentence("Signs of a stroke may include: sudden weakness; trouble", evidence) is None
     )
+
+
+def test_a_list_quoted_after_its_glued_heading_was_removed_is_a_copy() -> None:
+    from veriloop.nodes.judges.mismatch import copied_sentence
+
+    evidence = (
+        "What Standard Treatments Do Here is what the standard treatments are designed to do. "
+        "- Surgery takes out the cancer. - Hormone therapy keeps cancer cells from growing."
+    )
+    quote = (
+        "Here is what the standard treatments are designed to do: surgery takes out the cancer; "
+        "hormone therapy keeps cancer cells from growing."
+    )
+    assert copied_sentence(quote, evidence)
+    assert copied_sentence("is what the standard treatments are designed to do.", evidence) is None

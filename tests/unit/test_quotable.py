@@ -173,3 +173,12 @@ def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
 )
 def test_a_line_pointing_at_what_the_page_shows_is_no_answer(unit: str) -> None:
     assert unquotable_reason(unit) == "pointer line"
+
+
+def test_a_credit_line_to_an_nih_institute_is_no_part_of_a_quote() -> None:
+    from veriloop.quotable import clean_unit, quotable_texts
+
+    glued = "To reduce snoring: don't sleep flat on your back NIH: National Institute on Aging"
+    assert clean_unit(glued) == "To reduce snoring: don't sleep flat on your back"
+    alone = "Snoring is common. NIH: National Heart, Lung, and Blood Institute"
+    assert quotable_texts(alone) == ("Snoring is common.",)

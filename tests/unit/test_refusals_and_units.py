@@ -381,3 +381,27 @@ def test_a_list_whose_lead_in_points_back_brings_the_sentence_before_it() -> Non
         found[0],
         ("These include: aspirin; oxygen therapy.", "P-1"),
     ]
+
+
+def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences, says_what_it_causes
+
+    assert says_what_it_causes("Flu almost never causes an upset stomach.", "Flu")
+    assert says_what_it_causes("In men, gonorrhea can cause pain when urinating.", "Gonorrhea")
+    assert not says_what_it_causes("Cervical cancer is caused by a virus.", "Cervical Cancer")
+    assert not says_what_it_causes(
+        "A blockage of the appendix causes appendicitis.", "Appendicitis"
+    )
+    assert not says_what_it_causes("Smoking causes lung cancer.", "Lung Cancer")
+    page = passage(
+        "P-1",
+        "Flu is an infection caused by viruses. Flu almost never causes an upset stomach.",
+        title="Flu",
+    )
+    args = (fake_models([]), "What causes flu?", [page], 3)
+    about = about_asked("causes")
+    quoted, _ = extract_sentences(*args, about=about, causes=True)
+    assert [text for text, _ in quoted] == ["Flu is an infection caused by viruses."]
+    quoted, _ = extract_sentences(*args, about=about)
+    assert len(quoted) == 2

@@ -153,3 +153,26 @@ def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
 )
 def test_names_inside_a_sentence_are_no_lost_bullets(text: str) -> None:
     assert standalone_units(text) == [text]
+
+
+def test_a_pointer_to_another_section_is_boilerplate() -> None:
+    assert is_boilerplate(
+        '(For more information, go to "How Are Overweight and Obesity Diagnosed?")'
+    )
+
+
+def test_a_sentence_announcing_the_list_after_it_is_its_lead_in() -> None:
+    units = standalone_units(
+        "Here is what the treatments are designed to do. - Surgery takes out the cancer. "
+        "- Hormone therapy keeps cancer cells from growing. Radiation may follow."
+    )
+    assert units == [
+        "Here is what the treatments are designed to do: surgery takes out the cancer.",
+        "Here is what the treatments are designed to do: hormone therapy keeps cancer cells "
+        "from growing.",
+        "Radiation may follow.",
+    ]
+    # a sentence that announces nothing stays a sentence of its own
+    assert standalone_units("Radiation may follow. - Surgery takes out the cancer.")[0] == (
+        "Radiation may follow."
+    )
