@@ -94,7 +94,10 @@ def main() -> None:
         "(higher on some types, lower on others), so the learned stems stay and only the words",
         "naming each type are added (`nodes/data/question_type/cue_words.json`): they catch",
         "'Signs of ectopic pregnancy include ...' on an information page, which the learned",
-        "symptoms stems ('symptom', 'exampl', 'were', ...) missed.",
+        "symptoms stems ('symptom', 'exampl', 'were', ...) missed. Treatment's words include",
+        "'cure', 'medicine' and 'medication' (2026-11-26): 'There is no cure, but there are",
+        "many medicines to fight both HIV infection ...' is the HIV/AIDS page's treatment",
+        "sentence, and it held no treatment stem; recall 0.55 -> 0.61, precision 0.60 -> 0.56.",
     ]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

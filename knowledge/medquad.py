@@ -52,9 +52,20 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "9"
-SEPARATORS = ["\n\n", "\n", ". ", "? ", "! ", "; ", " ", ""]
-"""Where a passage may end, best first: a sentence end before any space."""
+CACHE_VERSION = "10"
+SEPARATORS = [
+    "\n\n",
+    "\n",
+    r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)\. ",
+    r"\? ",
+    "! ",
+    "; ",
+    " ",
+    "",
+]
+"""Where a passage may end, best first (regular expressions): a sentence end before any
+space, never an abbreviation's period ("calcium channel blockers (i.e. nifedipine)" was
+cut after "i.e.")."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
 
 _open: dict[Path, MedQuADIndex] = {}
@@ -147,6 +158,7 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
         chunk_overlap=PASSAGE_OVERLAP,
         separators=SEPARATORS,
         keep_separator="end",
+        is_separator_regex=True,
     )
     passages = []
     for (row, answer, _, url, source), key in zip(rows, keys, strict=True):

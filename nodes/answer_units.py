@@ -162,8 +162,9 @@ def says_what_it_causes(unit: str, title: str) -> bool:
     """Tell whether a unit says what its page's subject causes, not what causes it.
 
     "Flu almost never causes an upset stomach", "In men, gonorrhea can cause pain when
-    urinating" are effects; "Cervical cancer is caused by a virus called HPV", "A blockage
-    inside of the appendix causes appendicitis" and "the causes of flu" are not.
+    urinating", "If untreated, it can lead to ..." are effects; "Cervical cancer is caused
+    by a virus called HPV", "A blockage inside of the appendix causes appendicitis" and
+    "the causes of flu" are not.
     """
     if CAUSED.search(unit):
         return False
@@ -180,9 +181,9 @@ def _causing(names: tuple[str, ...]) -> re.Pattern[str]:
     """Return the pattern of a sentence whose subject, one of `names`, causes something."""
     named = "|".join(re.escape(n) for n in names)
     return re.compile(
-        r"^(?:(?:in|for|among) [^,]{1,40}, )?(?:(?:an?|the)\s+)?"
+        r"^(?:[^,.]{1,30}, )?(?:(?:an?|the)\s+)?"
         rf"(?:{named}|it|this (?:condition|disease|infection|disorder))\b"
-        r"[^.;:,]{0,40}?\bcaus(?:e|es|ing)\b",
+        r"[^.;:,]{0,40}?\b(?:caus(?:e|es|ing)|leads? to)\b",
         re.IGNORECASE,
     )
 

@@ -199,6 +199,11 @@ def _negated_words(text: str) -> set[str]:
     return {after for word, after in zip(words, words[1:], strict=False) if word == "non"}
 
 
+OBJECT_OF = frozenset("of in with and after during for from".split())
+"""Words before a focus's last word that make it the object of a phrase, not a head noun
+its modifiers narrow: "Complications of AIDS", "Diabetes in Pregnancy"."""
+
+
 def kind_of(question: str, focus: str) -> bool:
     """Tell whether a page's focus is a kind of what the question names (a subtype, a variant).
 
@@ -209,11 +214,14 @@ def kind_of(question: str, focus: str) -> bool:
     word must end its run ("Otitis" is a family of "otitis media", not a kind). A focus that
     ends in a generic word ("Parsonage Turner Syndrome") is a name, not a head noun with
     modifiers, and is never a kind of anything here; "Non-Hodgkin" is not a kind of
-    Hodgkin.
+    Hodgkin; nor is a focus whose last word is the object of a phrase ("Neurological
+    Complications of AIDS").
     """
     words = [(word, stem) for word, stem in _scan(focus) if word]
     if not words or words[-1][1] is None:
         return False
+    if len(words) > 1 and words[-2][0].lower() in OBJECT_OF:
+        return False  # "Neurological Complications of AIDS" is about AIDS, no kind of it
     head = words[-1][1]
     if _negated_words(focus) - _negated_words(question) & set(
         re.findall(r"[a-z]+", question.lower())

@@ -197,8 +197,9 @@ def standalone_units(text: str) -> list[str]:
     announcing = False  # the last unit announces the list that may follow it
     for sentence in split_sentences(text):
         head, items = _items(sentence)
-        if LIST_ITEM.match(sentence):  # "- item" continuing the current list
-            head, items = "", [LIST_ITEM.sub("", sentence)]
+        if LIST_ITEM.match(sentence):  # "- item - item" continuing the current list
+            first, more = _items(LIST_ITEM.sub("", sentence))
+            head, items = "", [first, *more]
             if announcing:  # "Here is what the treatments do. - Surgery takes out ..."
                 lead = units.pop()
         announcing = False

@@ -389,6 +389,10 @@ def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
 
     assert says_what_it_causes("Flu almost never causes an upset stomach.", "Flu")
     assert says_what_it_causes("In men, gonorrhea can cause pain when urinating.", "Gonorrhea")
+    assert says_what_it_causes("If untreated, it can lead to infertility.", "Gonorrhea")
+    assert not says_what_it_causes(
+        "The bacteria that cause gonorrhea infect the throat.", "Gonorrhea"
+    )
     assert not says_what_it_causes("Cervical cancer is caused by a virus.", "Cervical Cancer")
     assert not says_what_it_causes(
         "A blockage of the appendix causes appendicitis.", "Appendicitis"

@@ -172,6 +172,12 @@ def test_a_sentence_announcing_the_list_after_it_is_its_lead_in() -> None:
         "from growing.",
         "Radiation may follow.",
     ]
+    # items after the announcing sentence, in one sentence of their own, each an item
+    assert standalone_units("Learn the following signs. - a lump - a change in size. Go.") == [
+        "Learn the following signs: a lump",
+        "Learn the following signs: a change in size.",
+        "Go.",
+    ]
     # a sentence that announces nothing stays a sentence of its own
     assert standalone_units("Radiation may follow. - Surgery takes out the cancer.")[0] == (
         "Radiation may follow."

@@ -154,6 +154,7 @@ def test_use_is_no_part_of_a_subject() -> None:
         ("breast cancer treatment", "Lung Cancer", False),
         ("anal fissure", "Anal Cancer", False),
         ("how is turner syndrome diagnosed", "Parsonage Turner syndrome", False),
+        ("What are the treatments of HIV/AIDS?", "Neurological Complications of AIDS", False),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
