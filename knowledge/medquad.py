@@ -324,6 +324,17 @@ class MedQuADIndex:
         return self._openings.get(page)
 
     @cached_property
+    def _pages(self) -> dict[str, list[Passage]]:
+        rows: dict[str, list[Passage]] = {}
+        for passage in self.passages:
+            rows.setdefault(passage.page, []).append(passage)
+        return rows
+
+    def page_parts(self, page: str) -> list[Passage]:
+        """Return the passages of the answer `page` keys, in order (none: no such page)."""
+        return sorted(self._pages.get(page, []), key=lambda p: p.part)
+
+    @cached_property
     def _typed_openings(self) -> dict[tuple[str, str], list[Passage]]:
         rows: dict[tuple[str, str], list[Passage]] = {}
         for passage in self.passages:

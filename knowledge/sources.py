@@ -202,6 +202,10 @@ class PassageSource(Protocol):
         """Return the openings of the pages about `title` answering `qtype` questions."""
         ...
 
+    def parts(self, passage: SourcePassage) -> list[SourcePassage]:
+        """Return every passage of `passage`'s page, in order (none: no pages)."""
+        ...
+
 
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
@@ -256,6 +260,10 @@ class MedQuADSource:
         """Return the openings of MedQuAD's answers to `qtype` questions about `title`."""
         return [medquad_passage(p) for p in open_medquad().typed_openings(title, qtype)]
 
+    def parts(self, passage: SourcePassage) -> list[SourcePassage]:
+        """Return every passage of `passage`'s MedQuAD answer, in order."""
+        return [medquad_passage(p) for p in open_medquad().page_parts(passage.get("page", ""))]
+
 
 class WithoutPages:
     """A source whose entries are not parts of typed pages (a knowledge base, a corpus)."""
@@ -266,6 +274,10 @@ class WithoutPages:
 
     def typed(self, title: str, qtype: str) -> list[SourcePassage]:
         """Return nothing: entries carry no question types."""
+        return []
+
+    def parts(self, passage: SourcePassage) -> list[SourcePassage]:
+        """Return nothing: entries are not parts of pages."""
         return []
 
 

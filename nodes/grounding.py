@@ -44,7 +44,7 @@ from veriloop.nodes.judges import (
     supported_at_of,
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
-from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening
+from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
 from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject, writes_name
 from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
@@ -299,6 +299,7 @@ def retrieve_ranked(
     ranked, typed = prefer_type(ranked, asked)
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them
+        ranked = with_whole_pages(source, ranked)
     if typed:
         ranked = with_opening(source, ranked)
     return Retrieved(

@@ -8,7 +8,9 @@ answers its question in its first lines. The grounded default's retrieval
 - `missing_typed`: the openings of the subject's own pages of the asked type that the
   search did not return (looked up by focus and type);
 - `with_opening`: put the opening of the best passage's page first when retrieval found
-  only a later part of it.
+  only a later part of it;
+- `with_whole_pages`: when no page answers the asked type, the rest of the best pages'
+  parts, where a sentence about the type may sit that the search did not return.
 """
 
 from __future__ import annotations
@@ -70,3 +72,39 @@ def with_opening(source: PassageSource, ranked: list[SourcePassage]) -> list[Sou
     if best.get("kin"):
         opening["kin"] = True
     return [opening, *(p for p in ranked if p["id"] != opening["id"])]
+
+
+WHOLE_PAGES = 2
+"""Pages read whole when none answers the asked type (`with_whole_pages`)."""
+
+
+def with_whole_pages(
+    source: PassageSource, ranked: list[SourcePassage], pages: int = WHOLE_PAGES
+) -> list[SourcePassage]:
+    """Add the parts of the best `pages` pages the search did not return, after their best.
+
+    When the subject's pages answer other questions only, the sentences about the asked
+    type are quoted from wherever they sit on them: "There is no cure, but there are many
+    medicines to fight both HIV infection ..." is the second part of the HIV/AIDS overview,
+    which BM25 did not return for "What are the treatments of HIV/AIDS?". Each part added
+    takes its page's best passage's title, relevance and kin flag.
+    """
+    have = {p["id"] for p in ranked}
+    seen: list[str] = []
+    out: list[SourcePassage] = []
+    for passage in ranked:
+        out.append(passage)
+        page = passage.get("page")
+        if not page or page in seen or len(seen) >= pages:
+            continue
+        seen.append(page)
+        for part in source.parts(passage):
+            if part["id"] in have or not has_quotable(part["text"]):
+                continue
+            part = part.copy()
+            part["title"], part["relevance"] = passage["title"], passage["relevance"]
+            if passage.get("kin"):
+                part["kin"] = True
+            have.add(part["id"])
+            out.append(part)
+    return out

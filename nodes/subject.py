@@ -199,9 +199,9 @@ def _negated_words(text: str) -> set[str]:
     return {after for word, after in zip(words, words[1:], strict=False) if word == "non"}
 
 
-OBJECT_OF = frozenset("of in with and after during for from".split())
-"""Words before a focus's last word that make it the object of a phrase, not a head noun
-its modifiers narrow: "Complications of AIDS", "Diabetes in Pregnancy"."""
+OBJECT_OF = frozenset({"of"})
+"""A word before a focus's last word that makes it the object of a phrase, not a head noun
+its modifiers narrow: "Complications of AIDS". ("Overweight and Obesity" names obesity.)"""
 
 
 def kind_of(question: str, focus: str) -> bool:

@@ -200,8 +200,8 @@ def standalone_units(text: str) -> list[str]:
         if LIST_ITEM.match(sentence):  # "- item - item" continuing the current list
             first, more = _items(LIST_ITEM.sub("", sentence))
             head, items = "", [first, *more]
-            if announcing:  # "Here is what the treatments do. - Surgery takes out ..."
-                lead = units.pop()
+            if announcing or (units and units[-1].endswith(":")):
+                lead = units.pop()  # "Here is what the treatments do. - Surgery takes out ..."
         announcing = False
         if not items:
             glued_head, glued = _glued_items(sentence)
@@ -215,6 +215,9 @@ def standalone_units(text: str) -> list[str]:
             if after and items[-1][-1:] not in (".", ";"):
                 items[-1] += "."
             for item in items:
+                if item.endswith(":"):  # "- Seven types are used: - Surgery - ...": a lead-in
+                    lead = item
+                    continue
                 if is_boilerplate(item) or (lead and is_boilerplate(lead)):
                     continue
                 units.append(_with_lead(lead, item))

@@ -324,8 +324,12 @@ def find_mismatches(claim: str, evidence: str) -> list[Mismatch]:
     a number is compared only with a sentence that gives exactly one quantity in its unit.
     The aligned contrast rule (`nodes.contrast`) then reads the sentences the claim shares
     words with, closest first, and adds what it finds that the others did not name. Empty
-    when nothing conflicts or the evidence has no sentence.
+    when nothing conflicts or the evidence has no sentence, or when the claim copies the
+    evidence (`copied_sentence`): a sentence never conflicts with itself (the aligned rule
+    read "There is no cure, but there are many medicines ..." against its own second clause).
     """
+    if copied_sentence(claim, evidence) is not None:
+        return []
     sentence, shared, similarity = closest_sentence(claim, evidence)
     found: list[Mismatch] = []
     if sentence and shared >= MIN_SHARED_WORDS:

@@ -184,8 +184,6 @@ class ThreeWayJudge:
 
 def _copied(query: SupportQuery, verdict: SupportVerdict) -> SupportVerdict | None:
     """Return the verdict made supported when the claim copies a sentence of its evidence."""
-    if verdict.get("verdict") == "supported":
-        return None
     for index, text in enumerate(query.evidence):
         sentence = copied_sentence(query.claim, text)
         if sentence is None:

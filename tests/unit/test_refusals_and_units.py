@@ -409,3 +409,29 @@ def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
     assert [text for text, _ in quoted] == ["Flu is an infection caused by viruses."]
     quoted, _ = extract_sentences(*args, about=about)
     assert len(quoted) == 2
+
+
+def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
+    from veriloop.nodes.page_types import with_whole_pages
+
+    first = passage("P-7-1", "HIV spreads through sex.", title="HIV/AIDS")
+    first.update(part=1, page="P-7", relevance=0.7)
+    other = passage("P-9-1", "AIDS affects the nerves.", title="AIDS nerves")
+    other.update(part=1, page="P-9", relevance=0.6, kin=True)
+    second = passage("P-7-2", "There is no cure, but medicines fight HIV.", title="")
+    second.update(part=2, page="P-7", relevance=0.0)
+    tail = passage("P-9-2", "Nerve pain is treated.", title="")
+    tail.update(part=2, page="P-9", relevance=0.0)
+
+    class Pages:
+        name = "pages"
+
+        def parts(self, p: SourcePassage) -> list[SourcePassage]:
+            return {"P-7": [first, second], "P-9": [other, tail]}[p["page"]]
+
+    out = with_whole_pages(Pages(), [first, other], pages=1)  # type: ignore[arg-type]
+    assert [p["id"] for p in out] == ["P-7-1", "P-7-2", "P-9-1"]
+    assert out[1]["title"] == "HIV/AIDS" and out[1]["relevance"] == 0.7
+    assert second["title"] == ""  # the source's passage is not changed
+    out = with_whole_pages(Pages(), [first, other], pages=2)  # type: ignore[arg-type]
+    assert [p["id"] for p in out] == ["P-7-1", "P-7-2", "P-9-1", "P-9-2"] and out[3]["kin"]

@@ -155,6 +155,7 @@ def test_use_is_no_part_of_a_subject() -> None:
         ("anal fissure", "Anal Cancer", False),
         ("how is turner syndrome diagnosed", "Parsonage Turner syndrome", False),
         ("What are the treatments of HIV/AIDS?", "Neurological Complications of AIDS", False),
+        ("What causes Obesity?", "Overweight and Obesity", True),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:

@@ -238,6 +238,11 @@ def test_a_copy_is_backed_before_any_rule_reads_it() -> None:
     claim = "Other signs of anemia include: shortness of breath; dizziness; headache; pale skin; chest pain."
     [verdict], _ = MismatchCheckedJudge(FixedJudge()).judge([SupportQuery(claim, [evidence])])
     assert verdict.get("verdict") == "supported" and verdict["scores"]["copied"] == 1
+    # a sentence never conflicts with itself, whatever the model said of it
+    from veriloop.nodes.judges.mismatch import find_mismatches
+
+    itself = "There is no cure, but there are many medicines to fight both HIV infection and it."
+    assert find_mismatches(itself, itself) == []
 
 
 def test_a_copy_is_read_case_space_and_punctuation_aside() -> None:
