@@ -86,17 +86,20 @@ def with_whole_pages(
     When the subject's pages answer other questions only, the sentences about the asked
     type are quoted from wherever they sit on them: "There is no cure, but there are many
     medicines to fight both HIV infection ..." is the second part of the HIV/AIDS overview,
-    which BM25 did not return for "What are the treatments of HIV/AIDS?". Each part added
-    takes its page's best passage's title, relevance and kin flag.
+    which BM25 did not return for "What are the treatments of HIV/AIDS?". Only pages under
+    the best passage's title are read whole: the subject's own, not a wider family's ("Ear
+    Disorders" quoted Meniere's disease for ear infections). Each part added takes its
+    page's best passage's title, relevance and kin flag.
     """
     have = {p["id"] for p in ranked}
     seen: list[str] = []
     out: list[SourcePassage] = []
+    subject = ranked[0]["title"] if ranked else ""
     for passage in ranked:
         out.append(passage)
         page = passage.get("page")
-        if not page or page in seen or len(seen) >= pages:
-            continue
+        if not page or page in seen or len(seen) >= pages or passage["title"] != subject:
+            continue  # a wider page ("Ear Disorders" for ear infections) is not read whole
         seen.append(page)
         for part in source.parts(passage):
             if part["id"] in have or not has_quotable(part["text"]):

@@ -533,6 +533,9 @@ class TitledSource:
     def typed(self, title: str, qtype: str) -> list[SourcePassage]:
         return []  # no index of pages by type
 
+    def parts(self, passage: SourcePassage) -> list[SourcePassage]:
+        return [passage]  # each page is one passage
+
 
 FISSURE_PAGES = [
     ("Anal Disorders", "Problems with the anus include hemorrhoids and fissures."),

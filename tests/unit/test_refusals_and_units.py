@@ -433,5 +433,9 @@ def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
     assert [p["id"] for p in out] == ["P-7-1", "P-7-2", "P-9-1"]
     assert out[1]["title"] == "HIV/AIDS" and out[1]["relevance"] == 0.7
     assert second["title"] == ""  # the source's passage is not changed
+    # only pages under the best passage's title: "AIDS nerves" is another page's subject
+    out = with_whole_pages(Pages(), [first, other], pages=2)  # type: ignore[arg-type]
+    assert [p["id"] for p in out] == ["P-7-1", "P-7-2", "P-9-1"]
+    other["title"] = "HIV/AIDS"
     out = with_whole_pages(Pages(), [first, other], pages=2)  # type: ignore[arg-type]
     assert [p["id"] for p in out] == ["P-7-1", "P-7-2", "P-9-1", "P-9-2"] and out[3]["kin"]
