@@ -214,10 +214,13 @@ def standalone_units(text: str) -> list[str]:
             items[-1], after = _unglued_item(items[-1])
             if after and items[-1][-1:] not in (".", ";"):
                 items[-1] += "."
+            outer = lead
             for item in items:
                 if item.endswith(":"):  # "- Seven types are used: - Surgery - ...": a lead-in
-                    lead = item
+                    outer, lead = lead, item
                     continue
+                if lead != outer and _is_sentence(item):  # a sentence ends the inner list
+                    lead = outer
                 if is_boilerplate(item) or (lead and is_boilerplate(lead)):
                     continue
                 units.append(_with_lead(lead, item))

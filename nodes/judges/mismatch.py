@@ -40,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from veriloop import quotable, standalone, text
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.judges import contrast
 from veriloop.nodes.judges.contrast import aligned_mismatches, clauses, content_stems, cues
@@ -480,9 +481,13 @@ def rules_fingerprint() -> str:
     digest = hashlib.sha256()
     for path in (
         Path(__file__),
+        Path(__file__).with_name("three_way.py"),  # the order of the copy check and rules
         Path(contrast.__file__),
         contrast.LEXICON_FILE,
         contrast.DRUG_FILE,
+        Path(standalone.__file__),  # where the copy rule's units start and end
+        Path(quotable.__file__),
+        Path(text.__file__),  # the sentence splitter
     ):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

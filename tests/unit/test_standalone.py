@@ -182,3 +182,18 @@ def test_a_sentence_announcing_the_list_after_it_is_its_lead_in() -> None:
     assert standalone_units("Radiation may follow. - Surgery takes out the cancer.")[0] == (
         "Radiation may follow."
     )
+
+
+def test_an_inner_list_ends_at_a_sentence_among_its_items() -> None:
+    # CancerGov's key points flatten a list inside a list: "- Seven types ... are used:
+    # - Surgery - Chemotherapy - There are treatments for bone pain ..." (a new key point)
+    units = standalone_units(
+        "Key Points - Seven types of treatment are used: - Surgery - Chemotherapy - There are "
+        "treatments for bone pain caused by hormone therapy. - Cryosurgery"
+    )
+    assert units == [
+        "Seven types of treatment are used: surgery",
+        "Seven types of treatment are used: chemotherapy",
+        "Key Points: there are treatments for bone pain caused by hormone therapy.",
+        "Key Points: cryosurgery",
+    ]
