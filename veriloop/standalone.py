@@ -91,9 +91,15 @@ def is_boilerplate(sentence: str) -> bool:
 
 
 def _items(sentence: str) -> tuple[str, list[str]]:
-    """Split "Lead-in - item one. - item two" into ("Lead-in", ["item one.", ...])."""
+    """Split "Lead-in - item one. - item two" into ("Lead-in", ["item one.", ...]).
+
+    A lone lower-case word before the first item is no lead-in but the end of an item the
+    passage before cut ("activity - Reduced factor XIII activity - ..."): no lead-in.
+    """
     parts = LEAD_IN.split(" " + sentence.strip())
     head = parts[0].strip()
+    if re.fullmatch(r"[a-z][\w-]*", head):  # a word cut from an item of the passage before
+        head = ""
     return head, [p.strip() for p in parts[1:] if p.strip()]
 
 
@@ -223,6 +229,8 @@ def standalone_units(text: str) -> list[str]:
                     lead = outer
                 if is_boilerplate(item) or (lead and is_boilerplate(lead)):
                     continue
+                if not lead and not _is_sentence(item):
+                    continue  # an item whose lead-in is not in this text: a fragment
                 units.append(_with_lead(lead, item))
             if after and not is_boilerplate(after):
                 units.append(after)

@@ -439,3 +439,11 @@ def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
     other["title"] = "HIV/AIDS"
     out = with_whole_pages(Pages(), [first, other], pages=2)  # type: ignore[arg-type]
     assert [p["id"] for p in out] == ["P-7-1", "P-7-2", "P-9-1", "P-9-2"] and out[3]["kin"]
+
+
+def test_what_people_with_the_condition_have_or_lose_is_about_its_symptoms() -> None:
+    about = about_asked("symptoms")
+    assert about is not None
+    assert about("People with dementia may not be able to think well enough to get dressed.")
+    assert about("People with ring chromosome 20 often have recurrent seizures.")
+    assert not about("People with atrial fibrillation are prescribed anticoagulants.")

@@ -197,3 +197,11 @@ def test_an_inner_list_ends_at_a_sentence_among_its_items() -> None:
         "Key Points: there are treatments for bone pain caused by hormone therapy.",
         "Key Points: cryosurgery",
     ]
+
+
+def test_a_word_cut_from_the_passage_before_is_no_lead_in_and_orphan_items_are_left_out() -> None:
+    # a passage that opens inside a symptom table: "activity" ends an item cut before it
+    units = standalone_units(
+        "activity - Reduced factor XIII activity - Short neck - Surgery is often needed now."
+    )
+    assert units == ["Surgery is often needed now."]
