@@ -27,11 +27,12 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -69,6 +70,8 @@ cut after "i.e.")."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
 
 _open: dict[Path, MedQuADIndex] = {}
+_ABBREVIATION = re.compile(r"\(([A-Z]{2,6})s?\)")
+_JOINING = frozenset({"and", "of", "the", "in", "to", "with", "for", "or"})
 _lock = threading.Lock()
 
 
@@ -220,6 +223,31 @@ def _cache_key(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def abbreviations_in(texts: Iterable[str], least: int = 2) -> dict[str, str]:
+    """Return what the texts spell their abbreviations out as ("IBS": "irritable bowel syndrome").
+
+    From "<words> (ABBR)" where the initials of the words before the parenthesis spell it
+    ("of", "and" ... skipped), kept when the texts say it so `least` times or more.
+    """
+    found: dict[str, Counter[str]] = {}
+    for text in texts:
+        for match in _ABBREVIATION.finditer(text):
+            abbr = match.group(1)
+            tokens = re.findall(r"[A-Za-z][\w']*", text[max(0, match.start() - 90) : match.start()])
+            for size in range(1, min(len(tokens), 8) + 1):
+                tail = tokens[-size:]
+                initials = "".join(w[0] for w in tail if w.lower() not in _JOINING)
+                if initials.upper() == abbr:
+                    found.setdefault(abbr, Counter())[" ".join(tail).lower()] += 1
+                    break
+    return {
+        abbr: name
+        for abbr, names in found.items()
+        for name, count in names.most_common(1)
+        if count >= least
+    }
+
+
 class MedQuADIndex:
     """BM25 over MedQuAD passages (focus + question + text), cached on disk."""
 
@@ -322,6 +350,25 @@ class MedQuADIndex:
     def opening(self, page: str) -> Passage | None:
         """Return the passage that opens the answer `page` keys (None: no such page)."""
         return self._openings.get(page)
+
+    @cached_property
+    def abbreviations(self) -> dict[str, str]:
+        """Return what MedQuAD spells its abbreviations out as (`abbreviations_in`)."""
+        return abbreviations_in(p.text for p in self.passages)
+
+    def spelled_out(self, query: str) -> str:
+        """Return the query with the abbreviations it uses spelled out after it.
+
+        BM25 over "My father is suffering from IBS ..." missed the Irritable Bowel Syndrome
+        page, which says "irritable bowel syndrome (IBS)" once and its name often.
+        """
+        words = set(re.findall(r"[a-z]+", query.lower()))
+        extra = [
+            name
+            for abbr in dict.fromkeys(re.findall(r"\b([A-Z]{2,6})s?\b", query))
+            if (name := self.abbreviations.get(abbr)) and not set(name.split()) <= words
+        ]
+        return " ".join([query, *extra])
 
     @cached_property
     def _pages(self) -> dict[str, list[Passage]]:

@@ -238,7 +238,7 @@ class MedQuADSource:
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
         """Return up to `k` passages by BM25, then those of the matched questions."""
         index = open_medquad()
-        found = [medquad_passage(p) for p, _ in index.search(question, k)]
+        found = [medquad_passage(p) for p, _ in index.search(index.spelled_out(question), k)]
         if not self.question_match or self.models is None:
             return found, []
         vectors = index.question_vectors(self.models.embedder)

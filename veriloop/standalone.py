@@ -135,7 +135,7 @@ def _unglued_item(item: str) -> tuple[str, str]:
     """
     for point in reversed(lost_stops(item)):
         rest = item[point:].strip()
-        if _is_sentence(rest) and not _is_sentence(item[:point]):
+        if _is_sentence(rest):
             return item[:point].strip(), rest
     return item, ""
 

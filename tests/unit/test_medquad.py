@@ -140,3 +140,16 @@ def test_questions_are_matched_by_embedding_and_cached_beside_the_index(tmp_path
     assert fresh.texts == []  # read from the cache, not embedded again
     assert again.match_questions(np.asarray([1.0, 0.0]), vectors, 0) == []
     medquad._open.clear()
+
+
+def test_abbreviations_are_read_from_where_a_page_spells_them_out() -> None:
+    from veriloop.knowledge.medquad import abbreviations_in
+
+    texts = [
+        "Irritable bowel syndrome (IBS) is a problem of the large intestine.",
+        "Symptoms of irritable bowel syndrome (IBS) include cramping.",
+        "Chronic obstructive pulmonary disease (COPD) makes it hard to breathe.",
+        "The cause of the disease (XYZ) is unknown. Another (XYZ) too.",
+    ]
+    assert abbreviations_in(texts) == {"IBS": "irritable bowel syndrome"}  # COPD once only
+    assert abbreviations_in(texts, least=1)["COPD"] == "chronic obstructive pulmonary disease"
