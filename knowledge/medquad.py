@@ -360,15 +360,24 @@ class MedQuADIndex:
         """Return the query with the abbreviations it uses spelled out after it.
 
         BM25 over "My father is suffering from IBS ..." missed the Irritable Bowel Syndrome
-        page, which says "irritable bowel syndrome (IBS)" once and its name often.
+        page, which says "irritable bowel syndrome (IBS)" once and its name often. An
+        abbreviation that is a page's focus ("COPD") is left as it is: it names its pages,
+        and the spelled-out words pulled in other pages ("How to diagnose COPD?" lost
+        its diagnosis page to them).
         """
         words = set(re.findall(r"[a-z]+", query.lower()))
         extra = [
             name
             for abbr in dict.fromkeys(re.findall(r"\b([A-Z]{2,6})s?\b", query))
-            if (name := self.abbreviations.get(abbr)) and not set(name.split()) <= words
+            if (name := self.abbreviations.get(abbr))
+            and not set(name.split()) <= words
+            and abbr.lower() not in self._foci  # "COPD" names pages itself
         ]
         return " ".join([query, *extra])
+
+    @cached_property
+    def _foci(self) -> frozenset[str]:
+        return frozenset(p.focus.lower() for p in self.passages)
 
     @cached_property
     def _pages(self) -> dict[str, list[Passage]]:
