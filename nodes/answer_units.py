@@ -172,7 +172,9 @@ def says_what_it_causes(unit: str, title: str) -> bool:
     return bool(names) and bool(_causing(names).match(unit))
 
 
-CAUSED = re.compile(r"\bcaused by\b|\bcauses? of\b|\bdue to\b|\bresults? from\b", re.I)
+CAUSED = re.compile(
+    r"\bcaused by\b|\bcauses? of\b|\bdue to\b|\bresults? from\b|\bwhat causes?\b", re.I
+)
 """Wording that names what causes something: a unit holding it is about causes."""
 
 

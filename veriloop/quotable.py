@@ -181,7 +181,7 @@ KEY_POINTS = re.compile(r"^key points:\s+", re.IGNORECASE)
 """CancerGov's summary heading, which `standalone_units` reads as a list's lead-in."""
 
 
-CREDIT = re.compile(r"\s*\bNIH: National (?:(?:[A-Z][\w,-]*|and|of|on|for)\s*)+$")
+CREDIT = re.compile(r"\s*\bNIH: National(?:\s+(?:[A-Z][\w,-]*|and|of|on|for))+\s*$")
 """MedlinePlus's credit to the NIH institute behind a page, glued to its last line or
 alone ("... flat on your back NIH: National Institute on Aging"): 176 MedQuAD units."""
 

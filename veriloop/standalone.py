@@ -135,7 +135,7 @@ def _unglued_item(item: str) -> tuple[str, str]:
     """
     for point in reversed(lost_stops(item)):
         rest = item[point:].strip()
-        if _is_sentence(rest):
+        if _is_sentence(rest) and not _is_sentence(item[:point]):
             return item[:point].strip(), rest
     return item, ""
 
@@ -203,11 +203,12 @@ def standalone_units(text: str) -> list[str]:
     announcing = False  # the last unit announces the list that may follow it
     for sentence in split_sentences(text):
         head, items = _items(sentence)
+        restore = ""  # an announcing sentence taken as lead-in, put back if no item is kept
         if LIST_ITEM.match(sentence):  # "- item - item" continuing the current list
             first, more = _items(LIST_ITEM.sub("", sentence))
             head, items = "", [first, *more]
             if announcing or (units and units[-1].endswith(":")):
-                lead = units.pop()  # "Here is what the treatments do. - Surgery takes out ..."
+                lead = restore = units.pop()  # "Here is what the treatments do. - Surgery ..."
         announcing = False
         if not items:
             glued_head, glued = _glued_items(sentence)
@@ -216,11 +217,12 @@ def standalone_units(text: str) -> list[str]:
         if items:
             if head:
                 lead = head
-            # the sentence after a list is often glued to its last item
-            items[-1], after = _unglued_item(items[-1])
+            # the sentence after a list is often glued to its last item (a list of two
+            # items or more: one item alone, "- Ask whether Metformin is safe.", is left whole)
+            items[-1], after = _unglued_item(items[-1]) if len(items) > 1 else (items[-1], "")
             if after and items[-1][-1:] not in (".", ";"):
                 items[-1] += "."
-            outer = lead
+            outer, kept = lead, len(units)
             for item in items:
                 if item.endswith(":"):  # "- Seven types are used: - Surgery - ...": a lead-in
                     outer, lead = lead, item
@@ -229,9 +231,11 @@ def standalone_units(text: str) -> list[str]:
                     lead = outer
                 if is_boilerplate(item) or (lead and is_boilerplate(lead)):
                     continue
-                if not lead and not _is_sentence(item):
-                    continue  # an item whose lead-in is not in this text: a fragment
+                if not lead and not units and not _is_sentence(item):
+                    continue  # the passage opens inside a list whose lead-in it lacks
                 units.append(_with_lead(lead, item))
+            if restore and len(units) == kept:
+                units.append(restore)  # none of its items was kept: the sentence stays
             if after and not is_boilerplate(after):
                 units.append(after)
             previous_dropped = False

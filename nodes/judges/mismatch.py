@@ -407,7 +407,7 @@ def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], fro
     lowered = evidence.lower()
     spans = [(match.start(), match.end()) for match in _WORD.finditer(lowered)]
     words = tuple(lowered[start:end] for start, end in spans)
-    lost = set(lost_stops(evidence))  # a bullet or stop the scrape lost: a unit starts there
+    lost = _lost_in_lists(evidence)  # a bullet or stop the scrape lost: a unit starts there
     lost |= _heading_ends(evidence)  # a quote starts after a heading the cleaner removed
     starts, ends = set(), set()
     for index, (start, end) in enumerate(spans):
@@ -418,6 +418,23 @@ def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], fro
         if _ENDS_BEFORE.search(after) or (index + 1 < len(spans) and spans[index + 1][0] in lost):
             ends.add(index)
     return words, frozenset(starts), frozenset(ends)
+
+
+def _lost_in_lists(evidence: str) -> set[int]:
+    """Return the lost bullets and stops of the evidence's lists (`lost_stops`).
+
+    Only inside a list: after a lead-in's colon or a bullet in the same sentence. A
+    capitalised word after a lower-case one elsewhere is a name ("It is not known whether
+    Alzheimer disease is inherited."), and a copy may not start there: "Alzheimer disease
+    is inherited." is no copy of that sentence.
+    """
+    found = set()
+    for point in lost_stops(evidence):
+        start = max(evidence.rfind(mark, 0, point) for mark in (". ", "! ", "? ", "\n"))
+        before = evidence[start + 1 : point]
+        if ": " in before or " - " in before or before.lstrip().startswith("- "):
+            found.add(point)
+    return found
 
 
 def _heading_ends(evidence: str) -> set[int]:

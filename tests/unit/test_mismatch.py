@@ -162,3 +162,14 @@ def test_a_list_quoted_after_its_glued_heading_was_removed_is_a_copy() -> None:
     )
     assert copied_sentence(quote, evidence)
     assert copied_sentence("is what the standard treatments are designed to do.", evidence) is None
+
+
+def test_a_name_after_a_lower_case_word_is_no_place_a_copy_may_start() -> None:
+    from veriloop.nodes.judges.mismatch import copied_sentence
+
+    evidence = "It is not known whether Alzheimer disease is inherited."
+    assert copied_sentence("Alzheimer disease is inherited.", evidence) is None
+    assert (
+        copied_sentence("Metformin is safe for you.", "Ask whether Metformin is safe for you.")
+        is None
+    )

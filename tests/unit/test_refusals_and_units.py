@@ -398,6 +398,7 @@ def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
         "A blockage of the appendix causes appendicitis.", "Appendicitis"
     )
     assert not says_what_it_causes("Smoking causes lung cancer.", "Lung Cancer")
+    assert not says_what_it_causes("It is not known what causes psoriasis.", "Psoriasis")
     page = passage(
         "P-1",
         "Flu is an infection caused by viruses. Flu almost never causes an upset stomach.",

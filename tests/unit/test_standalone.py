@@ -205,3 +205,20 @@ def test_a_word_cut_from_the_passage_before_is_no_lead_in_and_orphan_items_are_l
         "activity - Reduced factor XIII activity - Short neck - Surgery is often needed now."
     )
     assert units == ["Surgery is often needed now."]
+
+
+def test_review_cases_a_sentence_is_never_made_up_and_plain_items_stay() -> None:
+    # one item alone is left whole: "Metformin is safe for you." is no sentence of the page
+    assert standalone_units(
+        "Ask your doctor about these questions:\n- Ask your doctor whether Metformin is safe."
+    ) == ["Ask your doctor about these questions: ask your doctor whether Metformin is safe."]
+    # items after a plain sentence are kept, verb or not
+    assert standalone_units("Prevent the flu.\n- Get a flu vaccine every year.\n- Wash hands.") == [
+        "Prevent the flu.",
+        "Get a flu vaccine every year.",
+        "Wash hands.",
+    ]
+    # an announcing sentence whose items are all dropped stays
+    assert standalone_units("Here are the facts.\n- For more information, visit our website.") == [
+        "Here are the facts."
+    ]
