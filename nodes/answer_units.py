@@ -263,7 +263,7 @@ series "a, b, and c"."""
 
 def enumerates(unit: str) -> bool:
     """Tell whether a unit names several things (a list, "include ...", "a, b, or c")."""
-    return bool(lead_of(unit)) or bool(ENUMERATES.search(unit))
+    return bool(ENUMERATES.search(unit))  # a list item's "Lead: item" holds ": " too
 
 
 def _quoted(

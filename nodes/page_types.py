@@ -66,12 +66,17 @@ def with_opening(source: PassageSource, ranked: list[SourcePassage]) -> list[Sou
     opening = source.opening(ranked[0])
     if opening is None or not has_quotable(opening["text"]):
         return ranked
-    best = ranked[0]
-    opening = opening.copy()
-    opening["title"], opening["relevance"] = best["title"], best["relevance"]
-    if best.get("kin"):
-        opening["kin"] = True
+    opening = _part_of(ranked[0], opening)
     return [opening, *(p for p in ranked if p["id"] != opening["id"])]
+
+
+def _part_of(best: SourcePassage, part: SourcePassage) -> SourcePassage:
+    """Return a copy of another part of `best`'s page with `best`'s title, relevance, kin."""
+    part = part.copy()
+    part["title"], part["relevance"] = best["title"], best["relevance"]
+    if best.get("kin"):
+        part["kin"] = True
+    return part
 
 
 WHOLE_PAGES = 2
@@ -104,10 +109,6 @@ def with_whole_pages(
         for part in source.parts(passage):
             if part["id"] in have or not has_quotable(part["text"]):
                 continue
-            part = part.copy()
-            part["title"], part["relevance"] = passage["title"], passage["relevance"]
-            if passage.get("kin"):
-                part["kin"] = True
             have.add(part["id"])
-            out.append(part)
+            out.append(_part_of(passage, part))
     return out
