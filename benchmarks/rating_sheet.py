@@ -78,6 +78,27 @@ def load(folder: Path) -> dict[str, dict[str, Any]]:
     return {r["item_id"]: r for r in rows if r.get("run") == "grounded"}
 
 
+def blinded(
+    item: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    label: dict[str, Any],
+    rng: random.Random,
+) -> dict[str, Any]:
+    """Return one sheet line: the two answers as A and B in a seeded random order."""
+    first_is_before = rng.random() < 0.5
+    pair = [shown(before), shown(after)]
+    a, b = pair if first_is_before else pair[::-1]
+    return {
+        "id": item,
+        "question": before["question"],
+        "label": label,
+        "A": a,
+        "B": b,
+        "key": {"A": "before" if first_is_before else "after"},
+    }
+
+
 def make(args: argparse.Namespace) -> None:
     """Write the blinded sheet."""
     before, after = load(args.before), load(args.after)
@@ -87,22 +108,8 @@ def make(args: argparse.Namespace) -> None:
     }
     items = sorted(set(before) & set(after) & set(labels) - excluded)
     rng = random.Random(args.seed)
-    lines = []
-    for item in sorted(rng.sample(items, args.sample)):
-        first_is_before = rng.random() < 0.5
-        pair = [shown(before[item]), shown(after[item])]
-        a, b = pair if first_is_before else pair[::-1]
-        label = labels[item]
-        lines.append(
-            {
-                "id": item,
-                "question": before[item]["question"],
-                "label": label,
-                "A": a,
-                "B": b,
-                "key": {"A": "before" if first_is_before else "after"},
-            }
-        )
+    picked = sorted(rng.sample(items, args.sample))
+    lines = [blinded(item, before[item], after[item], labels[item], rng) for item in picked]
     args.out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     print(f"{len(lines)} items -> {args.out}")
 
@@ -121,21 +128,8 @@ def changed(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     lines = []
     for item in rated:
-        pair = [shown(before[item]), shown(after[item])]
-        if pair[0]["text"] == pair[1]["text"]:
-            continue
-        first_is_before = rng.random() < 0.5
-        a, b = pair if first_is_before else pair[::-1]
-        lines.append(
-            {
-                "id": item,
-                "question": before[item]["question"],
-                "label": labels[item],
-                "A": a,
-                "B": b,
-                "key": {"A": "before" if first_is_before else "after"},
-            }
-        )
+        if shown(before[item])["text"] != shown(after[item])["text"]:
+            lines.append(blinded(item, before[item], after[item], labels[item], rng))
     args.out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     print(f"{len(lines)} of {len(rated)} rated items changed -> {args.out}")
 
