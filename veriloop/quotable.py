@@ -274,45 +274,13 @@ def quotable_texts(text: str) -> tuple[str, ...]:
     passages, so the work is done once per passage text.
     """
     return tuple(
-        with_announced_lists(
-            [
-                cleaned
-                for unit in standalone_units(text)
-                if unquotable_reason(unit) is None
-                and unquotable_reason(cleaned := clean_unit(unit)) is None
-                and re.search(r"[A-Za-z]{2,}", cleaned)  # a word of two letters at least
-                and not cleaned.rstrip().endswith("?")  # MedQuAD pages repeat their question
-            ]
-        )
+        cleaned
+        for unit in standalone_units(text)
+        if unquotable_reason(unit) is None
+        and unquotable_reason(cleaned := clean_unit(unit)) is None
+        and re.search(r"[A-Za-z]{2,}", cleaned)  # a word of two letters at least
+        and not cleaned.rstrip().endswith("?")  # MedQuAD pages repeat their question
     )
-
-
-ANNOUNCES = re.compile(r"\b(?:the following|as follows)\b[^.:;]*[.:]$", re.IGNORECASE)
-"""A sentence that announces the list after it ("... learning the following warning signs
-of breast cancer.")."""
-
-
-ITEM_DASH = re.compile(r"(?<=[^\W\d_]|[.,;)])\s+-\s+(?=[^\W\d_]|\()")
-"""A list bullet between two items: a spaced dash with letters around it ("ages 2 - 5"
-is a range, not two items)."""
-
-
-def with_announced_lists(units: list[str]) -> list[str]:
-    """Join a sentence announcing a list with the list that follows it as one unit.
-
-    MedQuAD writes "... the following warning signs of breast cancer. - a lump ... - a
-    change ...": the sentence alone points at nothing, and the items alone (lower case, no
-    lead-in) say nothing of what they list. Together: "... the following warning signs of
-    breast cancer: a lump ...; a change ...".
-    """
-    joined: list[str] = []
-    for unit in units:
-        if joined and ANNOUNCES.search(joined[-1]) and unit[:1].islower():
-            items = "; ".join(part.strip() for part in ITEM_DASH.split(unit) if part.strip())
-            joined[-1] = f"{joined[-1].rstrip(' .:')}: {items}"
-        else:
-            joined.append(unit)
-    return joined
 
 
 def has_quotable(text: str) -> bool:

@@ -143,23 +143,29 @@ def test_a_lists_items_are_quoted_together() -> None:
 
 
 def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
-    from veriloop.quotable import with_announced_lists
+    # read where the units are cut (`standalone.ANNOUNCING`), merged as the answer quotes
+    from veriloop.quotable import merge_items, quotable_texts
 
-    units = [
-        "Learn the following warning signs of breast cancer.",
-        "a lump in the breast - a change in the size of the breast",
-        "See a doctor.",
-    ]
-    assert with_announced_lists(units) == [
+    def quoted(text: str) -> list[str]:
+        return [unit for unit, _ in merge_items([(u, "p") for u in quotable_texts(text)])]
+
+    assert quoted(
+        "Learn the following warning signs of breast cancer. - a lump in the breast - a "
+        "change in the size of the breast. Ask a doctor."
+    ) == [
         "Learn the following warning signs of breast cancer: a lump in the breast; a change "
-        "in the size of the breast",
-        "See a doctor.",
+        "in the size of the breast.",
+        "Ask a doctor.",
     ]
     # a sentence that announces nothing, or a next unit that is a sentence, stays apart
-    apart = ["Signs are listed below.", "a lump in the breast"]
-    assert with_announced_lists(apart) == apart
-    sentence = ["Read the following advice.", "Rest is best."]
-    assert with_announced_lists(sentence) == sentence
+    assert quoted("Signs are listed below. - a lump in the breast") == [
+        "Signs are listed below.",
+        "a lump in the breast",
+    ]
+    assert quoted("Note the following advice. Rest is best.") == [
+        "Note the following advice.",
+        "Rest is best.",
+    ]
 
 
 @pytest.mark.parametrize(
