@@ -44,7 +44,12 @@ from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
-from veriloop.nodes.answer_units import about_asked, extract_sentences, sentence_records
+from veriloop.nodes.answer_units import (
+    TypeTest,
+    asked_cues,
+    extract_sentences,
+    sentence_records,
+)
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.grounding import (
     CheckedSentence,
@@ -300,20 +305,22 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     calls: list[ModelCall] = []
     units: list[str] = []
     if context.answer_mode == "extract":
-        cue_test, judge = about_asked(state.asked), relevance_judge(context.relevance_judge)
+        judge = relevance_judge(context.relevance_judge)
+        typed_elsewhere = state.asked not in (None, "information") and state.typed is False
+        about = TypeTest(str(state.asked), models) if typed_elsewhere else None
         quoted, call = extract_sentences(
             models,
             state.question,
             state.passages,
             context.extract_sentences,
             judge,
-            about=cue_test if state.typed is False else None,
+            about=about,
             define=state.asked == "information",
-            prefer=cue_test if state.typed else None,
+            prefer=asked_cues(state.asked) if state.typed else None,
             lead=bool(state.typed),
             causes=state.asked == "causes",
         )
-        calls.extend([call] if call else [])
+        calls.extend([*(about.calls if about else []), *([call] if call else [])])
         units = [sentence for sentence, _ in quoted]
         text = " ".join(units)
         error = None if text else "the passages hold no sentence to quote"

@@ -181,9 +181,19 @@ KEY_POINTS = re.compile(r"^key points:\s+", re.IGNORECASE)
 """CancerGov's summary heading, which `standalone_units` reads as a list's lead-in."""
 
 
-CREDIT = re.compile(r"\s*\bNIH: National(?:\s+(?:[A-Z][\w,-]*|and|of|on|for))+\s*$")
-"""MedlinePlus's credit to the NIH institute behind a page, glued to its last line or
-alone ("... flat on your back NIH: National Institute on Aging"): 176 MedQuAD units."""
+CREDIT = re.compile(
+    r"\s*\b(?:NIH: National(?:\s+(?:[A-Z][\w,-]*|and|of|on|for))+|Centers for Disease Control "
+    r"and Prevention|Dept\. of Health and Human Services Office on Women's Health|"
+    r"(?:Environmental Protection|Federal Emergency Management) Agency|Food and Drug "
+    r"Administration|Agency for (?:Toxic Substances (?:and )?Disease Registry|Healthcare "
+    r"(?:Research and Quality|Quality and Research))|United States Department of "
+    r"Agriculture|Administration on Aging)\s*$"
+)
+"""MedlinePlus's credit to the agency behind a page (an NIH institute, CDC, the Office on
+Women's Health, FDA, EPA, ...), glued to its last line or alone ("... flat on your back
+NIH: National Institute on Aging", "... so it doesn't damage your organs. Dept. of Health
+and Human Services Office on Women's Health"): every credit that ends a MedlinePlus
+answer in MedQuAD."""
 
 
 def clean_unit(unit: str) -> str:

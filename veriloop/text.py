@@ -21,7 +21,9 @@ def has_word(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
-_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "approx.", "cf.")
+_ABBREVIATIONS = (
+    "e.g.", "i.e.", "vs.", "Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "approx.", "cf.", "Dept.",
+)  # fmt: skip
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!\b[A-Z]\.)"
     + "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)
@@ -33,7 +35,7 @@ def split_sentences(text: str) -> list[str]:
     """Split text into sentences at ., ! or ? followed by space, and at line breaks.
 
     A period after a lone capital letter ("U.S. Route", "J. Smith") or closing a common
-    abbreviation ("e.g.", "i.e.", "vs.", "Dr.") does not end a sentence.
+    abbreviation ("e.g.", "i.e.", "vs.", "Dr.", "Dept.") does not end a sentence.
     """
     parts = _SENTENCE_END.split(text.strip())
     return [part.strip() for part in parts if part.strip()]

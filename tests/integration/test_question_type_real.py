@@ -16,3 +16,26 @@ def test_consumer_wordings_get_their_type() -> None:
     got = classify_questions(list(questions))
     assert [types[0].qtype for types in got] == list(questions.values())
     assert all(types[0].probability > 0.5 for types in got)
+
+
+def test_the_unit_classifier_reads_what_a_unit_says_not_its_words() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import TypeTest
+
+    models = fake_models([])  # not the classifier's encoder: it reads with its own MiniLM
+    # a symptom list said without the word "symptom", read whole
+    lead = (
+        'If your child isn\'t old enough to say "My ear hurts," here are a few things to look for'
+    )
+    ear = [(f"{lead}: {item}", "P-1") for item in ("tugging at ears", "crying more than usual")]
+    ear.append(
+        ("Ear infections are the most common reason parents bring a child to a doctor.", "P-1")
+    )
+    assert TypeTest("symptoms", models)(ear) == [True, True, False]
+    # "cause" named, but of death: no cause of breast cancer
+    causes = [
+        "Breast cancer is the second leading cause of death from cancer in American women.",
+        "Breast cancer is sometimes caused by inherited gene mutations (changes).",
+        "Flu is a respiratory infection caused by a number of viruses.",
+    ]
+    assert TypeTest("causes", models)([(c, "P-2") for c in causes]) == [False, True, True]

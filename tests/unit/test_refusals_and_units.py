@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from veriloop.knowledge.sources import SourcePassage
-from veriloop.nodes.answer_units import about_asked, quotable_units
+from veriloop.nodes.answer_units import asked_cues, quotable_units
 from veriloop.nodes.refusals import hard_refusal_detail, not_covered_detail
 
 
 def passage(pid: str, text: str, title: str = "Leukemia") -> SourcePassage:
     return SourcePassage(id=pid, text=text, title=title, url="u", relevance=0.5)
+
+
+def each(
+    test: Callable[[str], bool] | None,
+) -> Callable[[list[tuple[str, str]]], list[bool]]:
+    """Return a unit test as the batch test `extract_sentences(about=...)` takes."""
+    assert test is not None
+    return lambda units: [test(unit) for unit, _ in units]
 
 
 def test_a_refusal_never_says_no_passage_when_passages_were_set_aside() -> None:
@@ -48,11 +60,11 @@ def test_units_that_are_no_answer_are_not_quoted_and_damage_is_repaired() -> Non
 
 
 def test_only_units_about_the_asked_type_pass_its_test() -> None:
-    about = about_asked("exams and tests")
+    about = asked_cues("exams and tests")
     assert about is not None
     assert about("Doctors diagnose Turner syndrome based on symptoms and a genetic test.")
     assert not about("Turner syndrome affects about 1 in 2,500 newborn girls.")
-    assert about_asked("information") is None and about_asked(None) is None
+    assert asked_cues("information") is None and asked_cues(None) is None
 
 
 def test_a_chosen_list_item_brings_its_whole_list_in_the_pages_order() -> None:
@@ -74,7 +86,7 @@ def test_a_chosen_list_item_brings_its_whole_list_in_the_pages_order() -> None:
 
 
 def test_a_named_word_of_the_type_makes_a_sentence_about_it() -> None:
-    test = about_asked("symptoms")
+    test = asked_cues("symptoms")
     assert test is not None
     assert test("Signs of ectopic pregnancy include abdominal pain.")
 
@@ -145,7 +157,7 @@ def test_the_subjects_own_page_is_quoted_before_its_kinds_pages() -> None:
     own = passage("P-1", "Flu is an infection caused by viruses.", title="Flu")
     kin = passage("P-2", "Swine flu is an infection caused by a virus.", title="Swine Flu")
     kin["kin"] = True
-    about = about_asked("causes")
+    about = each(asked_cues("causes"))
     models = fake_models([])
     quoted, _ = extract_sentences(models, "What causes flu?", [kin, own], 3, about=about)
     assert quoted == [("Flu is an infection caused by viruses.", "P-1")]
@@ -164,7 +176,7 @@ def test_on_a_page_of_the_asked_type_the_sentences_that_say_it_come_first() -> N
         "Talk with a genetics counselor about your risks. Doctors diagnose it with a blood test.",
         title="Sickle Cell Disease",
     )
-    prefer = about_asked("exams and tests")
+    prefer = asked_cues("exams and tests")
     quoted, _ = extract_sentences(fake_models([]), "How is it diagnosed?", [page], 3, prefer=prefer)
     assert quoted == [("Doctors diagnose it with a blood test.", "P-1")]
     none_say_it = passage("P-2", "Talk with a genetics counselor about your risks.")
@@ -262,7 +274,7 @@ def test_a_list_one_item_of_which_holds_a_cue_is_quoted_whole() -> None:
         "dependence - withdrawal symptoms. It runs in families.",
         title="Alcoholism and Alcohol Abuse",
     )
-    about = about_asked("symptoms")
+    about = each(asked_cues("symptoms"))
     quoted, _ = extract_sentences(fake_models([]), "What are its symptoms?", [page], 3, about=about)
     assert len(quoted) == 1
     text = quoted[0][0]
@@ -280,7 +292,7 @@ def test_the_openings_sentences_that_say_the_asked_type_come_before_its_preamble
         title="Stroke",
     )
     opening["part"] = 1
-    prefer = about_asked("symptoms")
+    prefer = asked_cues("symptoms")
     quoted, _ = extract_sentences(
         fake_models([]),
         "What are the symptoms of stroke?",
@@ -309,7 +321,7 @@ def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
     )
     opening["part"] = 1
     args = (fake_models([]), "What are the symptoms of stroke?", [opening], 2)
-    quoted, _ = extract_sentences(*args, prefer=about_asked("symptoms"), lead=True)
+    quoted, _ = extract_sentences(*args, prefer=asked_cues("symptoms"), lead=True)
     assert [text for text, _ in quoted] == [
         "The symptoms of a stroke develop quickly.",
         "Symptoms of a stroke may include: sudden weakness; confusion; trouble speaking.",
@@ -330,7 +342,7 @@ def test_what_a_cue_sentence_goes_on_to_say_is_about_the_type_too() -> None:
         title="Cervical Cancer",
     )
     quoted, _ = extract_sentences(
-        fake_models([]), "What are its symptoms?", [page], 3, about=about_asked("symptoms")
+        fake_models([]), "What are its symptoms?", [page], 3, about=each(asked_cues("symptoms"))
     )
     assert [text for text, _ in quoted] == [
         "Cervical cancer may not cause any symptoms at first.",
@@ -409,7 +421,7 @@ def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
         title="Flu",
     )
     args = (fake_models([]), "What causes flu?", [page], 3)
-    about = about_asked("causes")
+    about = each(asked_cues("causes"))
     quoted, _ = extract_sentences(*args, about=about, causes=True)
     assert [text for text, _ in quoted] == ["Flu is an infection caused by viruses."]
     quoted, _ = extract_sentences(*args, about=about)
@@ -447,8 +459,54 @@ def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
 
 
 def test_what_people_with_the_condition_have_or_lose_is_about_its_symptoms() -> None:
-    about = about_asked("symptoms")
+    about = asked_cues("symptoms")
     assert about is not None
     assert about("People with dementia may not be able to think well enough to get dressed.")
     assert about("People with ring chromosome 20 often have recurrent seizures.")
     assert not about("People with atrial fibrillation are prescribed anticoagulants.")
+
+
+def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes import answer_units
+    from veriloop.nodes.answer_units import TypeTest
+    from veriloop.nodes.unit_type import UnitTypeClassifier
+
+    classifier = UnitTypeClassifier(
+        classes=("causes", "symptoms"),
+        coef=np.array([[4.0, 0.0], [0.0, 4.0]], dtype=np.float32),
+        intercept=np.zeros(2, dtype=np.float32),
+        encoder="fake-embedder",
+        thresholds={"causes": (0.4, 0.2), "symptoms": (0.4, 0.2)},
+    )
+    monkeypatch.setattr(answer_units, "unit_types", lambda: classifier)
+    lead = "Flu symptoms may include"
+    # rows are normalised: P(causes) = sigmoid(4 * (x - y)), P(symptoms) = 1 - P(causes)
+    vectors = {
+        "Flu comes from viruses.": [1.0, 0.0],  # P(causes) 0.98
+        "Flu brings a fever and aches.": [0.0, 1.0],  # 0.02
+        "People with flu may feel very tired.": [1.0, 0.0],  # P(symptoms) 0.02, but signs
+        "Flu is caused by bad luck.": [0.316, 0.949],  # 0.07: its cue is not enough
+        f"{lead}: fever; cough.": [0.0, 1.0],  # the list, read whole: 0.02
+        "Flu is caused by a virus.": [0.613, 0.79],  # 0.33, and its cue: enough
+        "Flu spreads in winter.": [0.613, 0.79],  # 0.33 without a cue: not enough
+    }
+    units = [
+        (text, "P-1")
+        for text in [*list(vectors)[:4], f"{lead}: fever.", f"{lead}: cough.", *list(vectors)[5:]]
+    ]
+    models = fake_models([], vectors=vectors, dim=2)
+    causes = TypeTest("causes", models)
+    assert causes(units) == [True, False, True, False, False, False, True, False]
+    assert len(causes.calls) == 1 and causes.calls[0]["purpose"] == "unit_type"
+    symptoms = TypeTest("symptoms", models)
+    assert symptoms(units) == [False, True, True, True, True, True, True, True]
+    assert TypeTest("outlook", models)(units) == [False] * len(units)  # a type it lacks
+    assert causes([]) == []
+    # where the classifier passes no unit, the words alone decide
+    worded = [("Flu is caused by bad luck.", "P-1"), ("Flu spreads in winter.", "P-1")]
+    assert causes(worded) == [True, False]

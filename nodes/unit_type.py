@@ -1,0 +1,98 @@
+"""Which question type a passage unit answers: MedQuAD's types, read by a classifier.
+
+The classifier (`nodes/data/unit_type/`, trained by benchmarks/train_unit_type.py on the
+quotable units of MedQuAD's typed answers, each labelled with its answer's type) is a
+logistic regression over the bundled all-MiniLM-L6-v2 embedding of the unit. Where the
+subject's pages hold no passage of the asked type, a unit of its other pages is about the
+asked type when the classifier gives that type enough probability, less when the unit
+holds one of the type's cue stems (`is_about`, at each type's thresholds fitted on
+held-out foci; used by `nodes.answer_units.TypeTest`): "If your child isn't old enough to
+say 'My ear hurts,' here are a few things to look for: tugging at ears; ..." lists ear
+infection symptoms without the word. A list is read whole (its lead-in and items), as it
+is quoted. Recall and precision per type on held-out foci, beside the cue stems', are in
+`training.json`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from veriloop.errors import InvalidInputError
+
+UNIT_TYPE_DIR = Path(__file__).parent / "data" / "unit_type"
+
+
+def is_about(probability: float, has_cue: bool, alone_at: float, with_cue_at: float) -> bool:
+    """Tell whether a unit is about a type, from the classifier's probability and its cue.
+
+    It is when the probability reaches `alone_at`, or `with_cue_at` and the unit holds one
+    of the type's cue stems: the words are evidence too ("Cervical cancer is caused by a
+    virus called HPV"), but the meaning can pass a unit without them ("here are a few
+    things to look for: tugging at ears; ..." for ear infection symptoms).
+    """
+    return probability >= alone_at or (has_cue and probability >= with_cue_at)
+
+
+@dataclass(frozen=True)
+class UnitTypeClassifier:
+    """The trained unit-type classifier."""
+
+    classes: tuple[str, ...]
+    coef: npt.NDArray[np.float32]
+    intercept: npt.NDArray[np.float32]
+    encoder: str
+    """The embedding model the classifier reads (the bundled MiniLM)."""
+    thresholds: dict[str, tuple[float, float]]
+    """Each type's (alone_at, with_cue_at) for `is_about`, fitted on held-out foci."""
+
+    @classmethod
+    def load(cls, folder: Path = UNIT_TYPE_DIR) -> UnitTypeClassifier:
+        """Read a classifier written by benchmarks/train_unit_type.py.
+
+        Raises:
+            InvalidInputError: The folder holds no classifier.
+        """
+        weights, meta = folder / "weights.npz", folder / "training.json"
+        if not weights.is_file() or not meta.is_file():
+            raise InvalidInputError(
+                f"no unit-type classifier in {folder}; train one with benchmarks/train_unit_type.py"
+            )
+        arrays = np.load(weights)
+        info = json.loads(meta.read_text(encoding="utf-8"))
+        return cls(
+            classes=tuple(info["classes"]),
+            coef=np.asarray(arrays["coef"], dtype=np.float32),
+            intercept=np.asarray(arrays["intercept"], dtype=np.float32),
+            encoder=str(info["encoder"]),
+            thresholds={t: (float(a), float(c)) for t, (a, c) in info["thresholds"].items()},
+        )
+
+    def probability(self, qtype: str, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """Return P(`qtype`) for each row of unit embeddings (0 for a type it lacks)."""
+        rows = np.asarray(vectors, dtype=np.float64)
+        if qtype not in self.classes:
+            return np.zeros(len(rows))
+        logits = rows @ self.coef.T.astype(np.float64) + self.intercept.astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        column = exp[:, self.classes.index(qtype)] / exp.sum(axis=1)
+        return column  # type: ignore[no-any-return]
+
+    def about(self, qtype: str, probability: float, has_cue: bool) -> bool:
+        """Tell whether a unit is about `qtype` (`is_about` at the type's thresholds)."""
+        if qtype not in self.thresholds:
+            return False
+        return is_about(probability, has_cue, *self.thresholds[qtype])
+
+
+@cache
+def unit_types() -> UnitTypeClassifier:
+    """Return the bundled classifier (read once per process)."""
+    return UnitTypeClassifier.load()
