@@ -219,6 +219,8 @@ class State(OutputState, TracedState):
     """With `no_page_about`: the foci of the pages retrieval found instead."""
     found: str = ""
     """What retrieval found, set aside and kept (`nodes.refusals.found_note`)."""
+    subject_pages: list[str] = field(default_factory=list)
+    """The pages on the question's subject when they were kept below its gate."""
     asked: str | None = None
     """The question type asked, when the classifier was confident."""
     typed: bool | None = None
@@ -288,6 +290,9 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "relevant": record["passed"],
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
+        "subject_pages": list(dict.fromkeys(p["title"] for p in got.ranked if p["title"]))
+        if subject and subject.matched and not got.on_subject
+        else [],
         "found": record["text"],
         "asked": asked.qtype if asked else None,
         "typed": got.typed if got.on_subject else None,
@@ -415,7 +420,12 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     best = max((p["relevance"] for p in state.passages), default=None)
     if not state.relevant:
         detail = hard_refusal_detail(
-            state.no_page_about, state.nearest_pages, best, state.gate, state.found
+            state.no_page_about,
+            state.nearest_pages,
+            best,
+            state.gate,
+            state.found,
+            state.subject_pages,
         )
         refusal, reason = Refusal(kind="hard", detail=detail), "refused"
     elif state.asked and state.typed is False and not state.sentences:

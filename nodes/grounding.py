@@ -288,12 +288,11 @@ def retrieve_ranked(
         ]
         if looked_up:  # the subject's own pages answer it after all, outside the candidates
             on_subject = sorted([*own, *looked_up], key=lambda p: -p["relevance"])
-    if is_on:
+    if subject.matched:  # not close enough for the subject's gate, they are held to the
+        # general one: other pages answering for them gave 16 rated answers, 14 bad (issue 38)
         kept = {p["id"] for p in on_subject}
         aside += [p["title"] for p in ranked if p["id"] not in kept and p["title"] not in aside]
         ranked = on_subject
-    else:
-        subject.fell_back = subject.dropped > 0
     if is_on and kin_ids:
         ranked = [{**p, "kin": True} if p["id"] in kin_ids else p for p in ranked]
     ranked, typed = prefer_type(ranked, asked)

@@ -33,8 +33,6 @@ def found_note(got: Retrieved) -> str:
         notes.append(f"set aside: {_names(got.set_aside)}")
     if uncovered:
         notes.append(f"no page about {uncovered!r}")
-    if subject and subject.fell_back:
-        notes.append("pages on the subject below relevant_at, all kept")
     if got.asked and got.typed is not None:
         have = "passages of that type kept" if got.typed else "no passage of that type"
         notes.append(f"asked: {got.asked} ({have})")
@@ -68,14 +66,23 @@ def hard_refusal_detail(
     best_relevance: float | None,
     gate: str,
     found: str = "",
+    subject_pages: Sequence[str] = (),
 ) -> str:
     """Say why nothing retrieved can answer, and what was found and set aside.
 
     `gate` names the relevance gate and its value ("relevant_at = 0.5"). Never "no
     passage" when passages were found and dropped: `found` (`found_note`) says what they
-    were and why they were set aside.
+    were and why they were set aside. `subject_pages`: the pages on the question's subject
+    that were kept and were not close enough to the question (no other page answers for
+    them).
     """
-    if no_page_about:
+    if subject_pages and best_relevance is not None:
+        why = (
+            f"the pages on the question's subject ({_names(list(subject_pages))}) are not close "
+            f"enough to what it asks: the best passage's relevance {best_relevance:.2f} is "
+            f"below {gate}"
+        )
+    elif no_page_about:
         why = (
             f"the source has no page about {no_page_about!r} (the pages retrieved are about "
             f"{', '.join(nearest_pages)})"

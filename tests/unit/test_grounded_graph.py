@@ -31,6 +31,7 @@ from veriloop.nodes.judges import (
     content_coverage,
     evidence_windows,
 )
+from veriloop.nodes.refusals import retrieval_record
 
 NOONAN = "Noonan syndrome is inherited in an autosomal dominant manner."
 PARIS = "Paris is the capital of France."
@@ -594,7 +595,7 @@ def test_only_pages_on_the_subject_reach_the_answer(
     assert {p["title"] for p in unmatched["passages"]} == {"Anal Disorders", "Crohn's Disease"}
 
 
-def test_pages_on_the_subject_below_the_gate_fall_back_to_every_candidate(
+def test_pages_on_the_subject_below_the_gate_are_not_replaced_by_other_pages(
     fake_backend: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     question = "Is it ok to drink quinine in seltzer water?"
@@ -625,7 +626,7 @@ def test_pages_on_the_subject_below_the_gate_fall_back_to_every_candidate(
             0,
         ],
     }
-    _, models = fake_backend([], vectors=vectors)
+    backend, models = fake_backend([], vectors=vectors)
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
 
     def titles(relevant_at: float) -> list[str]:
@@ -638,12 +639,30 @@ def test_pages_on_the_subject_below_the_gate_fall_back_to_every_candidate(
             keep=2,
             relevant_at=relevant_at,
         )
-        assert got.subject is not None and got.subject.fell_back == (relevant_at > 0.2)
-        assert got.subject.dropped == (0 if relevant_at > 0.2 else 1)
+        assert got.subject is not None and got.subject.dropped == 1
+        assert got.on_subject == (relevant_at < 0.2) and got.set_aside == ["Thrombocytopenia"]
         return [p["title"] for p in got.ranked]
 
-    assert titles(0.5) == ["Thrombocytopenia", "Drinking Water"]  # rule gave nothing usable
-    assert titles(0.1) == ["Drinking Water"]  # the page on the subject clears the gate
+    # below the subject's gate or not, only the page on the subject is kept: the general
+    # gate then refuses, and Thrombocytopenia (closer to the question) never answers for it
+    assert titles(0.5) == titles(0.1) == ["Drinking Water"]
+    result = run(backend, "", question, question_types=False)
+    detail = result["refusal"]["detail"]
+    assert result["answer"] is None
+    assert [p["title"] for p in result["passages"]] == ["Drinking Water"]
+    assert detail.startswith(
+        "the pages on the question's subject (Drinking Water) are not close enough to what "
+        "it asks: the best passage's relevance 0.20 is below relevant_at = 0.5"
+    )
+    assert (
+        retrieval_record(
+            retrieve_ranked(
+                models, question, kb_dir="", corpus_dir="", candidates=5, keep=2, relevant_at=0.5
+            ),
+            0.5,
+        )["passed"]
+        is False
+    )
 
 
 class TypedSource(TitledSource):
