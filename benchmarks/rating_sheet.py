@@ -146,7 +146,13 @@ def update(args: argparse.Namespace) -> None:
     if missing:
         raise SystemExit(f"error: the sheet's items {sorted(missing)} have no rating")
     args.out.write_text("".join(json.dumps(x) + "\n" for x in rows), encoding="utf-8")
-    print(f"{len(new)} ratings taken, {len(rows) - len(new)} carried -> {args.out}")
+    taken = sum(row["id"] in new for row in rows)
+    unrated = len(new) - taken  # a sheet may hold items outside the rated sample
+    print(
+        f"{taken} ratings taken, {len(rows) - taken} carried"
+        + (f", {unrated} of items not in --rated left out" if unrated else "")
+        + f" -> {args.out}"
+    )
 
 
 def tally(args: argparse.Namespace) -> None:
