@@ -45,7 +45,14 @@ from veriloop.nodes.judges import (
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
-from veriloop.nodes.subject import SubjectMatch, kind_of, match_subject, writes_name
+from veriloop.nodes.subject import (
+    SubjectMatch,
+    about_adults,
+    about_children,
+    kind_of,
+    match_subject,
+    writes_name,
+)
 from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
@@ -267,7 +274,12 @@ def retrieve_ranked(
         own_cuis = {
             c for i in subject.kept if i not in subject.kin for c in on_focus[i].get("cuis", [])
         }
-        kept_ids |= {p["id"] for p in on_focus if own_cuis & set(p.get("cuis", []))}
+        grown = about_adults(question)  # a named adult's: no children's page joins
+        kept_ids |= {
+            p["id"]
+            for p in on_focus
+            if own_cuis & set(p.get("cuis", [])) and not (grown and about_children(p["title"]))
+        }
     on_subject = [p for p in ranked if p["id"] in kept_ids]
     own = [p for p in on_subject if p["id"] not in kin_ids]
     if own and (not kin_ids or (asked and any(p.get("qtype") == asked for p in own))):

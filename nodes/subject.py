@@ -196,6 +196,29 @@ def about_children(text: str) -> bool:
     return bool(CHILDHOOD & set(re.findall(r"[a-z]+", text.lower())))
 
 
+ADULTHOOD = frozenset(
+    "adult adults father mother dad mom husband wife grandfather grandmother grandpa grandma "
+    "elderly senior seniors".split()
+)
+"""Words that say a question is about an adult."""
+
+AGE = re.compile(r"\b(\d{1,3})\s*-?\s*(?:years?|yrs?|y/o)\b", re.IGNORECASE)
+"""An age or a duration in years ("33years of age", "I am 25 years old", "for 3 years")."""
+
+
+def about_adults(question: str) -> bool:
+    """Tell whether a question is about an adult: an adult's relation, or an age of 18+.
+
+    "My father is suffering from IBS", "My son is 33years of age" (a son, but grown). The
+    largest number of years counts, so a duration ("for 3 years") beside an age does not
+    make an adult a child.
+    """
+    ages = [int(n) for n in AGE.findall(question)]
+    if ages and max(ages) >= 18:
+        return True
+    return bool(ADULTHOOD & set(re.findall(r"[a-z]+", question.lower())))
+
+
 def _negated_words(text: str) -> set[str]:
     words = text.lower().replace("-", " ").split()
     return {after for word, after in zip(words, words[1:], strict=False) if word == "non"}
@@ -456,9 +479,14 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
             )
         ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
-    if kin and not about_children(question):  # an adult's question: adults' pages first
+    adult = about_adults(question)
+    if kin and (adult or not about_children(question)):  # an adult's question: adults' pages
         grown = [i for i in kin if not about_children(titles[i])]
         kin = grown or kin
+    if adult:  # a named adult (a father, an age of 18+): children's pages only when no
+        grown = {i for i in on + kin if not about_children(titles[i])}  # other is on it
+        if grown:
+            on, kin = [i for i in on if i in grown], [i for i in kin if i in grown]
     if on or kin:
         return SubjectMatch(
             kept=sorted(on + kin), kin=kin, phrases=phrases, total=len(titles), matched=True

@@ -717,6 +717,34 @@ def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
     assert other.typed is False  # the subject's pages answer other questions only
 
 
+def test_a_named_adult_gets_no_childrens_page_of_the_same_concept(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [
+        (
+            "Irritable Bowel Syndrome",
+            "Irritable bowel syndrome (IBS) is a problem of the large intestine.",
+            "information",
+            ["C1"],
+        ),
+        (
+            "Irritable Bowel Syndrome in Children",
+            "Children with IBS may want to eat less fat.",
+            "treatment",
+            ["C1"],
+        ),
+    ]
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
+
+    def titles(question: str) -> set[str]:
+        got = retrieve_ranked(models, question, kb_dir="", corpus_dir="", candidates=10, keep=5)
+        return {p["title"] for p in got.ranked}
+
+    assert titles("what helps IBS") == {p[0] for p in pages}  # one concept (C1)
+    assert titles("my father has IBS, what helps") == {pages[0][0]}
+
+
 def test_the_subjects_page_of_the_asked_type_is_found_when_the_search_missed_it(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

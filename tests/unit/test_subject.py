@@ -175,6 +175,23 @@ def test_kin_pages_are_kept_and_an_adults_question_prefers_adult_pages() -> None
     assert child.kept == [0, 1]
 
 
+def test_a_named_adults_question_is_not_answered_from_a_childrens_page() -> None:
+    from veriloop.nodes.subject import about_adults
+
+    titles = ["Childhood Acute Lymphoblastic Leukemia", "Chronic Myeloid Leukemia", "Anemia"]
+    texts = ["ALL in children.", "CML is a leukemia.", "Anemia is low blood."]
+    son = match_subject("my son has leukemia, how is it treated", titles, texts)
+    assert son.kept == [0, 1]
+    grown = match_subject("my son is 33 years old and has leukemia", titles, texts)
+    assert grown.kept == [1]  # a son, but grown
+    only = match_subject("my father has leukemia", titles[:1], texts[:1])
+    assert only.kept == [0]  # no other page is on it: the children's page is what there is
+    assert about_adults("My son is 33years of age and did not have the vaccination")
+    assert about_adults("I have had it for 3 years and I am 25 years old")
+    assert not about_adults("my son is 4 years old and has had a fever for 2 years")
+    assert not about_adults("how is irritable bowel syndrome treated")
+
+
 def test_a_page_that_writes_the_questions_phrase_is_on_it() -> None:
     question = "How can I prevent a shingles outbreak?"
     titles = ["Shingles", "Chickenpox"]
