@@ -128,6 +128,24 @@ def test_a_list_whose_bullets_the_scrape_lost_is_cut_into_its_items() -> None:
     ]
 
 
+def test_a_relative_clause_does_not_make_a_list_item_a_sentence() -> None:
+    units = standalone_units(
+        "Early symptoms may include: Painful swelling of the hands, known as dactylitis "
+        "Fatigue or fussiness from anemia A yellowish color of the skin, known as jaundice, "
+        "that occurs when red cells hemolyze The symptoms will vary from person to person."
+    )
+    assert units == [
+        "Early symptoms may include: painful swelling of the hands, known as dactylitis",
+        "Early symptoms may include: fatigue or fussiness from anemia",
+        "Early symptoms may include: A yellowish color of the skin, known as jaundice, that "
+        "occurs when red cells hemolyze.",
+        "The symptoms will vary from person to person.",
+    ]
+    # without the comma, "that occurs" is the piece's own verb: a sentence, no list
+    glued = "Lead in: Pain Swelling Fever Heat that occurs at night Sleep is poor."
+    assert standalone_units(glued) == [glued]
+
+
 def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
     units = standalone_units(
         "Things to look for - Tugging at ears - Hearing problems Your health care provider "
