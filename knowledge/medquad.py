@@ -44,6 +44,7 @@ import numpy.typing as npt
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
+from veriloop.knowledge.spelling import NameSpeller
 from veriloop.text import split_sentences
 
 if TYPE_CHECKING:
@@ -374,6 +375,11 @@ class MedQuADIndex:
             and abbr.lower() not in self._foci  # "COPD" names pages itself
         ]
         return " ".join([query, *extra])
+
+    @cached_property
+    def speller(self) -> NameSpeller:
+        """Return the corrector of misspelt page names (`knowledge.spelling`)."""
+        return NameSpeller(p.focus for p in self.passages)
 
     @cached_property
     def _foci(self) -> frozenset[str]:

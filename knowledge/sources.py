@@ -190,6 +190,10 @@ class PassageSource(Protocol):
 
     name: str
 
+    def normalized(self, question: str) -> str:
+        """Return the question as the source reads it (its page names' misspellings fixed)."""
+        ...
+
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
         """Return up to `k` candidate passages for `question`, best first."""
         ...
@@ -235,6 +239,10 @@ class MedQuADSource:
     question_match: int = 0
     name: str = "MedQuAD (NIH answers, CC BY 4.0)"
 
+    def normalized(self, question: str) -> str:
+        """Return the question with misspelt page names corrected ("Mediterean fever")."""
+        return open_medquad().speller.corrected(question)
+
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
         """Return up to `k` passages by BM25, then those of the matched questions."""
         index = open_medquad()
@@ -267,6 +275,10 @@ class MedQuADSource:
 
 class WithoutPages:
     """A source whose entries are not parts of typed pages (a knowledge base, a corpus)."""
+
+    def normalized(self, question: str) -> str:
+        """Return the question as it is: entries have no page names to spell by."""
+        return question
 
     def opening(self, passage: SourcePassage) -> SourcePassage | None:
         """Return None: entries are not parts of pages."""

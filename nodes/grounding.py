@@ -244,6 +244,7 @@ def retrieve_ranked(
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
     )
+    question = source.normalized(question)  # "Familial Mediterean Fever": the page's name
     found, calls = source.search(question, candidates)
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)

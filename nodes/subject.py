@@ -484,9 +484,9 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
         grown = [i for i in kin if not about_children(titles[i])]
         kin = grown or kin
     if adult:  # a named adult (a father, an age of 18+): children's pages only when no
-        grown = {i for i in on + kin if not about_children(titles[i])}  # other is on it
-        if grown:
-            on, kin = [i for i in on if i in grown], [i for i in kin if i in grown]
+        adults = {i for i in on + kin if not about_children(titles[i])}  # other is on it
+        if adults:
+            on, kin = [i for i in on if i in adults], [i for i in kin if i in adults]
     if on or kin:
         return SubjectMatch(
             kept=sorted(on + kin), kin=kin, phrases=phrases, total=len(titles), matched=True

@@ -522,6 +522,9 @@ class TitledSource:
     def __init__(self, pages: list[tuple[str, str]]) -> None:
         self.pages = pages
 
+    def normalized(self, question: str) -> str:
+        return question
+
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[Any]]:
         return [
             SourcePassage(id=f"P-{n}", text=text, title=title, url="u", relevance=0.0)

@@ -153,3 +153,13 @@ def test_abbreviations_are_read_from_where_a_page_spells_them_out() -> None:
     ]
     assert abbreviations_in(texts) == {"IBS": "irritable bowel syndrome"}  # COPD once only
     assert abbreviations_in(texts, least=1)["COPD"] == "chronic obstructive pulmonary disease"
+
+
+def test_a_misspelt_focus_in_a_question_is_read_as_the_pages_name(tmp_path: Path) -> None:
+    data = write_pairs(tmp_path / "m.jsonl.gz", PAIRS)
+    index = open_medquad(data, cache_root=tmp_path / "cache")
+    assert index.speller.corrected("Is Noonnan syndrome inherited?") == (
+        "Is noonan syndrome inherited?"
+    )
+    assert index.speller.corrected("How does influensa spread?") == "How does influenza spread?"
+    medquad._open.clear()
