@@ -147,10 +147,10 @@ def update(args: argparse.Namespace) -> None:
         raise SystemExit(f"error: the sheet's items {sorted(missing)} have no rating")
     args.out.write_text("".join(json.dumps(x) + "\n" for x in rows), encoding="utf-8")
     taken = sum(row["id"] in new for row in rows)
-    unrated = len(new) - taken  # a sheet may hold items outside the rated sample
+    outside = len(set(new) - {row["id"] for row in rows})  # a sheet may reach past the sample
     print(
         f"{taken} ratings taken, {len(rows) - taken} carried"
-        + (f", {unrated} of items not in --rated left out" if unrated else "")
+        + (f", {outside} for items outside --rated not carried" if outside else "")
         + f" -> {args.out}"
     )
 

@@ -220,7 +220,7 @@ class State(OutputState, TracedState):
     found: str = ""
     """What retrieval found, set aside and kept (`nodes.refusals.found_note`)."""
     subject_pages: list[str] = field(default_factory=list)
-    """The pages on the question's subject when they were kept below its gate."""
+    """The pages on the question's subject that were kept (named when the gate refuses)."""
     asked: str | None = None
     """The question type asked, when the classifier was confident."""
     typed: bool | None = None
@@ -291,7 +291,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
         "subject_pages": list(dict.fromkeys(p["title"] for p in got.ranked if p["title"]))
-        if subject and subject.matched and not got.on_subject
+        if got.on_subject
         else [],
         "found": record["text"],
         "asked": asked.qtype if asked else None,

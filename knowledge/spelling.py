@@ -69,6 +69,6 @@ class NameSpeller:
             other = difflib.get_close_matches(low, listed, n=1, cutoff=near)
             if other and difflib.SequenceMatcher(None, low, other[0]).ratio() > near:
                 return word  # a misspelt English word, closer to one than to any name
-            return name
+            return name[:1].upper() + name[1:] if word[:1].isupper() else name
 
         return _WORD.sub(fix, question)

@@ -24,7 +24,7 @@ from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, RelevanceScorer
-from veriloop.nodes.question_type import _own_vectors, question_types
+from veriloop.nodes.question_type import own_vectors, question_types
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import lead_of, merge_items, near_duplicate, quotable_texts
 from veriloop.trace import Candidate, ModelCall
@@ -407,7 +407,7 @@ class TypeTest:
             vectors, call = self.models.embed(texts, purpose="unit_type")
             self.calls.append(call)
         else:
-            vectors = _own_vectors(texts)
+            vectors = own_vectors(texts)
         cues = asked_cues(self.asked) or (lambda text: False)
         worded = [cues(text) for text in texts]
         probabilities = classifier.probability(self.asked, vectors)

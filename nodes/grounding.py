@@ -234,17 +234,23 @@ def retrieve_ranked(
     (unless one writes the question's name for its subject and no page has that name:
     `nodes.subject.writes_name`), then the subject rule (`match_subject`) keeps only pages
     on the question's subject, or nothing when it names a subject no page is about. Below
-    `relevant_at` the rule has nothing to offer ("Drinking Water" for quinine in seltzer
-    water) and every candidate is ranked as without it. Pages sharing a UMLS concept with
-    a page on the subject are on it too. With `asked` (`nodes.question_type`), passages of
-    that type are kept when there are any (`nodes.page_types`: looked up by focus when the
-    search missed them, their page's opening first); kinds of the subject are kept only
-    when its own pages have nothing of that type.
+    `relevant_at` the subject's pages are still the only ones kept (the caller's gate then
+    refuses: "Drinking Water" for quinine in seltzer water never hands the question to
+    the Thrombocytopenia page), and `on_subject` says the subject matched, so that gate is
+    the subject's. The question is read as the source spells its page names
+    (`PassageSource.normalized`), and re-embedded when that changed it. Pages sharing a
+    UMLS concept with a page on the subject are on it too. With `asked`
+    (`nodes.question_type`), passages of that type are kept when there are any
+    (`nodes.page_types`: looked up by focus when the search missed them, their page's
+    opening first); kinds of the subject are kept only when its own pages have nothing
+    of that type.
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
     )
-    question = source.normalized(question)  # "Familial Mediterean Fever": the page's name
+    corrected = source.normalized(question)  # "Familial Mediterean Fever": the page's name
+    if corrected != question:
+        question, question_vector = corrected, None
     found, calls = source.search(question, candidates)
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
@@ -301,8 +307,8 @@ def retrieve_ranked(
         ]
         if looked_up:  # the subject's own pages answer it after all, outside the candidates
             on_subject = sorted([*own, *looked_up], key=lambda p: -p["relevance"])
-    if subject.matched:  # not close enough for the subject's gate, they are held to the
-        # general one: other pages answering for them gave 16 rated answers, 14 bad (issue 38)
+    if subject.matched:  # close enough or not: other pages answering for the subject's
+        # gave 16 rated answers, 14 bad (issue 38)
         kept = {p["id"] for p in on_subject}
         aside += [p["title"] for p in ranked if p["id"] not in kept and p["title"] not in aside]
         ranked = on_subject
@@ -321,7 +327,7 @@ def retrieve_ranked(
         [*calls, *([call] if call else [])],
         off_focus=len(found) - len(on_focus),
         subject=subject,
-        on_subject=is_on,
+        on_subject=subject.matched,
         set_aside=list(dict.fromkeys(aside)),
         asked=asked,
         typed=typed,

@@ -155,11 +155,11 @@ def classify_questions(questions: list[str]) -> list[list[AskedType]]:
         InvalidInputError: The classifier's weights are missing.
     """
     classifier = question_types()
-    return [classifier.classify(v) for v in _own_vectors(questions)]
+    return [classifier.classify(v) for v in own_vectors(questions)]
 
 
-def _own_vectors(texts: list[str]) -> npt.NDArray[Any]:
-    """Embed texts with the classifier's own encoder (loaded once per process)."""
+def own_vectors(texts: list[str]) -> npt.NDArray[Any]:
+    """Embed texts with the classifiers' own encoder, the bundled MiniLM (loaded once)."""
     with _lock:
         encoder = _encoder()
     return encoder.embed(texts)  # type: ignore[no-any-return]
@@ -195,5 +195,5 @@ def asked_type(models: Models, question: str, confident_at: float) -> Asked:
         vectors, call = models.embed([question], purpose="question_type")
         best = classifier.classify(vectors[0])[0]
         return Asked(best, best.probability >= confident_at, [call], vectors[0])
-    best = classifier.classify(_own_vectors([question])[0])[0]
+    best = classifier.classify(own_vectors([question])[0])[0]
     return Asked(best, best.probability >= confident_at, [], None)

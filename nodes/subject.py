@@ -202,21 +202,28 @@ ADULTHOOD = frozenset(
 )
 """Words that say a question is about an adult."""
 
-AGE = re.compile(r"\b(\d{1,3})\s*-?\s*(?:years?|yrs?|y/o)\b", re.IGNORECASE)
-"""An age or a duration in years ("33years of age", "I am 25 years old", "for 3 years")."""
+AGE = re.compile(
+    r"\b(\d{1,3})\s*-?\s*(?:years?|yrs?)[\s-]*(?:old|of age)\b"
+    r"|\b(\d{1,3})\s*(?:yo|y/o)\b|\baged?\s+(\d{1,3})\b",
+    re.IGNORECASE,
+)
+"""A person's age ("33years of age", "a 4-year-old son", "aged 70"); not a duration ("for
+20 years")."""
 
 
 def about_adults(question: str) -> bool:
-    """Tell whether a question is about an adult: an adult's relation, or an age of 18+.
+    """Tell whether a question is about an adult: an age of 18+, or an adult's relation.
 
-    "My father is suffering from IBS", "My son is 33years of age" (a son, but grown). The
-    largest number of years counts, so a duration ("for 3 years") beside an age does not
-    make an adult a child.
+    "My son is 33years of age" is about an adult (a son, but grown); "my 4 year old son"
+    and "my son has had it for 20 years" are not (an age under 18; a duration is no age).
+    A relation word ("father", "mom") counts only when the question names no child: "I am
+    a mom and my son has leukemia" is about the son.
     """
-    ages = [int(n) for n in AGE.findall(question)]
-    if ages and max(ages) >= 18:
-        return True
-    return bool(ADULTHOOD & set(re.findall(r"[a-z]+", question.lower())))
+    ages = [int(n) for groups in AGE.findall(question) for n in groups if n]
+    if ages:
+        return max(ages) >= 18
+    named = set(re.findall(r"[a-z]+", question.lower()))
+    return bool(ADULTHOOD & named) and not about_children(question)
 
 
 def _negated_words(text: str) -> set[str]:

@@ -182,7 +182,8 @@ KEY_POINTS = re.compile(r"^key points:\s+", re.IGNORECASE)
 
 
 CREDIT = re.compile(
-    r"\s*\b(?:NIH: National(?:\s+(?:[A-Z][\w,-]*|and|of|on|for))+|Centers for Disease Control "
+    r"\s*(?<!\bthe )(?<!\bby )(?<!\bto )(?<!\bfrom )(?<!\bof )(?<!U\.S\. )"
+    r"\b(?:NIH: National(?:\s+(?:[A-Z][\w,-]*|and|of|on|for))+|Centers for Disease Control "
     r"and Prevention|Dept\. of Health and Human Services Office on Women's Health|"
     r"(?:Environmental Protection|Federal Emergency Management) Agency|Food and Drug "
     r"Administration|Agency for (?:Toxic Substances (?:and )?Disease Registry|Healthcare "
@@ -192,8 +193,10 @@ CREDIT = re.compile(
 """MedlinePlus's credit to the agency behind a page (an NIH institute, CDC, the Office on
 Women's Health, FDA, EPA, ...), glued to its last line or alone ("... flat on your back
 NIH: National Institute on Aging", "... so it doesn't damage your organs. Dept. of Health
-and Human Services Office on Women's Health"): every credit that ends a MedlinePlus
-answer in MedQuAD."""
+and Human Services Office on Women's Health"): the credits that end most MedlinePlus
+answers in MedQuAD (rarer ones, OSHA or CMS, stay). Not after "the", "by", "to",
+"from", "of" or "U.S.": "approved by the Food and Drug Administration" is a sentence's
+end, not a credit."""
 
 
 def clean_unit(unit: str) -> str:

@@ -122,20 +122,21 @@ def lost_stops(text: str) -> list[int]:
     return points
 
 
-RELATIVE = re.compile(r",\s+(?:that|which|who)\b")
-"""A relative clause after a comma: its verb is not the piece's ("A yellowish color of the
-skin, known as jaundice, ..., that occurs when ...": an item, not a sentence)."""
+RELATIVE = re.compile(r",\s+(?:that|which|who)\b[^,]*(?:,|$)")
+"""A relative clause after a comma, up to the next comma: its verb is not the piece's ("A
+yellowish color of the skin, known as jaundice, ..., that occurs when ...": an item;
+"Your doctor, who knows your child, can tell ...": a sentence, by "can")."""
 
 
 def _is_sentence(piece: str) -> bool:
     """Tell whether a piece cut from a glued run reads as a sentence, not a list item.
 
-    It does when it has four words and a finite verb before any relative clause
-    (`RELATIVE`): 28 MedQuAD answers' lists read as lists once a ", which is ..." or ",
-    that occurs ..." no longer counts (Early symptoms of sickle cell disease, heart
-    murmurs, bronchiolitis).
+    It does when it has four words and a finite verb outside its relative clauses
+    (`RELATIVE`): MedQuAD answers' lists read as lists once a ", which is ..." or ", that
+    occurs ..." no longer counts (early symptoms of sickle cell disease, heart murmurs,
+    bronchiolitis).
     """
-    return len(piece.split()) >= 4 and bool(FINITE.search(RELATIVE.split(piece, 1)[0]))
+    return len(piece.split()) >= 4 and bool(FINITE.search(RELATIVE.sub(",", piece)))
 
 
 def _unglued_item(item: str) -> tuple[str, str]:

@@ -159,7 +159,7 @@ def test_a_misspelt_focus_in_a_question_is_read_as_the_pages_name(tmp_path: Path
     data = write_pairs(tmp_path / "m.jsonl.gz", PAIRS)
     index = open_medquad(data, cache_root=tmp_path / "cache")
     assert index.speller.corrected("Is Noonnan syndrome inherited?") == (
-        "Is noonan syndrome inherited?"
+        "Is Noonan syndrome inherited?"
     )
     assert index.speller.corrected("How does influensa spread?") == "How does influenza spread?"
     medquad._open.clear()

@@ -193,3 +193,20 @@ def test_a_credit_line_to_an_nih_institute_is_no_part_of_a_quote() -> None:
     assert time.perf_counter() - started < 1.0
     alone = "Snoring is common. NIH: National Heart, Lung, and Blood Institute"
     assert quotable_texts(alone) == ("Snoring is common.",)
+
+
+def test_other_agencies_credits_go_but_a_sentence_naming_one_stays() -> None:
+    from veriloop.quotable import clean_unit, quotable_texts
+
+    page = (
+        "Doctors use drugs or surgery to remove the ectopic tissue. "
+        "Dept. of Health and Human Services Office on Women's Health"
+    )  # "Dept." ends no sentence, and the credit is no unit
+    assert quotable_texts(page) == ("Doctors use drugs or surgery to remove the ectopic tissue.",)
+    glued = "To prevent botulism: do not feed honey to babies Centers for Disease Control and Prevention"
+    assert clean_unit(glued) == "To prevent botulism: do not feed honey to babies"
+    for sentence in [
+        "Report side effects to the U.S. Food and Drug Administration",
+        "The drug was approved by the Food and Drug Administration",
+    ]:
+        assert clean_unit(sentence) == sentence

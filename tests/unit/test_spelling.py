@@ -14,9 +14,9 @@ NAMES = [
 
 def test_a_misspelt_page_name_is_corrected_to_it() -> None:
     speller = NameSpeller(NAMES)
-    assert speller.corrected("Beckwith-Wieddeman Syndrome.") == "Beckwith-wiedemann Syndrome."
+    assert speller.corrected("Beckwith-Wieddeman Syndrome.") == "Beckwith-Wiedemann Syndrome."
     assert speller.corrected("more about Familial Mediterean Fever") == (
-        "more about Familial mediterranean Fever"
+        "more about Familial Mediterranean Fever"
     )
     assert speller.corrected("antiphosoholipid sydrome") == "antiphospholipid syndrome"
 

@@ -144,6 +144,12 @@ def test_a_relative_clause_does_not_make_a_list_item_a_sentence() -> None:
     # without the comma, "that occurs" is the piece's own verb: a sentence, no list
     glued = "Lead in: Pain Swelling Fever Heat that occurs at night Sleep is poor."
     assert standalone_units(glued) == [glued]
+    # a sentence whose subject carries a relative clause is still a sentence
+    units = standalone_units(
+        "Things to look for - Tugging at ears - Hearing problems Your doctor, who knows "
+        "your child, can tell if it is an infection."
+    )
+    assert units[-1] == "Your doctor, who knows your child, can tell if it is an infection."
 
 
 def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:

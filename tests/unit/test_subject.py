@@ -187,8 +187,11 @@ def test_a_named_adults_question_is_not_answered_from_a_childrens_page() -> None
     only = match_subject("my father has leukemia", titles[:1], texts[:1])
     assert only.kept == [0]  # no other page is on it: the children's page is what there is
     assert about_adults("My son is 33years of age and did not have the vaccination")
-    assert about_adults("I have had it for 3 years and I am 25 years old")
+    assert about_adults("I have had it for 30 years and I am 25 years old")
     assert not about_adults("my son is 4 years old and has had a fever for 2 years")
+    assert not about_adults("I am a mom and my 4 year old son has leukemia")
+    assert not about_adults("my son has had leukemia for 20 years")  # a duration, a son
+    assert about_adults("My father is suffering from IBS")
     assert not about_adults("how is irritable bowel syndrome treated")
 
 
