@@ -19,15 +19,16 @@ a type are sampled from the training foci. Held out: every unit of the foci in t
 regression (scikit-learn) over the unit embedding of the bundled all-MiniLM-L6-v2.
 
 Measured on the held-out units and written to `training.json` (and printed): per type,
-recall and precision of the cue stems alone (the test before), of the classifier alone,
-and of the shipped rule (`nodes.unit_type.is_about`: the classifier's probability at least
-`UNIT_TYPE_AT`, or `UNIT_TYPE_WITH_CUE_AT` when the unit holds a cue stem); and the mean F1,
-recall and precision over the types for each pair of thresholds on a grid (`ALONE_AT` x
-`WITH_CUE_AT`): the shipped pair is, of the pairs whose mean F1 is within `F1_TIE` of the
-grid's best, the one with the highest mean recall, since a refusal where the page answers
-is a failure too (the script says so when the code's constants differ). Labels are the
-answer's type, so a symptom named in a treatment answer counts as "treatment": every test
-is scored against the same noisy labels.
+recall and precision of the cue stems alone (the test before), of one threshold pair for
+all types, and of the shipped rule (`nodes.unit_type.is_about`: the classifier's
+probability at least the type's `alone_at`, or its `with_cue_at` when the unit holds a cue
+stem). Each type's pair (`thresholds` in training.json, read at run time) is chosen on a
+grid (`ALONE_AT` x `WITH_CUE_AT`): of the pairs whose F1 is within `F1_TIE` of the best,
+the one with the highest recall, since a refusal where the page answers is a failure too;
+a type with fewer than `MIN_TYPE_UNITS` held-out units takes the pair chosen for all
+types. The pairs are chosen on the same held-out units that report them, so the shipped
+figures are optimistic. Labels are the answer's type, so a symptom named in a treatment
+answer counts as "treatment": every test is scored against the same noisy labels.
 """
 
 from __future__ import annotations
