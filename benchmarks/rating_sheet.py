@@ -63,18 +63,23 @@ def shown(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """Return a JSON-lines file's objects."""
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 def load_labels(path: Path) -> dict[str, dict[str, Any]]:
     """Return the hand labels by item id, each with only what a rater sees."""
-    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
     return {
         x["id"]: {k: x[k] for k in ("qtypes", "subject", "foci", "answerable", "note")}
-        for x in rows
+        for x in read_lines(path)
     }
 
 
 def load(folder: Path) -> dict[str, dict[str, Any]]:
     """Return the `grounded` records of a results folder by item id."""
-    rows = (json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines())
+    rows = read_lines(folder / "results.jsonl")
     return {r["item_id"]: r for r in rows if r.get("run") == "grounded"}
 
 
@@ -103,21 +108,13 @@ def make(args: argparse.Namespace) -> None:
     """Write the blinded sheet."""
     before, after = load(args.before), load(args.after)
     labels = load_labels(args.labels)
-    excluded = {
-        json.loads(line)["id"] for path in args.exclude for line in path.read_text().splitlines()
-    }
+    excluded = {row["id"] for path in args.exclude for row in read_lines(path)}
     items = sorted(set(before) & set(after) & set(labels) - excluded)
     rng = random.Random(args.seed)
     picked = sorted(rng.sample(items, args.sample))
     lines = [blinded(item, before[item], after[item], labels[item], rng) for item in picked]
     args.out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     print(f"{len(lines)} items -> {args.out}")
-
-
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    """Return a JSON-lines file's objects."""
-    text = path.read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def changed(args: argparse.Namespace) -> None:
@@ -157,8 +154,8 @@ def update(args: argparse.Namespace) -> None:
 
 def tally(args: argparse.Namespace) -> None:
     """Unblind the ratings and write the shares before and after."""
-    sheet = {x["id"]: x for x in map(json.loads, args.sheet.read_text().splitlines())}
-    rated = [json.loads(line) for line in args.ratings.read_text().splitlines() if line.strip()]
+    sheet = {x["id"]: x for x in read_lines(args.sheet)}
+    rated = read_lines(args.ratings)
     by_run: dict[str, list[str]] = {"before": [], "after": []}
     for row in rated:
         if "before" in row:  # a `carry` file: already unblinded
@@ -195,8 +192,8 @@ def carry(args: argparse.Namespace) -> None:
     refusal takes the "before" rating (a refusal is right or wrong by what MedQuAD holds,
     not by its wording); anything else is left for rating again (`unrated`).
     """
-    sheet = [json.loads(line) for line in args.sheet.read_text().splitlines()]
-    ratings = {r["id"]: r for r in map(json.loads, args.ratings.read_text().splitlines())}
+    sheet = read_lines(args.sheet)
+    ratings = {r["id"]: r for r in read_lines(args.ratings)}
     rerun = load(args.rerun)
     carried, unrated = [], []
     for item in sheet:
@@ -218,17 +215,20 @@ def carry(args: argparse.Namespace) -> None:
         print(json.dumps(row))
 
 
+def _with_paths(parser: argparse.ArgumentParser, *names: str) -> argparse.ArgumentParser:
+    """Add a required path option per name ("sheet" -> --sheet) and return the parser."""
+    for name in names:
+        parser.add_argument(f"--{name}", type=Path, required=True)
+    return parser
+
+
 def main() -> None:
     """Run `make`, `tally` or `carry`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    maker = sub.add_parser("make")
-    maker.add_argument("--before", type=Path, required=True)
-    maker.add_argument("--after", type=Path, required=True)
-    maker.add_argument("--labels", type=Path, required=True)
+    maker = _with_paths(sub.add_parser("make"), "before", "after", "labels", "out")
     maker.add_argument("--sample", type=int, default=60)
     maker.add_argument("--seed", type=int, default=38)
-    maker.add_argument("--out", type=Path, required=True)
     maker.add_argument(
         "--exclude",
         type=Path,
@@ -236,27 +236,11 @@ def main() -> None:
         default=[],
         help="a sheet (JSON lines with `id`) whose items are not sampled; repeatable",
     )
-    counter = sub.add_parser("tally")
-    counter.add_argument("--sheet", type=Path, required=True)
-    counter.add_argument("--ratings", type=Path, required=True)
-    counter.add_argument("--out", type=Path, required=True)
-    carrier = sub.add_parser("carry")
-    carrier.add_argument("--sheet", type=Path, required=True)
-    carrier.add_argument("--ratings", type=Path, required=True)
-    carrier.add_argument("--rerun", type=Path, required=True)
-    carrier.add_argument("--out", type=Path, required=True)
-    changer = sub.add_parser("changed")
-    changer.add_argument("--rated", type=Path, required=True)
-    changer.add_argument("--before", type=Path, required=True)
-    changer.add_argument("--after", type=Path, required=True)
-    changer.add_argument("--labels", type=Path, required=True)
+    _with_paths(sub.add_parser("tally"), "sheet", "ratings", "out")
+    _with_paths(sub.add_parser("carry"), "sheet", "ratings", "rerun", "out")
+    changer = _with_paths(sub.add_parser("changed"), "rated", "before", "after", "labels", "out")
     changer.add_argument("--seed", type=int, default=40)
-    changer.add_argument("--out", type=Path, required=True)
-    updater = sub.add_parser("update")
-    updater.add_argument("--rated", type=Path, required=True)
-    updater.add_argument("--sheet", type=Path, required=True)
-    updater.add_argument("--ratings", type=Path, required=True)
-    updater.add_argument("--out", type=Path, required=True)
+    _with_paths(sub.add_parser("update"), "rated", "sheet", "ratings", "out")
     args = parser.parse_args()
     commands = {"make": make, "tally": tally, "carry": carry, "changed": changed, "update": update}
     commands[args.command](args)

@@ -31,8 +31,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 if not __package__:  # run as a script (the documented way): let `veriloop` resolve
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -45,6 +43,7 @@ from veriloop.evaluation.judge_data.question_types import (
 from veriloop.evaluation.judge_data.relevance_sets import held_out_focus
 from veriloop.evaluation.loaders.mediqa import load_mediqa2019
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.nodes.linear_weights import write_weights
 from veriloop.nodes.question_type import QUESTION_TYPE_DIR, _encoder
 from veriloop.quotable import clean_unit, unquotable_reason
 from veriloop.standalone import standalone_units
@@ -214,13 +213,7 @@ def main() -> None:
     if args.labels:
         notes["mediqa_hand_labelled"] = consumer_accuracy(args.labels, args.mediqa, classify)
     notes["seconds"] = round(time.time() - started, 1)
-    args.out.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
-        args.out / "weights.npz",
-        coef=model.coef_.astype(np.float32),
-        intercept=model.intercept_.astype(np.float32),
-    )
-    (args.out / "training.json").write_text(json.dumps(notes, indent=2) + "\n", encoding="utf-8")
+    write_weights(args.out, model.coef_, model.intercept_, notes)
     print(json.dumps({k: v for k, v in notes.items() if k != "cue_stems"}, indent=2))
     for qtype, stems in notes["cue_stems"].items():
         print(f"{qtype}: {' '.join(stems[:15])}")

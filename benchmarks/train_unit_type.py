@@ -50,6 +50,7 @@ if not __package__:  # run as a script (the documented way): let `veriloop` reso
 
 from veriloop.evaluation.judge_data.question_types import medquad_rows
 from veriloop.evaluation.judge_data.relevance_sets import held_out_focus
+from veriloop.nodes.linear_weights import write_weights
 from veriloop.nodes.question_type import _encoder, question_types
 from veriloop.nodes.unit_type import UNIT_TYPE_DIR, is_about
 from veriloop.quotable import merge_items, quotable_texts
@@ -233,13 +234,7 @@ def main() -> None:
         "licences": {"medquad": "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"},
         "seconds": round(time.time() - started, 1),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
-        args.out / "weights.npz",
-        coef=model.coef_.astype(np.float32),
-        intercept=model.intercept_.astype(np.float32),
-    )
-    (args.out / "training.json").write_text(json.dumps(notes, indent=2) + "\n", encoding="utf-8")
+    write_weights(args.out, model.coef_, model.intercept_, notes)
     print(json.dumps({k: v for k, v in notes.items() if k != "held_out_per_type"}, indent=2))
     print("means:", json.dumps(notes["means"]), "\nthresholds:", thresholds)
     for name, scores in measured.items():

@@ -219,8 +219,8 @@ class State(OutputState, TracedState):
     """With `no_page_about`: the foci of the pages retrieval found instead."""
     found: str = ""
     """What retrieval found, set aside and kept (`nodes.refusals.found_note`)."""
-    subject_pages: list[str] = field(default_factory=list)
-    """The pages on the question's subject that were kept (named when the gate refuses)."""
+    on_subject: bool = False
+    """The passages are the pages on the question's subject (named when the gate refuses)."""
     asked: str | None = None
     """The question type asked, when the classifier was confident."""
     typed: bool | None = None
@@ -290,9 +290,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "relevant": record["passed"],
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
-        "subject_pages": list(dict.fromkeys(p["title"] for p in got.ranked if p["title"]))
-        if got.on_subject
-        else [],
+        "on_subject": got.on_subject,
         "found": record["text"],
         "asked": asked.qtype if asked else None,
         "typed": got.typed if got.on_subject else None,
@@ -425,7 +423,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             best,
             state.gate,
             state.found,
-            state.subject_pages,
+            [p["title"] for p in state.passages if p["title"]] if state.on_subject else [],
         )
         refusal, reason = Refusal(kind="hard", detail=detail), "refused"
     elif state.asked and state.typed is False and not state.sentences:

@@ -25,6 +25,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from veriloop.knowledge.spelling import english_words
+
 MAX_TOKEN_COUNT = 2
 MIN_LEFT_COUNT = 20
 MIN_RIGHT_COUNT = 200
@@ -42,10 +44,8 @@ class RunTogetherRepair:
 
     def __init__(self, texts: Iterable[str]) -> None:
         """Count the words of `texts` and find the run-together tokens among them."""
-        from spellchecker import SpellChecker
-
         counts = Counter(w for text in texts for w in re.findall(r"[a-z]+", text.lower()))
-        english = SpellChecker()
+        english = english_words()
         self.splits: dict[str, tuple[str, str]] = {}
         for token, count in counts.items():
             if count > MAX_TOKEN_COUNT or len(token) < MIN_LENGTH or token in english:

@@ -36,11 +36,16 @@ _WORD = re.compile(r"[A-Za-z]+")
 
 
 @lru_cache(maxsize=1)
-def _english() -> tuple[frozenset[str], list[str]]:
+def english_words() -> frozenset[str]:
+    """Return pyspellchecker's English word list, lower case (read once per process)."""
     from spellchecker import SpellChecker
 
-    words: list[str] = list(SpellChecker().word_frequency.dictionary)
-    return frozenset(words), sorted(words)
+    return frozenset(SpellChecker().word_frequency.dictionary)
+
+
+@lru_cache(maxsize=1)
+def _english_sorted() -> list[str]:
+    return sorted(english_words())  # only when a name word is close to a question word
 
 
 class NameSpeller:
@@ -54,7 +59,7 @@ class NameSpeller:
 
     def corrected(self, question: str) -> str:
         """Return the question with each misspelt name word replaced by the closest name word."""
-        english, listed = _english()
+        english = english_words()
 
         def fix(match: re.Match[str]) -> str:
             word = match.group(0)
@@ -66,7 +71,7 @@ class NameSpeller:
                 return word
             name = str(close[0])
             near = difflib.SequenceMatcher(None, low, name).ratio()
-            other = difflib.get_close_matches(low, listed, n=1, cutoff=near)
+            other = difflib.get_close_matches(low, _english_sorted(), n=1, cutoff=near)
             if other and difflib.SequenceMatcher(None, low, other[0]).ratio() > near:
                 return word  # a misspelt English word, closer to one than to any name
             return name[:1].upper() + name[1:] if word[:1].isupper() else name

@@ -26,7 +26,7 @@ from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, RelevanceScorer
 from veriloop.nodes.question_type import own_vectors, question_types
 from veriloop.nodes.unit_type import unit_types
-from veriloop.quotable import lead_of, merge_items, near_duplicate, quotable_texts
+from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
 from veriloop.trace import Candidate, ModelCall
 
 
@@ -370,15 +370,14 @@ class TypeTest:
     The unit-type classifier (`nodes.unit_type`) gives the asked type enough probability,
     less when the unit holds the type's words (`asked_cues`: a cue stem); each type has
     its thresholds. For symptoms, a unit saying what people with the condition have or
-    lose (`SHOWS_SIGNS`) passes too. Where
-    the classifier passes no unit, the words alone decide, as they did before it: its
-    recall on held-out foci is below theirs for prevention (0.42 / 0.66) and
-    considerations (0.43 / 0.67), and a refusal where the page answers is a failure too.
-    A list is read whole, lead-in and items as they are quoted, and its items share its
-    verdict. The classifier reads the bundled MiniLM's embedding: the
-    run's embedder when it is that model (its calls kept in `calls` for the trace), else
-    the classifier's own encoder. Measured on held-out foci against the cue stems alone:
-    nodes/data/unit_type/training.json.
+    lose (`SHOWS_SIGNS`) passes too. Where the classifier passes no unit, the words alone
+    decide, as they did before it: its recall on held-out foci is below theirs for
+    prevention (0.42 / 0.66) and considerations (0.43 / 0.67), and a refusal where the
+    page answers is a failure too. A list is read whole, lead-in and items as they are
+    quoted (`merge_items`, `item_rows`), and its items share its verdict. The classifier
+    reads the bundled MiniLM's embedding: the run's embedder when it is that model (its
+    calls kept in `calls` for the trace), else the classifier's own encoder. Measured on
+    held-out foci against the cue stems alone: nodes/data/unit_type/training.json.
     """
 
     asked: str
@@ -389,19 +388,8 @@ class TypeTest:
         """Say, for each (unit, passage id), whether it is about the asked type."""
         if not units:
             return []
-        texts = [text for text, _ in merge_items(units)]
-        rows: list[int] = []  # each unit's row in `texts`: a list item that of its list
-        lists: dict[tuple[str, str], int] = {}
-        merged = 0
-        for text, pid in units:
-            key = (lead_of(text), pid)
-            if key[0] and key in lists:
-                rows.append(lists[key])
-                continue
-            if key[0]:
-                lists[key] = merged
-            rows.append(merged)
-            merged += 1
+        texts = [text for text, _ in merge_items(units)]  # a list read whole
+        rows = item_rows(units)
         classifier = unit_types()
         if self.models.embedder.name == classifier.encoder:
             vectors, call = self.models.embed(texts, purpose="unit_type")

@@ -47,7 +47,6 @@ from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
 from veriloop.nodes.subject import (
     SubjectMatch,
-    about_adults,
     about_children,
     kind_of,
     match_subject,
@@ -281,11 +280,11 @@ def retrieve_ranked(
         own_cuis = {
             c for i in subject.kept if i not in subject.kin for c in on_focus[i].get("cuis", [])
         }
-        grown = about_adults(question)  # a named adult's: no children's page joins
-        kept_ids |= {
+        kept_ids |= {  # a named adult's: no children's page joins
             p["id"]
             for p in on_focus
-            if own_cuis & set(p.get("cuis", [])) and not (grown and about_children(p["title"]))
+            if own_cuis & set(p.get("cuis", []))
+            and not (subject.adult and about_children(p["title"]))
         }
     on_subject = [p for p in ranked if p["id"] in kept_ids]
     own = [p for p in on_subject if p["id"] not in kin_ids]

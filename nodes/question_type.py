@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.models import Models
+from veriloop.nodes.linear_weights import LinearWeights, probabilities
 from veriloop.trace import ModelCall
 
 QUESTION_TYPE_DIR = Path(__file__).parent / "data" / "question_type"
@@ -80,31 +80,21 @@ class QuestionTypeClassifier:
         Raises:
             InvalidInputError: The folder holds no classifier.
         """
-        weights, meta = folder / "weights.npz", folder / "training.json"
-        if not weights.is_file() or not meta.is_file():
-            raise InvalidInputError(
-                f"no question-type classifier in {folder}; train one with "
-                "benchmarks/train_question_type.py"
-            )
-        arrays = np.load(weights)
-        info = json.loads(meta.read_text(encoding="utf-8"))
+        read = LinearWeights.read(folder, "question-type", "benchmarks/train_question_type.py")
         return cls(
-            classes=tuple(info["classes"]),
-            coef=np.asarray(arrays["coef"], dtype=np.float32),
-            intercept=np.asarray(arrays["intercept"], dtype=np.float32),
+            classes=read.classes,
+            coef=read.coef,
+            intercept=read.intercept,
             cues=_with_named_words(
-                {k: frozenset(v) for k, v in info["cue_stems"].items()}, folder / CUE_WORDS
+                {k: frozenset(v) for k, v in read.notes["cue_stems"].items()},
+                folder / CUE_WORDS,
             ),
-            encoder=str(info["encoder"]),
+            encoder=read.encoder,
         )
 
     def probabilities(self, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """Return P(type) per row of unit question embeddings (rows sum to 1)."""
-        logits = np.asarray(vectors, dtype=np.float64) @ self.coef.T.astype(np.float64)
-        logits += self.intercept.astype(np.float64)
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+        return probabilities(vectors, self.coef, self.intercept)
 
     def classify(self, vector: npt.NDArray[Any]) -> list[AskedType]:
         """Return every type with its probability for one question embedding, best first."""

@@ -77,10 +77,10 @@ def hard_refusal_detail(
     them).
     """
     if subject_pages and best_relevance is not None:
+        pages = _names(list(dict.fromkeys(subject_pages)))
         why = (
-            f"the pages on the question's subject ({_names(list(subject_pages))}) are not close "
-            f"enough to what it asks: the best passage's relevance {best_relevance:.2f} is "
-            f"below {gate}"
+            f"the pages on the question's subject ({pages}) are not close enough to what it "
+            f"asks: the best passage's relevance {best_relevance:.2f} is below {gate}"
         )
     elif no_page_about:
         why = (

@@ -434,6 +434,9 @@ class SubjectMatch:
     """How many candidates the rule read."""
     matched: bool = False
     """Some candidate's page is on the subject (or a kind of it): the rule chose pages."""
+    adult: bool = False
+    """With `matched`: the question names an adult (`about_adults`), so no children's
+    page joins the subject's while another is on it."""
 
     @property
     def dropped(self) -> int:
@@ -487,16 +490,20 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
         ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
     adult = about_adults(question)
-    if kin and (adult or not about_children(question)):  # an adult's question: adults' pages
-        grown = [i for i in kin if not about_children(titles[i])]
-        kin = grown or kin
     if adult:  # a named adult (a father, an age of 18+): children's pages only when no
         adults = {i for i in on + kin if not about_children(titles[i])}  # other is on it
         if adults:
             on, kin = [i for i in on if i in adults], [i for i in kin if i in adults]
+    elif kin and not about_children(question):  # an adult's question: adults' pages first
+        kin = [i for i in kin if not about_children(titles[i])] or kin
     if on or kin:
         return SubjectMatch(
-            kept=sorted(on + kin), kin=kin, phrases=phrases, total=len(titles), matched=True
+            kept=sorted(on + kin),
+            kin=kin,
+            phrases=phrases,
+            total=len(titles),
+            matched=True,
+            adult=adult,
         )
     if phrases:
         subject = phrases[0].terms

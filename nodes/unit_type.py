@@ -15,7 +15,6 @@ is quoted. Recall and precision per type on held-out foci, beside the cue stems'
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veriloop.errors import InvalidInputError
+from veriloop.nodes.linear_weights import LinearWeights, probabilities
 
 UNIT_TYPE_DIR = Path(__file__).parent / "data" / "unit_type"
 
@@ -59,31 +58,20 @@ class UnitTypeClassifier:
         Raises:
             InvalidInputError: The folder holds no classifier.
         """
-        weights, meta = folder / "weights.npz", folder / "training.json"
-        if not weights.is_file() or not meta.is_file():
-            raise InvalidInputError(
-                f"no unit-type classifier in {folder}; train one with benchmarks/train_unit_type.py"
-            )
-        arrays = np.load(weights)
-        info = json.loads(meta.read_text(encoding="utf-8"))
+        read = LinearWeights.read(folder, "unit-type", "benchmarks/train_unit_type.py")
         return cls(
-            classes=tuple(info["classes"]),
-            coef=np.asarray(arrays["coef"], dtype=np.float32),
-            intercept=np.asarray(arrays["intercept"], dtype=np.float32),
-            encoder=str(info["encoder"]),
-            thresholds={t: (float(a), float(c)) for t, (a, c) in info["thresholds"].items()},
+            classes=read.classes,
+            coef=read.coef,
+            intercept=read.intercept,
+            encoder=read.encoder,
+            thresholds={t: (float(a), float(c)) for t, (a, c) in read.notes["thresholds"].items()},
         )
 
     def probability(self, qtype: str, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """Return P(`qtype`) for each row of unit embeddings (0 for a type it lacks)."""
-        rows = np.asarray(vectors, dtype=np.float64)
         if qtype not in self.classes:
-            return np.zeros(len(rows))
-        logits = rows @ self.coef.T.astype(np.float64) + self.intercept.astype(np.float64)
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        column = exp[:, self.classes.index(qtype)] / exp.sum(axis=1)
-        return column  # type: ignore[no-any-return]
+            return np.zeros(len(vectors))
+        return probabilities(vectors, self.coef, self.intercept)[:, self.classes.index(qtype)]
 
     def about(self, qtype: str, probability: float, has_cue: bool) -> bool:
         """Tell whether a unit is about `qtype` (`is_about` at the type's thresholds)."""

@@ -249,22 +249,34 @@ def merge_items(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """Quote a list's items as one unit: "Lead: a", "Lead: b" -> "Lead: a; b".
 
     Units are (text, source id); items merge only with items of the same lead-in from the
-    same source, into the place of the first. Trailing stops are dropped before joining.
+    same source, into the place of the first (`item_rows`). Trailing stops are dropped
+    before joining.
     """
     merged: list[tuple[str, str]] = []
-    where: dict[tuple[str, str], int] = {}
-    for text, source in units:
-        lead = lead_of(text)
-        key = (lead, source)
-        if lead and key in where:
-            at = where[key]
-            item = text[len(lead) + 2 :].rstrip(" .")
-            merged[at] = (f"{merged[at][0].rstrip(' .')}; {item}.", source)
-            continue
-        if lead:
-            where[key] = len(merged)
-        merged.append((text, source))
+    for (text, source), row in zip(units, item_rows(units), strict=True):
+        if row < len(merged):  # a later item of a list already placed
+            item = text[len(lead_of(text)) + 2 :].rstrip(" .")
+            merged[row] = (f"{merged[row][0].rstrip(' .')}; {item}.", source)
+        else:
+            merged.append((text, source))
     return merged
+
+
+def item_rows(units: Sequence[tuple[str, str]]) -> list[int]:
+    """Return each unit's row in `merge_items(units)`: a list's items share their list's."""
+    rows: list[int] = []
+    where: dict[tuple[str, str], int] = {}
+    placed = 0
+    for text, source in units:
+        key = (lead_of(text), source)
+        if key[0] and key in where:
+            rows.append(where[key])
+            continue
+        if key[0]:
+            where[key] = placed
+        rows.append(placed)
+        placed += 1
+    return rows
 
 
 def without_duplicates(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

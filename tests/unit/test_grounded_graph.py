@@ -541,6 +541,15 @@ class TitledSource:
         return [passage]  # each page is one passage
 
 
+def retrieved(models: Models, question: str, **settings: Any) -> Any:
+    """Run `retrieve_ranked` on the monkeypatched source: 10 candidates, 5 kept, unless set."""
+    return retrieve_ranked(
+        models,
+        question,
+        **{"kb_dir": "", "corpus_dir": "", "candidates": 10, "keep": 5, **settings},
+    )
+
+
 FISSURE_PAGES = [
     ("Anal Disorders", "Problems with the anus include hemorrhoids and fissures."),
     ("Crohn's Disease", "Complications can include anal fissures, small tears in the anus."),
@@ -633,15 +642,7 @@ def test_pages_on_the_subject_below_the_gate_are_not_replaced_by_other_pages(
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
 
     def titles(relevant_at: float) -> list[str]:
-        got = retrieve_ranked(
-            models,
-            question,
-            kb_dir="",
-            corpus_dir="",
-            candidates=5,
-            keep=2,
-            relevant_at=relevant_at,
-        )
+        got = retrieved(models, question, candidates=5, keep=2, relevant_at=relevant_at)
         assert got.subject is not None and got.subject.dropped == 1
         assert got.on_subject and got.set_aside == ["Thrombocytopenia"]
         return [p["title"] for p in got.ranked]
@@ -659,9 +660,7 @@ def test_pages_on_the_subject_below_the_gate_are_not_replaced_by_other_pages(
     )
     assert (
         retrieval_record(
-            retrieve_ranked(
-                models, question, kb_dir="", corpus_dir="", candidates=5, keep=2, relevant_at=0.5
-            ),
+            retrieved(models, question, candidates=5, keep=2, relevant_at=0.5),
             0.5,
         )["passed"]
         is False
@@ -708,15 +707,11 @@ def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
     ]
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
     question = "how is hypertension treated"
-    got = retrieve_ranked(
-        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
-    )
+    got = retrieved(models, question, asked="treatment")
     assert got.typed is True and got.on_subject
     assert sorted(p["title"] for p in got.ranked) == ["High Blood Pressure", "Hypertension"]
     assert all(p.get("qtype") == "treatment" for p in got.ranked)
-    other = retrieve_ranked(
-        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="outlook"
-    )
+    other = retrieved(models, question, asked="outlook")
     assert other.typed is False  # the subject's pages answer other questions only
 
 
@@ -741,7 +736,7 @@ def test_a_named_adult_gets_no_childrens_page_of_the_same_concept(
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
 
     def titles(question: str) -> set[str]:
-        got = retrieve_ranked(models, question, kb_dir="", corpus_dir="", candidates=10, keep=5)
+        got = retrieved(models, question)
         return {p["title"] for p in got.ranked}
 
     assert titles("what helps IBS") == {p[0] for p in pages}  # one concept (C1)
@@ -773,17 +768,13 @@ def test_the_subjects_page_of_the_asked_type_is_found_when_the_search_missed_it(
     source = TypedSource(searched, unsearched)
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
     question = "how is leigh syndrome treated"
-    got = retrieve_ranked(
-        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
-    )
+    got = retrieved(models, question, asked="treatment")
     assert got.typed is True and got.on_subject
     assert [p["id"] for p in got.ranked] == ["U-1"]
     assert got.ranked[0]["relevance"] != 0.0  # ranked like any candidate
     # nothing of the type anywhere: the overview stays, typed False
     source.unsearched = []
-    again = retrieve_ranked(
-        models, question, kb_dir="", corpus_dir="", candidates=10, keep=5, asked="treatment"
-    )
+    again = retrieved(models, question, asked="treatment")
     assert again.typed is False and [p["title"] for p in again.ranked] == ["Leigh Syndrome"]
 
 
@@ -795,16 +786,41 @@ def test_a_looked_up_page_of_the_asked_type_is_held_to_the_gate(
     unsearched = [("Hypoglycemia", "Too much insulin causes it.", "causes", [])]
     source = TypedSource(searched, unsearched)
     monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
-    args: dict[str, Any] = dict(kb_dir="", corpus_dir="", candidates=10, keep=5, asked="causes")
     question = "what causes hypoglycemia"
-    kept = retrieve_ranked(models, question, relevant_at=-1.0, **args)
+    kept = retrieved(models, question, relevant_at=-1.0, asked="causes")
     assert kept.typed is True and [p["id"] for p in kept.ranked] == ["U-1"]
     looked_up = kept.ranked[0]["relevance"]
-    overview = retrieve_ranked(models, question, relevant_at=-1.0, **{**args, "asked": None})
+    overview = retrieved(models, question, relevant_at=-1.0)
     between = (looked_up + overview.ranked[0]["relevance"]) / 2
     assert looked_up < overview.ranked[0]["relevance"]  # the fake embedder's (fixed) order
-    held = retrieve_ranked(models, question, relevant_at=between, **args)
+    held = retrieved(models, question, relevant_at=between, asked="causes")
     assert held.on_subject  # the subject's page passed the gate ...
     assert held.typed is False  # ... the looked-up one did not, so it is not kept
     assert [p["title"] for p in held.ranked] == ["Hypoglycemia"]
     assert len([c for c in held.calls if c["purpose"] == "rerank"]) == 2  # the lookup's call kept
+
+
+class SpellingSource(TitledSource):
+    """Titled pages whose source reads one misspelt name as its page spells it."""
+
+    def normalized(self, question: str) -> str:
+        return question.replace("Mediterean", "Mediterranean")
+
+
+def test_the_subject_rule_reads_the_question_as_the_source_spells_its_pages(
+    fake_backend: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models = fake_backend([])
+    pages = [
+        ("Familial Mediterranean fever", "Familial Mediterranean fever causes fevers."),
+        ("Q Fever", "Q fever is an infection caught from farm animals."),
+    ]
+    question = "I want more about familial Mediterean fever"
+
+    def titles(source: TitledSource) -> list[str]:
+        monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+        got = retrieved(models, question, candidates=5, keep=2)
+        return [p["title"] for p in got.ranked]
+
+    assert titles(SpellingSource(pages)) == ["Familial Mediterranean fever"]
+    assert titles(TitledSource(pages)) != ["Familial Mediterranean fever"]  # as written

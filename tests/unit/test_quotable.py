@@ -140,6 +140,10 @@ def test_a_lists_items_are_quoted_together() -> None:
         ("It is treated with surgery.", "p1"),
         ("Symptoms of throat cancer may include: a sore throat", "p2"),
     ]
+    from veriloop.quotable import item_rows
+
+    # each unit's place in the merged list: the list's items share their first's
+    assert item_rows(units) == [0, 1, 0, 2]
 
 
 def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:

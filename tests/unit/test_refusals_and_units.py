@@ -507,6 +507,10 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     assert symptoms(units) == [False, True, True, True, True, True, True, True]
     assert TypeTest("outlook", models)(units) == [False] * len(units)  # a type it lacks
     assert causes([]) == []
+    # a list's items apart from each other still share its verdict
+    apart = [units[4], units[0], units[5]]
+    assert causes(apart) == [False, True, False]
+    assert TypeTest("symptoms", models)(apart) == [True, False, True]
     # where the classifier passes no unit, the words alone decide
     worded = [("Flu is caused by bad luck.", "P-1"), ("Flu spreads in winter.", "P-1")]
     assert causes(worded) == [True, False]
