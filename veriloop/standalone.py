@@ -65,6 +65,15 @@ GLUE = re.compile(r"(?<=[a-z0-9)%])\s+(?=[A-Z][a-z]|A\s)")
 bullet or a sentence stop was lost in the scrape ("Sudden weakness Paralysis ...", "hearing
 problems Your health care provider will ...")."""
 
+CLAUSE_OPENERS = frozenset(
+    "that which where when whether if because while since although unless until who".split()
+)
+"""Words a clause follows ("researchers believe that PTS is ..."): an acronym after one
+opens no glued sentence."""
+
+GLUE_ANY = re.compile(r"(?<=[a-z0-9)%])\s+(?=[A-Z])")
+"""A capitalised word or acronym right after a lower-case one (`lost_stops` decides)."""
+
 JOINS = frozenset(
     "a an the of and or to in for with by from on at as into than called named including "
     "include such like versus vs von van de der du la".split()
@@ -103,21 +112,40 @@ def _items(sentence: str) -> tuple[str, list[str]]:
     return head, [p.strip() for p in parts[1:] if p.strip()]
 
 
-def lost_stops(text: str) -> list[int]:
+DEFINED_ACRONYM = re.compile(r"\(([A-Z][A-Z0-9]{1,7})\)|,? or ([A-Z][A-Z0-9]{1,7})\b")
+"""An acronym a text defines for its subject: "seasonal affective disorder, or SAD",
+"chronic obstructive pulmonary disease (COPD)"."""
+
+
+def defined_acronyms(text: str) -> frozenset[str]:
+    """Return the acronyms `text` defines (`DEFINED_ACRONYM`)."""
+    return frozenset(a or b for a, b in DEFINED_ACRONYM.findall(text))
+
+
+def lost_stops(text: str, acronyms: frozenset[str] | None = None) -> list[int]:
     """Return where a bullet or a stop was lost in `text`: the start of each glued word.
 
     A glued word is capitalised, not an acronym ("factor VIII", "autosomal dominant PKD
     is ..."), and follows a lower-case word that is not one a name follows (`JOINS`);
-    capitalised runs are names ("The Human Phenotype Ontology"), not lost bullets.
+    capitalised runs are names ("The Human Phenotype Ontology"), not lost bullets. An
+    acronym the text defines (`acronyms`; None: those `text` itself defines) is a glued
+    word too when a verb follows it ("... thoughts of death or suicide SAD may be
+    effectively treated ...", where the page wrote "seasonal affective disorder, or SAD"):
+    any acronym would cut "Upper GI endoscopy" and "If you lacked GH" wrongly.
     """
+    named = defined_acronyms(text) if acronyms is None else acronyms
     points = []
-    for match in GLUE.finditer(text):
+    for match in GLUE_ANY.finditer(text):
         before = text[: match.start()].rsplit(None, 1)[-1].lstrip("(\"'")
-        if (
-            re.match(r"[A-Z][a-z]|A\s", text[match.end() :])
-            and before[:1].islower()
-            and before.lower() not in JOINS
-        ):
+        after = text[match.end() :]
+        acronym = re.match(r"([A-Z][A-Z0-9]+)\s+(\w+)", after)
+        glued = bool(re.match(r"[A-Z][a-z]|A\s", after)) or bool(
+            acronym
+            and acronym[1] in named
+            and FINITE.fullmatch(acronym[2])
+            and before.lower() not in CLAUSE_OPENERS
+        )
+        if glued and before[:1].islower() and before.lower() not in JOINS:
             points.append(match.end())
     return points
 
@@ -139,13 +167,14 @@ def _is_sentence(piece: str) -> bool:
     return len(piece.split()) >= 4 and bool(FINITE.search(RELATIVE.sub(",", piece)))
 
 
-def _unglued_item(item: str) -> tuple[str, str]:
+def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[str, str]:
     """Split a list item from the sentence glued after it ("hearing problems Your ...").
 
     Returns the item and the sentence ("" when none is glued on): the sentence starts at
-    the last lost stop whose remainder is a sentence.
+    the last lost stop whose remainder is a sentence; `acronyms`: those the passage
+    defines (`lost_stops`).
     """
-    for point in reversed(lost_stops(item)):
+    for point in reversed(lost_stops(item, acronyms)):
         rest = item[point:].strip()
         if _is_sentence(rest) and not _is_sentence(item[:point]):
             return item[:point].strip(), rest
@@ -211,6 +240,7 @@ def standalone_units(text: str) -> list[str]:
     """
     units: list[str] = []
     lead = ""
+    acronyms = defined_acronyms(text)
     previous_dropped = False
     announcing = False  # the last unit announces the list that may follow it
     for sentence in split_sentences(text):
@@ -231,7 +261,9 @@ def standalone_units(text: str) -> list[str]:
                 lead = head
             # the sentence after a list is often glued to its last item (a list of two
             # items or more: one item alone, "- Ask whether Metformin is safe.", is left whole)
-            items[-1], after = _unglued_item(items[-1]) if len(items) > 1 else (items[-1], "")
+            items[-1], after = (
+                _unglued_item(items[-1], acronyms) if len(items) > 1 else (items[-1], "")
+            )
             if after and items[-1][-1:] not in (".", ";"):
                 items[-1] += "."
             outer, kept = lead, len(units)

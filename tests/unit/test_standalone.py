@@ -164,6 +164,28 @@ def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
     ]
 
 
+def test_a_sentence_opening_with_the_pages_own_acronym_is_cut_off_a_list() -> None:
+    text = (
+        "This condition is called seasonal affective disorder, or SAD. Symptoms include - "
+        "Fatigue - Thoughts of death or suicide SAD may be effectively treated with light "
+        "therapy."
+    )
+    assert standalone_units(text)[-2:] == [
+        "Symptoms include: thoughts of death or suicide.",
+        "SAD may be effectively treated with light therapy.",
+    ]
+    # an acronym the text does not define stays in the item ("Upper GI endoscopy")
+    other = text.replace("SAD may", "GI may")
+    assert standalone_units(other)[-1].endswith(
+        "suicide GI may be effectively treated with light therapy."
+    )
+    # nor one after a word a clause follows: "researchers believe that SAD is ..."
+    clause = text.replace("suicide SAD may", "suicide Some believe that SAD may")
+    assert standalone_units(clause)[-1] == (
+        "Some believe that SAD may be effectively treated with light therapy."
+    )
+
+
 @pytest.mark.parametrize(
     "text",
     [
