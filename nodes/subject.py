@@ -416,6 +416,28 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     )
 
 
+NUMBERED = re.compile(r"\b([a-z]+)[\s-]+(\d+[a-z]?)\b")
+"""A name's word and the number after it: "trisomy 13", "type 2", "chromosome 22"."""
+
+
+def numbers_another(question: str, focus: str) -> bool:
+    """Tell whether a focus numbers a name the question numbers otherwise.
+
+    Numbers are no subject words (`subject_tokens`), so "trisomy 18" shares all its words
+    with a question about "trisomy 13" and was on its subject; a focus writing a word's
+    number the question writes with other numbers only is not ("Trisomy 18" for
+    "trisomy 13", "Diabetes Type 1" for "type 2 diabetes"). A question that numbers
+    nothing keeps its numbered kinds ("Noonan syndrome 6" for Noonan syndrome).
+    """
+    asked: dict[str, set[str]] = {}
+    for word, number in NUMBERED.findall(question.lower()):
+        asked.setdefault(word, set()).add(number)
+    return any(
+        word in asked and number not in asked[word]
+        for word, number in NUMBERED.findall(focus.lower())
+    )
+
+
 @dataclass
 class SubjectMatch:
     """What the subject rule kept, and what it found missing."""
@@ -489,6 +511,8 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
             )
         ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
+    on = [i for i in on if not numbers_another(question, titles[i])]
+    kin = [i for i in kin if not numbers_another(question, titles[i])]
     adult = about_adults(question)
     if adult:  # a named adult (a father, an age of 18+): children's pages only when no
         adults = {i for i in on + kin if not about_children(titles[i])}  # other is on it

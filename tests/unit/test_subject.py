@@ -8,6 +8,7 @@ from veriloop.nodes.subject import (
     focus_terms,
     kind_of,
     match_subject,
+    numbers_another,
     on_subject,
     question_names,
     spells_out,
@@ -275,3 +276,17 @@ def test_an_abbreviation_must_follow_the_whole_focus_and_share_its_first_letter(
     focus, text = "Hereditary Early Retinopathy", ["Hereditary early retinopathy (HER) is rare."]
     assert not spells_out("Could her son get it?", focus, text)
     assert spells_out("Is HER inherited?", focus, text)
+
+
+def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> None:
+    question = "patau syndrome/ trisomy 13. does the condition of trisomy get worse?"
+    titles = ["trisomy 13", "trisomy 18", "Mosaic trisomy 8", "Trisomy"]
+    texts = ["Trisomy 13 is rare.", "Trisomy 18 is rare.", "Mosaic trisomy 8 is rare.", "T."]
+    assert [titles[i] for i in match_subject(question, titles, texts).kept] == [
+        "trisomy 13",
+        "Trisomy",
+    ]
+    assert numbers_another("type 2 diabetes in adults", "Diabetes Type 1")
+    assert not numbers_another("type 2 diabetes in adults", "Type 2 Diabetes")
+    # a question numbering nothing keeps its numbered kinds
+    assert not numbers_another("what causes noonan syndrome", "Noonan syndrome 6")
