@@ -48,26 +48,31 @@ from veriloop.nodes.answer_units import (
     TypeTest,
     asked_cues,
     extract_sentences,
+    quote_parts,
     sentence_records,
 )
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.grounding import (
     CheckedSentence,
+    PartPassages,
+    PartsFound,
     answer_sentences,
     check_sentences,
     cited_answer,
     instructions_of,
     numbered_passages,
     relevance_judge,
+    retrieve_parts,
     retrieve_ranked,
     sentence_judge,
 )
 from veriloop.nodes.input import check_input
 from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
-from veriloop.nodes.question_type import asked_type
+from veriloop.nodes.question_type import asked_type, more_asked
 from veriloop.nodes.refusals import (
     hard_refusal_detail,
     not_covered_detail,
+    part_retrieval_record,
     retrieval_record,
     soft_refusal_detail,
 )
@@ -225,6 +230,13 @@ class State(OutputState, TracedState):
     """The question type asked, when the classifier was confident."""
     typed: bool | None = None
     """Whether the kept passages are of the asked type (False: other types only)."""
+    parts: list[PartPassages] = field(default_factory=list)
+    """The question's other parts asking types of their own, with the passages (among
+    `passages`) of the subject's pages that answer them."""
+    missing_types: list[str] = field(default_factory=list)
+    """Types the question asks that the subject's pages do not answer (said with the
+    answer, `not_covered`)."""
+    not_covered: str | None = None
     source_name: str = ""
     gate: str = ""
     """The relevance gate retrieval was held to ("subject_relevant_at = 0.5")."""
@@ -245,6 +257,9 @@ class GroundedOutput(OutputState):
     sources: list[dict[str, str]] = field(default_factory=list)
     """The passages the answer cites, in citation order: number (the `[n]` in the answer),
     id, title and URL."""
+    not_covered: str | None = None
+    """With an answer: what the question also asks that the source does not say ("MedQuAD
+    describes trisomy 13 but says nothing about how it is diagnosed")."""
 
 
 # ------------------------------------------------------------------------------- nodes
@@ -256,26 +271,35 @@ def check_question(state: State, runtime: Runtime[GroundedContext]) -> dict[str,
 
 
 def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
-    """Retrieve candidate passages from the source, re-rank them and apply the gate."""
+    """Retrieve candidate passages from the source, re-rank them and apply the gate.
+
+    A question asking two or three things ("what causes it, and how is it prevented") is
+    searched again for each other part's type (`more_asked`, `retrieve_parts`).
+    """
     context = GroundedContext.of(runtime)
     models = get_models(context)
-    asked = (
-        asked_type(models, state.question, context.type_confident_at)
-        if context.question_types and context.match_focus
-        else None
-    )
+    typing = context.question_types and context.match_focus
+    asked = asked_type(models, state.question, context.type_confident_at) if typing else None
+    first = asked.qtype if asked else None
+    more, part_calls = more_asked(models, state.question, first) if typing else ([], [])
+    if first is None and more:  # the whole message is unclear; its first part is not
+        first, more = more[0].qtype, more[1:]
+    search: dict[str, Any] = {
+        "kb_dir": context.kb_dir,
+        "corpus_dir": context.corpus_dir,
+        "candidates": context.candidates,
+        "keep": context.top_k,
+        "question_match": context.question_match,
+    }
+    vector = asked.question_vector if asked else None
     got = retrieve_ranked(
         models,
         state.question,
-        kb_dir=context.kb_dir,
-        corpus_dir=context.corpus_dir,
-        candidates=context.candidates,
-        keep=context.top_k,
         match_focus=context.match_focus,
         relevant_at=context.subject_relevant_at,
-        question_match=context.question_match,
-        asked=asked.qtype if asked else None,
-        question_vector=asked.question_vector if asked else None,
+        asked=first,
+        question_vector=vector,
+        **search,
     )
     name, gate = (
         ("subject_relevant_at", context.subject_relevant_at)
@@ -283,21 +307,40 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         else ("relevant_at", context.relevant_at)
     )
     record = retrieval_record(got, gate)
+    found = (
+        retrieve_parts(
+            models,
+            state.question,
+            more,
+            relevant_at=context.subject_relevant_at,
+            question_vector=vector,
+            **search,
+        )
+        if more and got.on_subject and record["passed"]
+        else PartsFound()
+    )
+    part_records = [
+        part_retrieval_record(i, part.text, part.qtype, part_got, context.subject_relevant_at)
+        for i, (part, part_got) in enumerate(found.searches, start=1)
+    ]
     subject = got.subject
     uncovered = subject.uncovered.text if subject and subject.uncovered else None
+    kept = {p["id"] for p in got.ranked}
     return {
-        "passages": got.ranked,
+        "passages": [*got.ranked, *(p for p in found.passages if p["id"] not in kept)],
         "relevant": record["passed"],
         "no_page_about": uncovered,
         "nearest_pages": subject.nearest if subject and uncovered else [],
         "on_subject": got.on_subject,
         "found": record["text"],
-        "asked": asked.qtype if asked else None,
+        "asked": first,
         "typed": got.typed if got.on_subject else None,
+        "parts": found.parts,
+        "missing_types": found.missing,
         "source_name": got.source.split(" (")[0],
         "gate": f"{name} = {gate}",
-        "candidates": [record],
-        "calls": [*(asked.calls if asked else []), *got.calls],
+        "candidates": [record, *part_records],
+        "calls": [*(asked.calls if asked else []), *part_calls, *got.calls, *found.calls],
     }
 
 
@@ -307,14 +350,17 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     models = get_models(context)
     calls: list[ModelCall] = []
     units: list[str] = []
+    missing = list(state.missing_types)
     if context.answer_mode == "extract":
         judge = relevance_judge(context.relevance_judge)
         typed_elsewhere = state.asked not in (None, "information") and state.typed is False
-        about = TypeTest(str(state.asked), models) if typed_elsewhere else None
+        kin = frozenset(p["id"] for p in state.passages if p.get("kin"))
+        about = TypeTest(str(state.asked), models, kin) if typed_elsewhere else None
+        parts_only = {i for part in state.parts for i in part["passage_ids"]}
         quoted, call = extract_sentences(
             models,
             state.question,
-            state.passages,
+            [p for p in state.passages if p["id"] not in parts_only] or state.passages,
             context.extract_sentences,
             judge,
             about=about,
@@ -324,7 +370,14 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             causes=state.asked == "causes",
         )
         calls.extend([*(about.calls if about else []), *([call] if call else [])])
+        if typed_elsewhere and not quoted:
+            missing = [str(state.asked), *missing]
+        more_quoted, more_calls = quote_parts(
+            models, state.parts, state.passages, context.extract_sentences, judge
+        )
+        calls.extend(more_calls)
         units = [sentence for sentence, _ in quoted]
+        units += [sentence for sentence, _ in more_quoted if sentence not in units]
         text = " ".join(units)
         error = None if text else "the passages hold no sentence to quote"
     else:
@@ -349,6 +402,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     return {
         "draft": text or None,
         "quoted": units,
+        "missing_types": missing,
         "error": error,
         "candidates": [candidate],
         "calls": calls,
@@ -416,6 +470,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     refusal: Refusal | None = None
     reason: StopReason
     best = max((p["relevance"] for p in state.passages), default=None)
+    subject = state.passages[0]["title"] if state.passages else "the subject"
     if not state.relevant:
         detail = hard_refusal_detail(
             state.no_page_about,
@@ -429,8 +484,8 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     elif state.asked and state.typed is False and not state.sentences:
         detail = not_covered_detail(
             state.source_name,
-            state.passages[0]["title"] if state.passages else "the subject",
-            state.asked,
+            subject,
+            state.missing_types or state.asked,
             sorted({p.get("qtype", "") for p in state.passages} - {""}),
         )
         refusal, reason = Refusal(kind="soft", detail=detail), "refused"
@@ -444,6 +499,11 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     else:
         reason = "no_usable_output"
     answered = reason == "single_pass"
+    not_covered = (
+        not_covered_detail(state.source_name, subject, state.missing_types)
+        if answered and state.missing_types
+        else None
+    )
     cited = [source["id"] for source in state.sources]
     stop = LoopStop(
         loop="grounded",
@@ -452,7 +512,8 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         chosen_iteration=0 if answered else None,
         detail=refusal["detail"]
         if refusal
-        else (state.error or f"{len(kept)} of {len(state.sentences)} sentences backed"),
+        else (state.error or f"{len(kept)} of {len(state.sentences)} sentences backed")
+        + (f"; {not_covered}" if not_covered else ""),
     )
     settings = context.trace_settings(get_models(context).describe())
     trace = build_trace(
@@ -469,6 +530,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "sources": state.sources if answered else [],
         "stop_reason": reason,
         "refusal": refusal,
+        "not_covered": not_covered,
         "trace": trace,
     }
 

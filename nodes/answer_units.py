@@ -23,7 +23,7 @@ from itertools import pairwise
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
-from veriloop.nodes.grounding import CheckedSentence, RelevanceScorer
+from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
 from veriloop.nodes.question_type import own_vectors, question_types
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
@@ -122,6 +122,38 @@ def extract_sentences(
     rows = list(range(len(found)))
     order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
     return _quoted(found, _ranked(order, opened, first), count, previous), call
+
+
+def quote_parts(
+    models: Models,
+    parts: Sequence[PartPassages],
+    passages: Sequence[SourcePassage],
+    count: int,
+    relevance: RelevanceScorer | None = None,
+) -> tuple[list[tuple[str, str]], list[ModelCall]]:
+    """Quote, for each other part of a question, up to `count` units of its own passages.
+
+    Each part is answered as a question of its type is on pages of that type
+    (`extract_sentences` with the type's cue test, the page's opening first), ranked against
+    the part's own words.
+    """
+    quoted: list[tuple[str, str]] = []
+    calls: list[ModelCall] = []
+    for part in parts:
+        ids = set(part["passage_ids"])
+        found, call = extract_sentences(
+            models,
+            part["question"],
+            [p for p in passages if p["id"] in ids],
+            count,
+            relevance,
+            prefer=asked_cues(part["asked"]),
+            lead=True,
+            causes=part["asked"] == "causes",
+        )
+        calls.extend([call] if call else [])
+        quoted += [unit for unit in found if unit not in quoted]
+    return quoted, calls
 
 
 def _ranked(order: list[int], opened: list[int], definitions: list[int]) -> list[int]:
@@ -373,7 +405,8 @@ class TypeTest:
     lose (`SHOWS_SIGNS`) passes too. Where the classifier passes no unit, the words alone
     decide, as they did before it: its recall on held-out foci is below theirs for
     prevention (0.42 / 0.66) and considerations (0.43 / 0.67), and a refusal where the
-    page answers is a failure too. A list is read whole, lead-in and items as they are
+    page answers is a failure too; the subject's own pages and its kinds' (`kin`) each
+    fall back apart. A list is read whole, lead-in and items as they are
     quoted (`merge_items`, `item_rows`), and its items share its verdict. The classifier
     reads the bundled MiniLM's embedding: the run's embedder when it is that model (its
     calls kept in `calls` for the trace), else the classifier's own encoder. Measured on
@@ -382,13 +415,16 @@ class TypeTest:
 
     asked: str
     models: Models
+    kin: frozenset[str] = frozenset()
+    """The ids of the passages of the subject's kinds' pages (the rest are its own)."""
     calls: list[ModelCall] = field(default_factory=list)
 
     def __call__(self, units: list[tuple[str, str]]) -> list[bool]:
         """Say, for each (unit, passage id), whether it is about the asked type."""
         if not units:
             return []
-        texts = [text for text, _ in merge_items(units)]  # a list read whole
+        merged = merge_items(units)  # a list read whole
+        texts = [text for text, _ in merged]
         rows = item_rows(units)
         classifier = unit_types()
         if self.models.embedder.name == classifier.encoder:
@@ -405,8 +441,13 @@ class TypeTest:
             or (signs and bool(SHOWS_SIGNS.match(text)))
             for p, has_cue, text in zip(probabilities, worded, texts, strict=True)
         ]
-        if not any(verdicts):  # the words decide where the meaning passes nothing
-            verdicts = worded
+        for kin in (False, True):  # the words decide where the meaning passes nothing: on
+            # the subject's own pages apart from its kinds' (a kind's unit passing does not
+            # keep the own pages' cue sentences out)
+            group = [row for row, (_, pid) in enumerate(merged) if (pid in self.kin) is kin]
+            if not any(verdicts[row] for row in group):
+                for row in group:
+                    verdicts[row] = worded[row]
         return [verdicts[row] for row in rows]
 
 

@@ -45,6 +45,7 @@ from veriloop.nodes.judges import (
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
+from veriloop.nodes.question_type import AskedPart
 from veriloop.nodes.subject import (
     SubjectMatch,
     about_children,
@@ -331,6 +332,73 @@ def retrieve_ranked(
         asked=asked,
         typed=typed,
     )
+
+
+class PartPassages(TypedDict):
+    """A part of the question asking a type of its own, and the passages that answer it."""
+
+    question: str
+    """The part's own words ("and what steps should a pregnant woman take to avoid this")."""
+    asked: str
+    """Its question type."""
+    passage_ids: list[str]
+    """The ids of the subject's passages of that type."""
+
+
+@dataclass
+class PartsFound:
+    """What `retrieve_parts` found for a question's other parts."""
+
+    parts: list[PartPassages] = field(default_factory=list)
+    """The parts the subject's pages answer, with their passages' ids."""
+    passages: list[SourcePassage] = field(default_factory=list)
+    """Those passages."""
+    missing: list[str] = field(default_factory=list)
+    """The types of the parts the subject's pages do not answer."""
+    searches: list[tuple[AskedPart, Retrieved]] = field(default_factory=list)
+    """Each part's search, for the trace."""
+    calls: list[ModelCall] = field(default_factory=list)
+
+
+def retrieve_parts(
+    models: Models,
+    question: str,
+    parts: Sequence[AskedPart],
+    *,
+    relevant_at: float,
+    question_vector: npt.NDArray[Any] | None = None,
+    **search: Any,
+) -> PartsFound:
+    """Find, for each other part of a question, the subject's passages of that part's type.
+
+    The whole question is searched again with the part's type (`retrieve_ranked`, with the
+    `search` settings of the first search): a part is answered only from pages on the
+    question's subject that are of its type and pass `relevant_at`; its kinds' pages only
+    when the subject's own have none, as for the first type. A part no such page answers
+    is `missing` ("MedQuAD ... says nothing about how to prevent it").
+    """
+    found = PartsFound()
+    for part in parts:
+        got = retrieve_ranked(
+            models,
+            question,
+            relevant_at=relevant_at,
+            asked=part.qtype,
+            question_vector=question_vector,
+            **search,
+        )
+        found.searches.append((part, got))
+        found.calls.extend(got.calls)
+        typed = [p for p in got.ranked if p.get("qtype") == part.qtype]
+        best = max((p["relevance"] for p in typed), default=None)
+        if not (got.on_subject and got.typed and best is not None and best >= relevant_at):
+            found.missing.append(part.qtype)
+            continue
+        found.parts.append(
+            PartPassages(question=part.text, asked=part.qtype, passage_ids=[p["id"] for p in typed])
+        )
+        found.passages.extend(typed)
+    return found
 
 
 def numbered_passages(passages: Sequence[SourcePassage]) -> str:

@@ -17,6 +17,7 @@ only sentences about what was asked when no passage of the type exists.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -27,8 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.spelling import english_corrected
 from veriloop.models import Models
 from veriloop.nodes.linear_weights import LinearWeights, probabilities
+from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
 QUESTION_TYPE_DIR = Path(__file__).parent / "data" / "question_type"
@@ -187,3 +190,92 @@ def asked_type(models: Models, question: str, confident_at: float) -> Asked:
         return Asked(best, best.probability >= confident_at, [call], vectors[0])
     best = classifier.classify(own_vectors([question])[0])[0]
     return Asked(best, best.probability >= confident_at, [], None)
+
+
+ASKING = re.compile(
+    r"(?:(?:and|also|so|but|or|then)\b[\s,]*)*"
+    r"(?:what|how|why|when|where|which|who|is|are|can|could|should|would|will|do|does|did|"
+    r"(?:could you |can you |please )*tell me|i (?:want|would like|need) to know|"
+    r"i (?:was )?wonder(?:ing)?(?: if| whether)?)\b",
+    re.IGNORECASE,
+)
+"""How a part of a message that asks something opens ("and what steps should ...")."""
+
+PART_BREAK = re.compile(
+    r"(?:,\s*|\s+)(?:and|also)[\s,]+(?=(?:what|how|why|when|where|which|is|are|can|should|"
+    r"do|does)\b)|,?\s+also,?\s+(?=\w)",
+    re.IGNORECASE,
+)
+"""Where one sentence asks a second question: "... in newborns and what steps should ...",
+"... as they become older) also, how to diagnose ..."."""
+
+PART_MIN_WORDS = 4
+"""A part shorter than this is a follow-up of the one before ("if so, when?"), not a part."""
+
+PART_CONFIDENT_AT = 0.6
+"""The classifier's probability from which a part's own type is asked too: on the 199
+MEDIQA questions, parts read at 0.5 to 0.6 were mostly statements' echoes ("can find no
+help with exercise" as considerations)."""
+
+MAX_ASKED = 3
+"""Types one question is answered for, the whole question's first."""
+
+
+def question_parts(question: str) -> list[str]:
+    """Return the parts of a message that ask something, each one question.
+
+    A part is a sentence, or a clause after "and"/"also" that opens a second question, that
+    opens the way a question does (`ASKING`) and has `PART_MIN_WORDS` words; statements
+    ("My son is 4 months old.") and thanks are no parts.
+    """
+    pieces = [
+        piece.strip(" ,.")
+        for sentence in split_sentences(question)
+        for piece in PART_BREAK.split(sentence)
+    ]
+    return [
+        piece for piece in pieces if len(piece.split()) >= PART_MIN_WORDS and ASKING.match(piece)
+    ]
+
+
+@dataclass(frozen=True)
+class AskedPart:
+    """A part of a question asking a type of its own, as the classifier read it."""
+
+    text: str
+    qtype: str
+    probability: float
+
+
+def more_asked(
+    models: Models, question: str, primary: str | None
+) -> tuple[list[AskedPart], list[ModelCall]]:
+    """Return the types a question's other parts ask, besides `primary`, and the calls made.
+
+    "What are the reasons for hypoglycemia in newborns, and what steps should a pregnant
+    woman take to avoid this?" asks causes, then prevention. Each part (`question_parts`,
+    two or more) is classified; a part read at `PART_CONFIDENT_AT` or more whose type is
+    neither `primary` nor "information" nor an earlier part's is asked too, up to
+    `MAX_ASKED` types with the primary. With no confident `primary`, the first part's
+    type leads. The parts are read with their misspelt English words corrected
+    (`english_corrected`), by the run's embedder when it is the classifier's encoder.
+    """
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return [], []
+    classifier = question_types()
+    calls: list[ModelCall] = []
+    read = [english_corrected(part) for part in parts]  # "how to diognose": not treatment
+    if models.embedder.name == classifier.encoder:
+        vectors, call = models.embed(read, purpose="question_type")
+        calls.append(call)
+    else:
+        vectors = own_vectors(read)
+    seen = {primary, "information"}
+    asked = []
+    for part, vector in zip(parts, vectors, strict=True):
+        best = classifier.classify(vector)[0]
+        if best.probability >= PART_CONFIDENT_AT and best.qtype not in seen:
+            seen.add(best.qtype)
+            asked.append(AskedPart(part, best.qtype, best.probability))
+    return asked[: MAX_ASKED - (primary is not None)], calls

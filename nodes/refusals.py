@@ -60,6 +60,21 @@ def retrieval_record(got: Retrieved, relevant_at: float) -> Candidate:
     )
 
 
+def part_retrieval_record(
+    number: int, part: str, qtype: str, got: Retrieved, relevant_at: float
+) -> Candidate:
+    """Return the trace record of the search for a question's other part (`retrieve_parts`).
+
+    Its `iteration` is the part's number (the first search is 0); its text names the part.
+    """
+    record = retrieval_record(got, relevant_at)
+    return {
+        **record,
+        "iteration": number,
+        "text": f"part {number + 1}, {qtype}: {part!r}: {record['text']}",
+    }
+
+
 def hard_refusal_detail(
     no_page_about: str | None,
     nearest_pages: Sequence[str],
@@ -101,15 +116,20 @@ def hard_refusal_detail(
     return f"{why} [{found}]" if found else why
 
 
-def not_covered_detail(source: str, subject: str, asked: str, other_types: Sequence[str]) -> str:
-    """Say that the source has the subject but not what was asked about it."""
+def not_covered_detail(
+    source: str, subject: str, asked: str | Sequence[str], other_types: Sequence[str] = ()
+) -> str:
+    """Say that the source has the subject but not what was asked about it.
+
+    `asked`: the type, or the types, the source's pages on the subject do not answer.
+    """
     from veriloop.nodes.question_type import QUESTION_TYPE_NAMES
 
+    types = [asked] if isinstance(asked, str) else list(asked)
+    names = [QUESTION_TYPE_NAMES.get(t, t) for t in dict.fromkeys(types)]
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     answers = f" (its pages answer: {', '.join(other_types)})" if other_types else ""
-    return (
-        f"{source} describes {subject} but says nothing about "
-        f"{QUESTION_TYPE_NAMES.get(asked, asked)}{answers}"
-    )
+    return f"{source} describes {subject} but says nothing about {said}{answers}"
 
 
 def soft_refusal_detail(sentences: Sequence[CheckedSentence], relevant_sentence_at: float) -> str:

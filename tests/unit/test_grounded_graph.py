@@ -824,3 +824,58 @@ def test_the_subject_rule_reads_the_question_as_the_source_spells_its_pages(
 
     assert titles(SpellingSource(pages)) == ["Familial Mediterranean fever"]
     assert titles(TitledSource(pages)) != ["Familial Mediterranean fever"]  # as written
+
+
+HYPOGLYCEMIA_PAGES = [
+    ("Hypoglycemia", "Hypoglycemia is low blood glucose in the body.", "information", []),
+    ("Hypoglycemia", "Too much insulin causes hypoglycemia in many people.", "causes", []),
+    ("Hypoglycemia", "Eating regular meals helps prevent hypoglycemia.", "prevention", []),
+]
+TWO_PARTS = (
+    "What causes hypoglycemia in newborns? And what steps should a pregnant woman take to avoid it?"
+)
+
+
+def test_each_part_of_a_two_part_question_is_answered_from_its_own_type(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, _, _ = setup(
+        fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
+    )
+    source = TypedSource(HYPOGLYCEMIA_PAGES)
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    settings: dict[str, Any] = {
+        "answer_mode": "extract",
+        "relevant_at": -1.0,
+        "subject_relevant_at": -1.0,
+    }
+    result = run(backend, "", TWO_PARTS, **settings)
+    assert result["answer"] is not None and result["not_covered"] is None
+    assert "Too much insulin causes hypoglycemia" in result["answer"]  # causes
+    assert "Eating regular meals helps prevent hypoglycemia" in result["answer"]  # prevention
+    assert "low blood glucose" not in result["answer"]  # the overview answers neither part
+    # one search per part, and the trace says what each found
+    searches = [c for c in result["trace"]["candidates"] if c["stage"] == "retrieval"]
+    assert [c["iteration"] for c in searches] == [0, 1]
+    assert searches[1]["text"].startswith("part 2, prevention: 'And what steps should")
+    # the part the subject's pages do not answer is said with the answer
+    source.pages_typed = HYPOGLYCEMIA_PAGES[:2]
+    partly = run(backend, "", TWO_PARTS, **settings)
+    assert "Too much insulin" in partly["answer"]
+    assert partly["not_covered"] == (
+        "titled pages describes Hypoglycemia but says nothing about how to prevent it"
+    )
+    assert partly["not_covered"] in partly["trace"]["stops"][0]["detail"]
+    shown = CliRunner().invoke(
+        app,
+        ["ask", TWO_PARTS, "--backend", backend, "--no-cache"]
+        + [f"--set={k}={v}" for k, v in settings.items()],
+        env={"COLUMNS": "200"},
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "Not covered: titled pages describes Hypoglycemia but says nothing" in shown.output
+    # one part only: no second search, nothing said missing
+    single = run(backend, "", "What causes hypoglycemia in newborns?", **settings)
+    assert "Eating regular meals" not in (single["answer"] or "")
+    assert single["not_covered"] is None
+    assert len([c for c in single["trace"]["candidates"] if c["stage"] == "retrieval"]) == 1

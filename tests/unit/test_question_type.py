@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.nodes.question_type import QuestionTypeClassifier, question_types
+from veriloop.nodes.question_type import (
+    QuestionTypeClassifier,
+    more_asked,
+    question_parts,
+    question_types,
+)
 
 
 def toy() -> QuestionTypeClassifier:
@@ -46,3 +53,57 @@ def test_the_bundled_classifier_has_every_medquad_type_and_cues_for_each() -> No
     assert bundled.coef.shape == (15, 384)
     assert {"diagnos", "test"} <= bundled.cues["exams and tests"]
     assert "treatment" in bundled.cues and bundled.cues["treatment"]
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "general health. What are the reasons for Hypoglycemia in newborns.. and what "
+            "steps should a pregnent take to avoid this.",
+            [
+                "What are the reasons for Hypoglycemia in newborns",
+                "and what steps should a pregnent take to avoid this",
+            ],
+        ),
+        (
+            "i was wondering the condition of trisomy progresses over time (gets worse as "
+            "they become older) also, how to diognose the disorder thank you!",
+            [
+                "i was wondering the condition of trisomy progresses over time (gets worse as "
+                "they become older)",
+                "how to diognose the disorder thank you!",
+            ],
+        ),
+        # statements, thanks and short follow-ups are no parts
+        ("My son is 4 months old. Is that normal? Thank you very much", []),
+        ("is conception a requirement of a molar pregnancy. if so, when ?", []),
+    ],
+)
+def test_a_message_is_split_into_the_questions_it_asks(question: str, parts: list[str]) -> None:
+    found = question_parts(question)
+    assert found == parts or (not parts and len(found) < 2)
+
+
+class OwnEncoder:
+    """Models whose embedder is not the classifier's: the parts are read by its own."""
+
+    class embedder:  # noqa: N801 - stands in for Models.embedder
+        name = "another encoder"
+
+
+def test_the_other_parts_of_a_question_ask_their_own_types() -> None:
+    models: Any = OwnEncoder()
+    two = (
+        "What are the reasons for hypoglycemia in newborns? And what steps should a pregnant "
+        "woman take to avoid it?"
+    )
+    more, calls = more_asked(models, two, "causes")
+    assert [p.qtype for p in more] == ["prevention"] and calls == []
+    assert more[0].text == "And what steps should a pregnant woman take to avoid it?"
+    assert more_asked(models, two, "prevention")[0][0].qtype == "causes"
+    # a misspelt word is read as meant: "diognose" asks how it is diagnosed
+    typo = "Does trisomy 13 get worse over time? Also, how to diognose the disorder?"
+    assert "exams and tests" in [p.qtype for p in more_asked(models, typo, None)[0]]
+    # one question: nothing more
+    assert more_asked(models, "What causes hypoglycemia in newborns?", "causes") == ([], [])

@@ -514,3 +514,8 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     # where the classifier passes no unit, the words alone decide
     worded = [("Flu is caused by bad luck.", "P-1"), ("Flu spreads in winter.", "P-1")]
     assert causes(worded) == [True, False]
+    # the subject's own pages fall back to the words apart from its kinds' pages: a kind's
+    # unit the classifier passes keeps no own page's cue sentence out
+    mixed = [*worded, ("Flu comes from viruses.", "K-1")]
+    assert causes(mixed) == [False, False, True]  # one group: the kind's unit passed
+    assert TypeTest("causes", models, frozenset({"K-1"}))(mixed) == [True, False, True]

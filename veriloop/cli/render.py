@@ -198,6 +198,7 @@ def render_grounded_compact(result: dict[str, Any]) -> None:
         print_refusal(refusal)
     else:
         out.print(escape(result.get("answer") or "") or "[red]no usable answer[/red]")
+        print_not_covered(result)
     for source in result.get("sources") or []:
         line = f"  [{source['number']}] {source['id']}  {source['title']}"
         url = source["url"]
@@ -244,6 +245,7 @@ def render_grounded_answer(result: dict[str, Any]) -> None:
                 expand=True,
             )
         )
+        print_not_covered(result)
     if result.get("sources"):
         sources = Table(title="Sources")
         for column in ("#", "id", "title", "url"):
@@ -471,6 +473,12 @@ def render_m_eval(result: dict[str, Any]) -> None:
         f"answer: [bold]{result['label']}[/bold]; unusable stance replies: "
         f"{result['unusable_stances']}"
     )
+
+
+def print_not_covered(result: dict[str, Any]) -> None:
+    """Print what the question also asks that the source does not say, when it does not."""
+    if result.get("not_covered"):
+        out.print(f"[yellow]Not covered:[/yellow] {escape(str(result['not_covered']))}")
 
 
 def print_refusal(refusal: dict[str, Any]) -> None:
