@@ -404,7 +404,7 @@ class TypeTest:
     its thresholds. For symptoms, a unit saying what people with the condition have or
     lose (`SHOWS_SIGNS`) passes too. Where the classifier passes no unit, the words alone
     decide, as they did before it: its recall on held-out foci is below theirs for
-    prevention (0.42 / 0.66) and considerations (0.43 / 0.67), and a refusal where the
+    prevention (0.47 / 0.72) and considerations (0.43 / 0.68), and a refusal where the
     page answers is a failure too; the subject's own pages and its kinds' (`kin`) each
     fall back apart. A list is read whole, lead-in and items as they are
     quoted (`merge_items`, `item_rows`), and its items share its verdict. The classifier

@@ -23,5 +23,8 @@ def test_weights_written_by_a_trainer_read_back_and_score(tmp_path: Path) -> Non
 
 
 def test_a_folder_without_a_classifier_says_how_to_train_one(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="no unit-type classifier .*train one with benchmarks/train_unit_type.py"):
+    with pytest.raises(
+        InvalidInputError,
+        match="no unit-type classifier .*train one with benchmarks/train_unit_type.py",
+    ):
         LinearWeights.read(tmp_path, "unit-type", "benchmarks/train_unit_type.py")
