@@ -486,7 +486,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             state.source_name,
             subject,
             state.missing_types or state.asked,
-            sorted({p.get("qtype", "") for p in state.passages} - {""}),
+            sorted({p.get("qtype", "") for p in state.passages if not p.get("kin")} - {""}),
         )
         refusal, reason = Refusal(kind="soft", detail=detail), "refused"
     elif kept:

@@ -69,6 +69,9 @@ SEPARATORS = [
 space, never an abbreviation's period ("calcium channel blockers (i.e. nifedipine)" was
 cut after "i.e.")."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
+NAMED_PAGES = 3
+"""Pages a question names exactly that join its search's candidates, longest names first."""
+_NAME_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
 
 _open: dict[Path, MedQuADIndex] = {}
 _ABBREVIATION = re.compile(r"\(([A-Z]{2,6})s?\)")
@@ -403,6 +406,35 @@ class MedQuADIndex:
             if passage.part == 1:
                 rows.setdefault((passage.focus, passage.qtype), []).append(passage)
         return rows
+
+    @cached_property
+    def _named(self) -> dict[str, list[Passage]]:
+        rows: dict[str, list[Passage]] = {}
+        for passage in self.passages:
+            if passage.part == 1:
+                name = " ".join(_NAME_WORD.findall(passage.focus.lower()))
+                rows.setdefault(name, []).append(passage)
+        return rows
+
+    def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:
+        """Return the openings of the pages whose focus the question writes word for word.
+
+        Those of a focus in `found` (the foci the search already returned) are not: BM25
+        over a long message can rank thirty passages of other pages above every one of the
+        page the message names ("Alcohol Use Disorder" pages for alcohol, "2009 H1N1 Flu"
+        for flu), and the subject rule then never sees it. A name inside a longer one the
+        question writes is left out ("flu" in "bird flu"); at most `NAMED_PAGES` names,
+        longest first.
+        """
+        have = {" ".join(_NAME_WORD.findall(focus.lower())) for focus in found}
+        words = _NAME_WORD.findall(question.lower())
+        grams = {" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)}
+        names = sorted(grams & self._named.keys(), key=lambda name: -len(name.split()))
+        kept: list[str] = []
+        for name in names:
+            if not any(f" {name} " in f" {longer} " for longer in kept):
+                kept.append(name)
+        return [p for name in kept[:NAMED_PAGES] if name not in have for p in self._named[name]]
 
     def typed_openings(self, focus: str, qtype: str) -> list[Passage]:
         """Return the openings of the answers to `qtype` questions about `focus`."""

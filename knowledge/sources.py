@@ -230,7 +230,9 @@ def medquad_passage(passage: Passage) -> SourcePassage:
 class MedQuADSource:
     """The bundled MedQuAD answers (BM25 over focus + question + passage).
 
-    With `question_match`, the answers to the MedQuAD questions nearest the user's (MiniLM
+    The openings of the pages the question names word for word join the candidates when
+    the search returned none of theirs (`MedQuADIndex.named_openings`). With
+    `question_match`, the answers to the MedQuAD questions nearest the user's (MiniLM
     cosine: question entailment, as the MEDIQA 2019 organisers suggest for consumer
     questions) join the BM25 candidates, their first two passages each.
     """
@@ -244,14 +246,17 @@ class MedQuADSource:
         return open_medquad().speller.corrected(question)
 
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[ModelCall]]:
-        """Return up to `k` passages by BM25, then those of the matched questions."""
+        """Return up to `k` passages by BM25, then the named pages', the matched questions'."""
         index = open_medquad()
         found = [medquad_passage(p) for p, _ in index.search(index.spelled_out(question), k)]
+        found += [
+            medquad_passage(p) for p in index.named_openings(question, [p["title"] for p in found])
+        ]
+        have = {p["id"] for p in found}
         if not self.question_match or self.models is None:
             return found, []
         vectors = index.question_vectors(self.models.embedder)
         asked, call = self.models.embed([question], purpose="question match")
-        have = {p["id"] for p in found}
         for matched, _ in index.match_questions(asked[0], vectors, self.question_match):
             for p in index.answer_passages(matched):
                 if p.id not in have:

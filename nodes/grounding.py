@@ -243,7 +243,8 @@ def retrieve_ranked(
     (`nodes.question_type`), passages of that type are kept when there are any
     (`nodes.page_types`: looked up by focus when the search missed them, their page's
     opening first); kinds of the subject are kept only when its own pages have nothing
-    of that type.
+    of that type, and when theirs fall below `relevant_at`, the subject's pages are read
+    for the type instead (`typed` False).
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
@@ -314,7 +315,13 @@ def retrieve_ranked(
         ranked = on_subject
     if is_on and kin_ids:
         ranked = [{**p, "kin": True} if p["id"] in kin_ids else p for p in ranked]
+    read_whole = ranked
     ranked, typed = prefer_type(ranked, asked)
+    if typed and is_on and relevant_at is not None and ranked[0]["relevance"] < relevant_at:
+        # the asked type only on pages below the gate the subject's pages passed (a kind's:
+        # 2009 H1N1 Flu's treatment for "what are the treatments of flu"): the subject's
+        # pages are read for that type instead of refusing
+        ranked, typed = read_whole, False
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them
         ranked = with_whole_pages(source, ranked)

@@ -879,3 +879,24 @@ def test_each_part_of_a_two_part_question_is_answered_from_its_own_type(
     assert "Eating regular meals" not in (single["answer"] or "")
     assert single["not_covered"] is None
     assert len([c for c in single["trace"]["candidates"] if c["stage"] == "retrieval"]) == 1
+
+
+def test_a_kinds_page_of_the_asked_type_below_the_gate_leaves_the_subjects_pages_read(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [
+        ("Flu", "Flu is an infection of the nose, throat and lungs.", "information", []),
+        ("2009 H1N1 Flu", "Antiviral drugs treat 2009 H1N1 flu.", "treatment", []),
+    ]
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
+    question = "What are the treatments of flu?"
+    kept = retrieved(models, question, relevant_at=-1.0, asked="treatment")
+    assert kept.typed is True and [p["title"] for p in kept.ranked] == ["2009 H1N1 Flu"]
+    relevance = {p["title"]: p["relevance"] for p in retrieved(models, question).ranked}
+    assert relevance["2009 H1N1 Flu"] < relevance["Flu"]  # the fake embedder's (fixed) order
+    between = (relevance["2009 H1N1 Flu"] + relevance["Flu"]) / 2
+    read = retrieved(models, question, relevant_at=between, asked="treatment")
+    assert read.typed is False and read.on_subject
+    assert {p["title"] for p in read.ranked} == {"Flu", "2009 H1N1 Flu"}
+    assert [p["title"] for p in read.ranked if p.get("kin")] == ["2009 H1N1 Flu"]

@@ -163,3 +163,23 @@ def test_a_misspelt_focus_in_a_question_is_read_as_the_pages_name(tmp_path: Path
     )
     assert index.speller.corrected("How does influensa spread?") == "How does influenza spread?"
     medquad._open.clear()
+
+
+def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
+    rows = [
+        {**PAIRS[1], "qid": "2-1", "focus": "Flu"},
+        {**PAIRS[1], "qid": "3-1", "focus": "Bird Flu", "answer": "Bird flu infects birds."},
+        {**PAIRS[0], "qid": "4-1", "focus": "HIV/AIDS", "answer": "HIV is a virus. " * 3},
+    ]
+    medquad._open.clear()
+    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
+    medquad._open.clear()
+
+    def foci(question: str, found: tuple[str, ...] = ()) -> list[str]:
+        return [p.focus for p in index.named_openings(question, found)]
+
+    assert foci("What are the treatments of Flu?") == ["Flu"]
+    assert foci("what causes hiv/aids") == ["HIV/AIDS"]  # written as the focus's words
+    assert foci("Is bird flu dangerous?") == ["Bird Flu"]  # not "Flu" inside it
+    assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
+    assert foci("What is influenza?") == []
