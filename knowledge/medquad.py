@@ -72,6 +72,14 @@ LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
 NAMED_PAGES = 3
 """Pages a question names exactly that join its search's candidates, longest names first."""
 _NAME_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]\"]")
+ASKING_WORDS = frozenset(
+    """treatment treatments treat treated cure symptom symptoms sign signs cause causes
+    caused diagnosis diagnose diagnosed test tests testing prevention prevent outlook
+    prognosis risk risks""".split()
+)
+"""Words after a name that say what is asked about it ("lung cancer treatment"), not a
+longer name it starts ("alcohol use disorder", "blood drainage")."""
 
 _open: dict[Path, MedQuADIndex] = {}
 _ABBREVIATION = re.compile(r"\(([A-Z]{2,6})s?\)")
@@ -426,9 +434,17 @@ class MedQuADIndex:
         question writes is left out ("flu" in "bird flu"); at most `NAMED_PAGES` names,
         longest first.
         """
+        from bm25s.stopwords import STOPWORDS_EN_PLUS
+
         have = {" ".join(_NAME_WORD.findall(focus.lower())) for focus in found}
-        words = _NAME_WORD.findall(question.lower())
-        grams = {" ".join(words[i : i + n]) for n in range(1, 6) for i in range(len(words) - n + 1)}
+        grams: set[str] = set()
+        for clause in _CLAUSE_BREAK.split(question.lower()):
+            words = _NAME_WORD.findall(clause)
+            for n in range(1, 6):
+                for i in range(len(words) - n + 1):
+                    after = words[i + n] if i + n < len(words) else None
+                    if after is None or after in STOPWORDS_EN_PLUS or after in ASKING_WORDS:
+                        grams.add(" ".join(words[i : i + n]))
         names = sorted(grams & self._named.keys(), key=lambda name: -len(name.split()))
         kept: list[str] = []
         for name in names:

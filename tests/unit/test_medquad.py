@@ -170,6 +170,7 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
         {**PAIRS[1], "qid": "2-1", "focus": "Flu"},
         {**PAIRS[1], "qid": "3-1", "focus": "Bird Flu", "answer": "Bird flu infects birds."},
         {**PAIRS[0], "qid": "4-1", "focus": "HIV/AIDS", "answer": "HIV is a virus. " * 3},
+        {**PAIRS[0], "qid": "5-1", "focus": "Alcohol", "answer": "Alcohol is a drug. " * 3},
     ]
     medquad._open.clear()
     index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
@@ -180,6 +181,8 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
 
     assert foci("What are the treatments of Flu?") == ["Flu"]
     assert foci("what causes hiv/aids") == ["HIV/AIDS"]  # written as the focus's words
-    assert foci("Is bird flu dangerous?") == ["Bird Flu"]  # not "Flu" inside it
+    assert foci("How is bird flu treated?") == ["Bird Flu"]  # not "Flu" inside it
+    assert foci("What is alcohol use disorder?") == []  # a longer name it starts
+    assert foci("I drink alcohol. Is that bad?") == ["Alcohol"]
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []
