@@ -356,8 +356,13 @@ class MedQuADIndex:
         return [(self.questions[i], float(sims[i])) for i in best]
 
     @cached_property
+    def _first_parts(self) -> list[Passage]:
+        """Return the passages that open their page's answer, in order (one scan)."""
+        return [p for p in self.passages if p.part == 1]
+
+    @cached_property
     def _openings(self) -> dict[str, Passage]:
-        return {p.page: p for p in reversed(self.passages) if p.part == 1}
+        return {p.page: p for p in reversed(self._first_parts)}
 
     def opening(self, page: str) -> Passage | None:
         """Return the passage that opens the answer `page` keys (None: no such page)."""
@@ -410,18 +415,16 @@ class MedQuADIndex:
     @cached_property
     def _typed_openings(self) -> dict[tuple[str, str], list[Passage]]:
         rows: dict[tuple[str, str], list[Passage]] = {}
-        for passage in self.passages:
-            if passage.part == 1:
-                rows.setdefault((passage.focus, passage.qtype), []).append(passage)
+        for passage in self._first_parts:
+            rows.setdefault((passage.focus, passage.qtype), []).append(passage)
         return rows
 
     @cached_property
     def _named(self) -> dict[str, list[Passage]]:
         rows: dict[str, list[Passage]] = {}
-        for passage in self.passages:
-            if passage.part == 1:
-                name = " ".join(_NAME_WORD.findall(passage.focus.lower()))
-                rows.setdefault(name, []).append(passage)
+        for passage in self._first_parts:
+            name = " ".join(_NAME_WORD.findall(passage.focus.lower()))
+            rows.setdefault(name, []).append(passage)
         return rows
 
     def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:
