@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +28,54 @@ def normalise_rows(vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
     matrix = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.asarray(matrix / np.where(norms == 0, 1.0, norms), dtype=np.float32)
+
+
+MEMO_TEXTS = 20_000
+"""Texts whose vectors an `EmbeddingMemo` keeps (384 floats each for MiniLM: about 30 MB)."""
+
+
+class EmbeddingMemo:
+    """The vectors of the texts embedded last, so a text is embedded once per process.
+
+    The grounded default embeds the same texts again and again: a question's candidate
+    passages for each part it asks, a page's units for the type test and then for the
+    ranking, the pages of one subject for every question about it in a batch. Keyed by the
+    embedder's name and the text, least recently used dropped past `MEMO_TEXTS`;
+    thread-safe. A vector is the embedder's own for that text (a batch pads its texts, but
+    the attention mask keeps padding out of every text's vector).
+    """
+
+    def __init__(self, size: int = MEMO_TEXTS) -> None:
+        """Keep at most `size` vectors."""
+        self.size = size
+        self._vectors: OrderedDict[tuple[str, str], npt.NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def vectors(
+        self, name: str, texts: list[str], embed: Callable[[list[str]], npt.NDArray[np.float32]]
+    ) -> tuple[npt.NDArray[np.float32], bool]:
+        """Return one row per text, embedding (with `embed`) only the texts not kept.
+
+        Returns:
+            The rows, and whether every text was kept (nothing was embedded).
+        """
+        if not texts:
+            return embed(texts), False
+        with self._lock:
+            kept = {t: self._vectors[(name, t)] for t in texts if (name, t) in self._vectors}
+            for text in kept:
+                self._vectors.move_to_end((name, text))
+        missing = list(dict.fromkeys(t for t in texts if t not in kept))
+        if missing:
+            new = embed(missing)
+            with self._lock:
+                for text, row in zip(missing, new, strict=True):
+                    kept[text] = row
+                    self._vectors[(name, text)] = row
+                    self._vectors.move_to_end((name, text))
+                while len(self._vectors) > self.size:
+                    self._vectors.popitem(last=False)
+        return np.stack([kept[t] for t in texts]).astype(np.float32), not missing
 
 
 class SentenceTransformerEmbedder:

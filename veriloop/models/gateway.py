@@ -45,7 +45,7 @@ from veriloop.models.capabilities import (
     next_structured,
     response_format,
 )
-from veriloop.models.embeddings import Embedder
+from veriloop.models.embeddings import Embedder, EmbeddingMemo
 from veriloop.models.token_scoring import (
     ScoreError,
     TokenLogprobs,
@@ -132,6 +132,8 @@ class Models:
         self._score_cache: ScoreCache | None = None
         self._no_next_tokens = False
         """Set once the server rejects a next-token log-prob request (see score_targets)."""
+        self._embedded = EmbeddingMemo()
+        """The texts embedded in this process, each embedded once (`EmbeddingMemo`)."""
         if cache_dir:
             directory = Path(cache_dir).expanduser()
             directory.mkdir(parents=True, exist_ok=True)
@@ -406,10 +408,18 @@ class Models:
         )
 
     def embed(self, texts: list[str], *, purpose: str) -> tuple[npt.NDArray[np.float32], ModelCall]:
-        """Return unit-length embeddings of `texts` with the accounting of the call."""
+        """Return unit-length embeddings of `texts` with the accounting of the call.
+
+        A text embedded before in this process is not embedded again (`EmbeddingMemo`);
+        the call is `cached` when none had to be.
+        """
         started = time.perf_counter()
-        vectors = self._retrying(
-            f"embedding model ({self.embedder.name})", lambda: self.embedder.embed(texts)
+        vectors, cached = self._embedded.vectors(
+            self.embedder.name,
+            texts,
+            lambda missing: self._retrying(
+                f"embedding model ({self.embedder.name})", lambda: self.embedder.embed(missing)
+            ),
         )
         call = ModelCall(
             kind="embed",
@@ -418,7 +428,7 @@ class Models:
             tokens_in=0,
             tokens_out=0,
             seconds=round(time.perf_counter() - started, 6),
-            cached=False,
+            cached=cached and bool(texts),
             error=None,
         )
         return vectors, call
