@@ -51,6 +51,7 @@ from veriloop.nodes.subject import (
     about_children,
     kind_of,
     match_subject,
+    page_name,
     writes_name,
 )
 from veriloop.quotable import has_quotable
@@ -176,7 +177,7 @@ def off_focus(question: str, focus: str) -> bool:
     none (a synonym: "High Blood Pressure" for hypertension) or all of them is not ruled
     out here: retrieval and the re-ranker decide.
     """
-    named = focus_words(focus)
+    named = focus_words(page_name(focus))
     asked = focus_words(question)
     return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
 

@@ -86,10 +86,32 @@ def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
     }
 
 
+CATEGORY = re.compile(r"^Parasites - ")
+"""The category CDC files its parasite pages under ("Parasites - Scabies")."""
+
+
+def page_name(focus: str) -> str:
+    """Return the name a focus gives its page, without the category it is filed under.
+
+    CDC writes "Parasites - Lice - Body Lice": the page is about body lice, and "parasites"
+    is no word a question about body lice needs to hold. A part whose words the next part
+    holds is its family ("Lice" of "Body Lice"); GARD's "Ataxia - hypogonadism - choroidal
+    dystrophy" names one syndrome by all its parts and stays whole.
+    """
+    parts = CATEGORY.sub("", focus).split(" - ")
+    while len(parts) > 1 and set(parts[0].lower().split()) <= set(parts[1].lower().split()):
+        parts = parts[1:]
+    return " - ".join(parts)
+
+
 @lru_cache(maxsize=16384)
 def focus_terms(focus: str) -> frozenset[str]:
-    """Return a focus's specific words, stemmed ("Anal Disorders" -> {"anal"})."""
-    return frozenset(t for t in subject_tokens(focus) if t is not None)
+    """Return a focus's specific words, stemmed ("Anal Disorders" -> {"anal"}).
+
+    The focus is read as its page's name (`page_name`: "Body Lice" of "Parasites - Lice -
+    Body Lice").
+    """
+    return frozenset(t for t in subject_tokens(page_name(focus)) if t is not None)
 
 
 @dataclass(frozen=True)

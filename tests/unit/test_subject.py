@@ -10,6 +10,7 @@ from veriloop.nodes.subject import (
     match_subject,
     numbers_another,
     on_subject,
+    page_name,
     question_names,
     spells_out,
     subject_phrases,
@@ -290,3 +291,16 @@ def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> No
     assert not numbers_another("type 2 diabetes in adults", "Type 2 Diabetes")
     # a question numbering nothing keeps its numbered kinds
     assert not numbers_another("what causes noonan syndrome", "Noonan syndrome 6")
+
+
+def test_a_page_filed_under_a_category_is_read_by_its_own_name() -> None:
+    assert page_name("Parasites - Lice - Body Lice") == "Body Lice"
+    assert page_name("Parasites - Scabies") == "Scabies"
+    # a syndrome named by all its parts stays whole
+    whole = "Ataxia - hypogonadism - choroidal dystrophy"
+    assert page_name(whole) == whole
+    question = "Body Lice. How do I get rid of these little devils?"
+    titles = ["Parasites - Lice - Body Lice", "Lice", "Parasites - Lice - Head Lice"]
+    texts = ["Body lice are parasitic insects.", "Lice are insects.", "Head lice are insects."]
+    kept = match_subject(question, titles, texts).kept
+    assert [titles[i] for i in kept] == ["Parasites - Lice - Body Lice"]
