@@ -25,10 +25,12 @@ from itertools import pairwise
 from veriloop.text import split_sentences
 
 ANAPHORS = re.compile(
-    r"^(these|this|those|that|it|its|they|their|them|such|he|she|both|either|neither)\b",
+    r"^(these|this|those|that|it|its|they|their|them|such|he|she|both|either|neither|"
+    r"(?:some|most|others|several)(?=,))\b",
     re.IGNORECASE,
 )
-"""Openings whose meaning hangs on an earlier sentence."""
+"""Openings whose meaning hangs on an earlier sentence ("Some, such as Alzheimer's disease,
+lead to ..." after "There are many disorders that can cause dementia.")."""
 
 BOILERPLATE = re.compile(
     r"would like to thank|is not copyrighted|encourages? (people|users|you) to share|"

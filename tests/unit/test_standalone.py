@@ -268,3 +268,15 @@ def test_review_cases_a_sentence_is_never_made_up_and_plain_items_stay() -> None
     assert standalone_units("Here are the facts.\n- For more information, visit our website.") == [
         "Here are the facts."
     ]
+
+
+def test_a_quantifier_standing_for_the_sentence_before_joins_it() -> None:
+    units = standalone_units(
+        "There are many disorders that can cause dementia. Some, such as Alzheimers disease, "
+        "lead to a progressive loss of mental functions. Some people need care."
+    )
+    assert units == [
+        "There are many disorders that can cause dementia. Some, such as Alzheimers "
+        "disease, lead to a progressive loss of mental functions.",
+        "Some people need care.",  # "Some" naming its own noun stands alone
+    ]
