@@ -72,6 +72,25 @@ LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
 NAMED_PAGES = 3
 """Pages a question names exactly that join its search's candidates, longest names first."""
 _NAME_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
+
+CATEGORY = re.compile(r"^Parasites - ")
+"""The category CDC files its parasite pages under ("Parasites - Scabies")."""
+
+
+def page_name(focus: str) -> str:
+    """Return the name a focus gives its page, without the category it is filed under.
+
+    CDC writes "Parasites - Lice - Body Lice": the page is about body lice, and "parasites"
+    is no word a question about body lice needs to hold. A part whose words the next part
+    holds is its family ("Lice" of "Body Lice"); GARD's "Ataxia - hypogonadism - choroidal
+    dystrophy" names one syndrome by all its parts and stays whole.
+    """
+    parts = CATEGORY.sub("", focus).split(" - ")
+    while len(parts) > 1 and set(parts[0].lower().split()) <= set(parts[1].lower().split()):
+        parts = parts[1:]
+    return " - ".join(parts)
+
+
 _CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]\"]")
 ASKING_WORDS = frozenset(
     """treatment treatments treat treated cure symptom symptoms sign signs cause causes
@@ -423,7 +442,7 @@ class MedQuADIndex:
     def _named(self) -> dict[str, list[Passage]]:
         rows: dict[str, list[Passage]] = {}
         for passage in self._first_parts:
-            name = " ".join(_NAME_WORD.findall(passage.focus.lower()))
+            name = " ".join(_NAME_WORD.findall(page_name(passage.focus).lower()))
             rows.setdefault(name, []).append(passage)
         return rows
 
@@ -439,7 +458,7 @@ class MedQuADIndex:
         """
         from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-        have = {" ".join(_NAME_WORD.findall(focus.lower())) for focus in found}
+        have = {" ".join(_NAME_WORD.findall(page_name(focus).lower())) for focus in found}
         grams: set[str] = set()
         for clause in _CLAUSE_BREAK.split(question.lower()):
             words = _NAME_WORD.findall(clause)

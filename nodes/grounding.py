@@ -32,6 +32,7 @@ from typing_extensions import TypedDict
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage, open_source
 from veriloop.models import Models
@@ -51,7 +52,6 @@ from veriloop.nodes.subject import (
     about_children,
     kind_of,
     match_subject,
-    page_name,
     writes_name,
 )
 from veriloop.quotable import has_quotable

@@ -40,6 +40,7 @@ from functools import lru_cache
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.knowledge.corpus_index import snowball
+from veriloop.knowledge.medquad import page_name
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
@@ -84,24 +85,6 @@ def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
     return {
         (a, b) for a, b in zip(tokens, tokens[1:], strict=False) if a is not None and b is not None
     }
-
-
-CATEGORY = re.compile(r"^Parasites - ")
-"""The category CDC files its parasite pages under ("Parasites - Scabies")."""
-
-
-def page_name(focus: str) -> str:
-    """Return the name a focus gives its page, without the category it is filed under.
-
-    CDC writes "Parasites - Lice - Body Lice": the page is about body lice, and "parasites"
-    is no word a question about body lice needs to hold. A part whose words the next part
-    holds is its family ("Lice" of "Body Lice"); GARD's "Ataxia - hypogonadism - choroidal
-    dystrophy" names one syndrome by all its parts and stays whole.
-    """
-    parts = CATEGORY.sub("", focus).split(" - ")
-    while len(parts) > 1 and set(parts[0].lower().split()) <= set(parts[1].lower().split()):
-        parts = parts[1:]
-    return " - ".join(parts)
 
 
 @lru_cache(maxsize=16384)

@@ -171,6 +171,7 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
         {**PAIRS[1], "qid": "3-1", "focus": "Bird Flu", "answer": "Bird flu infects birds."},
         {**PAIRS[0], "qid": "4-1", "focus": "HIV/AIDS", "answer": "HIV is a virus. " * 3},
         {**PAIRS[0], "qid": "5-1", "focus": "Alcohol", "answer": "Alcohol is a drug. " * 3},
+        {**PAIRS[1], "qid": "6-1", "focus": "Parasites - Lice - Body Lice", "answer": "Lice."},
     ]
     medquad._open.clear()
     index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
@@ -184,5 +185,7 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("How is bird flu treated?") == ["Bird Flu"]  # not "Flu" inside it
     assert foci("What is alcohol use disorder?") == []  # a longer name it starts
     assert foci("I drink alcohol. Is that bad?") == ["Alcohol"]
+    # a page filed under a category is named by its own name
+    assert foci("Body Lice. How do I get rid of them?") == ["Parasites - Lice - Body Lice"]
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from veriloop.knowledge.medquad import page_name
 from veriloop.nodes.subject import (
     focus_terms,
     kind_of,
     match_subject,
     numbers_another,
     on_subject,
-    page_name,
     question_names,
     spells_out,
     subject_phrases,
