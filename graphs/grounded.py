@@ -236,6 +236,9 @@ class State(OutputState, TracedState):
     missing_types: list[str] = field(default_factory=list)
     """Types the question asks that the subject's pages do not answer (said with the
     answer, `not_covered`)."""
+    far_types: list[str] = field(default_factory=list)
+    """Of those, the types the subject's pages answer, but not close enough to the
+    question to quote (said so, not "says nothing about")."""
     not_covered: str | None = None
     source_name: str = ""
     gate: str = ""
@@ -337,6 +340,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "typed": got.typed if got.on_subject else None,
         "parts": found.parts,
         "missing_types": found.missing,
+        "far_types": [*([first] if first and got.typed_far else []), *found.far],
         "source_name": got.source.split(" (")[0],
         "gate": f"{name} = {gate}",
         "candidates": [record, *part_records],
@@ -487,6 +491,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             subject,
             state.missing_types or state.asked,
             sorted({p.get("qtype", "") for p in state.passages if not p.get("kin")} - {""}),
+            far=state.far_types,
         )
         refusal, reason = Refusal(kind="soft", detail=detail), "refused"
     elif kept:
@@ -500,7 +505,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         reason = "no_usable_output"
     answered = reason == "single_pass"
     not_covered = (
-        not_covered_detail(state.source_name, subject, state.missing_types)
+        not_covered_detail(state.source_name, subject, state.missing_types, far=state.far_types)
         if answered and state.missing_types
         else None
     )

@@ -208,6 +208,9 @@ class Retrieved:
     typed: bool | None = None
     """With `asked`: whether `ranked` holds passages of that type (False: the pages on the
     subject answer other questions only)."""
+    typed_far: bool = False
+    """With `typed` False: the subject's own pages do answer the asked type, but not close
+    enough to the question (below `relevant_at`): not "says nothing about"."""
 
     @property
     def best_relevance(self) -> float | None:
@@ -298,6 +301,7 @@ def retrieve_ranked(
         and bool(on_subject)
         and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
     )
+    typed_far = False
     if is_on and asked and not any(p.get("qtype") == asked for p in own):
         missing = missing_typed(source, own, asked)
         looked_up, call_typed = rank_passages(
@@ -309,6 +313,7 @@ def retrieve_ranked(
         ]
         if looked_up:  # the subject's own pages answer it after all, outside the candidates
             on_subject = sorted([*own, *looked_up], key=lambda p: -p["relevance"])
+        typed_far = bool(missing) and not looked_up
     if subject.matched:  # close enough or not: other pages answering for the subject's
         # gave 16 rated answers, 14 bad (issue 38)
         kept = {p["id"] for p in on_subject}
@@ -322,6 +327,7 @@ def retrieve_ranked(
         # the asked type only on pages below the gate the subject's pages passed (a kind's:
         # 2009 H1N1 Flu's treatment for "what are the treatments of flu"): the subject's
         # pages are read for that type instead of refusing
+        typed_far = typed_far or any(not p.get("kin") for p in ranked)  # its own, too far
         ranked, typed = read_whole, False
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them
@@ -339,6 +345,7 @@ def retrieve_ranked(
         set_aside=list(dict.fromkeys(aside)),
         asked=asked,
         typed=typed,
+        typed_far=typed_far and typed is False,
     )
 
 
@@ -363,6 +370,9 @@ class PartsFound:
     """Those passages."""
     missing: list[str] = field(default_factory=list)
     """The types of the parts the subject's pages do not answer."""
+    far: list[str] = field(default_factory=list)
+    """Of `missing`, the types the subject's pages answer, but not close enough to the
+    question (`Retrieved.typed_far`)."""
     searches: list[tuple[AskedPart, Retrieved]] = field(default_factory=list)
     """Each part's search, for the trace."""
     calls: list[ModelCall] = field(default_factory=list)
@@ -401,6 +411,8 @@ def retrieve_parts(
         best = max((p["relevance"] for p in typed), default=None)
         if not (got.on_subject and got.typed and best is not None and best >= relevant_at):
             found.missing.append(part.qtype)
+            if got.typed_far or (got.typed and typed):  # its pages exist, below the gate
+                found.far.append(part.qtype)
             continue
         found.parts.append(
             PartPassages(question=part.text, asked=part.qtype, passage_ids=[p["id"] for p in typed])

@@ -117,19 +117,44 @@ def hard_refusal_detail(
 
 
 def not_covered_detail(
-    source: str, subject: str, asked: str | Sequence[str], other_types: Sequence[str] = ()
+    source: str,
+    subject: str,
+    asked: str | Sequence[str],
+    other_types: Sequence[str] = (),
+    far: Sequence[str] = (),
 ) -> str:
     """Say that the source has the subject but not what was asked about it.
 
-    `asked`: the type, or the types, the source's pages on the subject do not answer.
+    Args:
+        source: The source's name ("MedQuAD").
+        subject: The subject's page name.
+        asked: The type, or the types, the source's pages on the subject do not answer.
+        other_types: The types those pages do answer (named in parentheses).
+        far: Of `asked`, the types the pages do answer, but not close enough to the
+            question to quote (their pages fell below the relevance gate): said as such,
+            never as "says nothing about".
     """
     from veriloop.nodes.question_type import QUESTION_TYPE_NAMES
 
+    def said(types: Sequence[str]) -> str:
+        names = [QUESTION_TYPE_NAMES.get(t, t) for t in dict.fromkeys(types)]
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
     types = [asked] if isinstance(asked, str) else list(asked)
-    names = [QUESTION_TYPE_NAMES.get(t, t) for t in dict.fromkeys(types)]
-    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    nothing = [t for t in types if t not in far]
+    distant = [t for t in types if t in far]
     answers = f" (its pages answer: {', '.join(other_types)})" if other_types else ""
-    return f"{source} describes {subject} but says nothing about {said}{answers}"
+    parts = (
+        [f"{source} describes {subject} but says nothing about {said(nothing)}{answers}"]
+        if nothing
+        else []
+    )
+    if distant:
+        parts.append(
+            f"{source}'s pages on {subject} say {said(distant)} only in answers not close "
+            "enough to this question to quote"
+        )
+    return "; ".join(parts)
 
 
 def soft_refusal_detail(sentences: Sequence[CheckedSentence], relevant_sentence_at: float) -> str:

@@ -900,3 +900,14 @@ def test_a_kinds_page_of_the_asked_type_below_the_gate_leaves_the_subjects_pages
     assert read.typed is False and read.on_subject
     assert {p["title"] for p in read.ranked} == {"Flu", "2009 H1N1 Flu"}
     assert [p["title"] for p in read.ranked if p.get("kin")] == ["2009 H1N1 Flu"]
+    assert read.typed_far is False  # the subject's own pages have no treatment answer
+    # the subject's own page of the type below the gate: it is there, just too far
+    own = [*pages, ("Flu", "Antiviral drugs treat flu in some people.", "treatment", [])]
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(own))
+    relevance = {
+        (p["title"], p.get("qtype")): p["relevance"] for p in retrieved(models, question).ranked
+    }
+    typed_own, overview = relevance[("Flu", "treatment")], relevance[("Flu", "information")]
+    assert typed_own < overview  # the fake embedder's (fixed) order
+    far = retrieved(models, question, relevant_at=(typed_own + overview) / 2, asked="treatment")
+    assert far.typed is False and far.typed_far is True

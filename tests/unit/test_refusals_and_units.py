@@ -44,6 +44,18 @@ def test_not_covered_names_the_source_the_subject_and_what_its_pages_answer() ->
         "MedQuAD describes Turner Syndrome but says nothing about how it is diagnosed "
         "(its pages answer: information)"
     )
+    # a type its pages answer, only not close enough to the question, is said as such
+    both = not_covered_detail(
+        "MedQuAD", "Hypoglycemia", ["causes", "prevention"], far=["prevention"]
+    )
+    assert both == (
+        "MedQuAD describes Hypoglycemia but says nothing about what causes it; MedQuAD's "
+        "pages on Hypoglycemia say how to prevent it only in answers not close enough to "
+        "this question to quote"
+    )
+    assert not_covered_detail("MedQuAD", "Flu", ["outlook", "symptoms"]).endswith(
+        "says nothing about its outlook or its symptoms"
+    )
 
 
 def test_units_that_are_no_answer_are_not_quoted_and_damage_is_repaired() -> None:
