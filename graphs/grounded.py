@@ -45,10 +45,7 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
 from veriloop.nodes.answer_units import (
-    TypeTest,
-    asked_cues,
-    extract_sentences,
-    quote_parts,
+    quote_answer,
     sentence_records,
 )
 from veriloop.nodes.generation import generate_turn
@@ -68,7 +65,7 @@ from veriloop.nodes.grounding import (
 )
 from veriloop.nodes.input import check_input
 from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
-from veriloop.nodes.question_type import asked_type, more_asked
+from veriloop.nodes.question_type import AskedTypes, asked_types
 from veriloop.nodes.refusals import (
     hard_refusal_detail,
     not_covered_detail,
@@ -282,11 +279,12 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     context = GroundedContext.of(runtime)
     models = get_models(context)
     typing = context.question_types and context.match_focus
-    asked = asked_type(models, state.question, context.type_confident_at) if typing else None
-    first = asked.qtype if asked else None
-    more, part_calls = more_asked(models, state.question, first) if typing else ([], [])
-    if first is None and more:  # the whole message is unclear; its first part is not
-        first, more = more[0].qtype, more[1:]
+    types = (
+        asked_types(models, state.question, context.type_confident_at)
+        if typing
+        else AskedTypes(None, None, [], [])
+    )
+    asked, first, more = types.asked, types.first, types.more
     search: dict[str, Any] = {
         "kb_dir": context.kb_dir,
         "corpus_dir": context.corpus_dir,
@@ -323,7 +321,9 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         else PartsFound()
     )
     part_records = [
-        part_retrieval_record(i, part.text, part.qtype, part_got, context.subject_relevant_at)
+        part_retrieval_record(
+            i, part.number, part.text, part.qtype, part_got, context.subject_relevant_at
+        )
         for i, (part, part_got) in enumerate(found.searches, start=1)
     ]
     subject = got.subject
@@ -344,7 +344,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "source_name": got.source.split(" (")[0],
         "gate": f"{name} = {gate}",
         "candidates": [record, *part_records],
-        "calls": [*(asked.calls if asked else []), *part_calls, *got.calls, *found.calls],
+        "calls": [*types.calls, *got.calls, *found.calls],
     }
 
 
@@ -356,32 +356,20 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     units: list[str] = []
     missing = list(state.missing_types)
     if context.answer_mode == "extract":
-        judge = relevance_judge(context.relevance_judge)
-        typed_elsewhere = state.asked not in (None, "information") and state.typed is False
-        kin = frozenset(p["id"] for p in state.passages if p.get("kin"))
-        about = TypeTest(str(state.asked), models, kin) if typed_elsewhere else None
-        parts_only = {i for part in state.parts for i in part["passage_ids"]}
-        quoted, call = extract_sentences(
+        quoted = quote_answer(
             models,
             state.question,
-            [p for p in state.passages if p["id"] not in parts_only] or state.passages,
+            state.passages,
             context.extract_sentences,
-            judge,
-            about=about,
-            define=state.asked == "information",
-            prefer=asked_cues(state.asked) if state.typed else None,
-            lead=bool(state.typed),
-            causes=state.asked == "causes",
+            relevance_judge(context.relevance_judge),
+            asked=state.asked,
+            typed=state.typed,
+            parts=state.parts,
         )
-        calls.extend([*(about.calls if about else []), *([call] if call else [])])
-        if typed_elsewhere and not quoted:
+        calls.extend(quoted.calls)
+        if quoted.first_unanswered:
             missing = [str(state.asked), *missing]
-        more_quoted, more_calls = quote_parts(
-            models, state.parts, state.passages, context.extract_sentences, judge
-        )
-        calls.extend(more_calls)
-        units = [sentence for sentence, _ in quoted]
-        units += [sentence for sentence, _ in more_quoted if sentence not in units]
+        units = [sentence for sentence, _ in quoted.units]
         text = " ".join(units)
         error = None if text else "the passages hold no sentence to quote"
     else:
@@ -474,7 +462,8 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     refusal: Refusal | None = None
     reason: StopReason
     best = max((p["relevance"] for p in state.passages), default=None)
-    subject = state.passages[0]["title"] if state.passages else "the subject"
+    own = [p for p in state.passages if not p.get("kin")] or state.passages
+    subject = own[0]["title"] if own else "the subject"
     if not state.relevant:
         detail = hard_refusal_detail(
             state.no_page_about,
@@ -489,7 +478,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         detail = not_covered_detail(
             state.source_name,
             subject,
-            state.missing_types or state.asked,
+            [state.asked, *state.missing_types],
             sorted({p.get("qtype", "") for p in state.passages if not p.get("kin")} - {""}),
             far=state.far_types,
         )

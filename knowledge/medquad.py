@@ -92,6 +92,21 @@ def page_name(focus: str) -> str:
 
 
 _CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]\"]")
+
+
+def _name_keys(focus: str) -> list[str]:
+    """Return the keys a page is named by.
+
+    Its `page_name`'s words, and those before a parenthesis or comma in it.
+    """
+    name = page_name(focus).lower()
+    keys = [
+        " ".join(_NAME_WORD.findall(name)),
+        " ".join(_NAME_WORD.findall(_CLAUSE_BREAK.split(name)[0])),
+    ]
+    return list(dict.fromkeys(k for k in keys if k))
+
+
 ASKING_WORDS = frozenset(
     """treatment treatments treat treated cure symptom symptoms sign signs cause causes
     caused diagnosis diagnose diagnosed test tests testing prevention prevent outlook
@@ -442,23 +457,27 @@ class MedQuADIndex:
     def _named(self) -> dict[str, list[Passage]]:
         rows: dict[str, list[Passage]] = {}
         for passage in self._first_parts:
-            name = " ".join(_NAME_WORD.findall(page_name(passage.focus).lower()))
-            rows.setdefault(name, []).append(passage)
+            for name in _name_keys(passage.focus):
+                rows.setdefault(name, []).append(passage)
         return rows
 
     def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:
-        """Return the openings of the pages whose focus the question writes word for word.
+        """Return the openings of the pages whose name the question writes word for word.
 
-        Those of a focus in `found` (the foci the search already returned) are not: BM25
-        over a long message can rank thirty passages of other pages above every one of the
-        page the message names ("Alcohol Use Disorder" pages for alcohol, "2009 H1N1 Flu"
-        for flu), and the subject rule then never sees it. A name inside a longer one the
-        question writes is left out ("flu" in "bird flu"); at most `NAMED_PAGES` names,
-        longest first.
+        BM25 over a long message can rank thirty passages of other pages above every one of
+        the page the message names ("Body Lice", "Lung Cancer"), and the subject rule then
+        never sees it; pages of a focus in `found` (the foci the search returned) are not
+        returned again. A page is named by its `page_name`, and by the words before a
+        parenthesis or comma in it ("African Trypanosomiasis" of "African
+        Trypanosomiasis (also known as Sleeping Sickness)"). A name counts where it ends a
+        clause or a stop word or a word of what is asked follows it ("lung cancer
+        treatment"), not where it starts a longer name ("alcohol use disorder", "a bit of
+        blood drainage"); a name inside a longer one the question writes is left out ("flu"
+        in "bird flu"); at most `NAMED_PAGES` names, longest first.
         """
         from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-        have = {" ".join(_NAME_WORD.findall(page_name(focus).lower())) for focus in found}
+        have = {name for focus in found for name in _name_keys(focus)}
         grams: set[str] = set()
         for clause in _CLAUSE_BREAK.split(question.lower()):
             words = _NAME_WORD.findall(clause)
@@ -472,7 +491,9 @@ class MedQuADIndex:
         for name in names:
             if not any(f" {name} " in f" {longer} " for longer in kept):
                 kept.append(name)
-        return [p for name in kept[:NAMED_PAGES] if name not in have for p in self._named[name]]
+        missing = [name for name in kept if name not in have]
+        pages = {p.id: p for name in missing[:NAMED_PAGES] for p in self._named[name]}
+        return list(pages.values())
 
     def typed_openings(self, focus: str, qtype: str) -> list[Passage]:
         """Return the openings of the answers to `qtype` questions about `focus`."""

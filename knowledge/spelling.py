@@ -29,7 +29,6 @@ import difflib
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
 
 MIN_LENGTH = 6
 CUTOFF = 0.85
@@ -47,37 +46,6 @@ def english_words() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _english_sorted() -> list[str]:
     return sorted(english_words())  # only when a name word is close to a question word
-
-
-ENGLISH_MIN_LENGTH = 5
-"""`english_corrected` leaves shorter words as they are ("patau" would become "palau")."""
-
-
-@lru_cache(maxsize=1)
-def _english_checker() -> object:
-    from spellchecker import SpellChecker
-
-    return SpellChecker(distance=1)
-
-
-def english_corrected(text: str) -> str:
-    """Return `text` with its misspelt English words corrected, for reading what it asks.
-
-    A word of `ENGLISH_MIN_LENGTH` letters or more that pyspellchecker does not know is
-    replaced by its correction one edit away, lower case ("diognose" -> "diagnose",
-    "pregnent" -> "pregnant"); a word with none ("trisomy", "lipnodes") stays. For the
-    question-type classifier (`nodes.question_type.more_asked`): "how to diognose the
-    disorder" read as a treatment question. Names are not its job (`NameSpeller`).
-    """
-    checker: Any = _english_checker()
-
-    def fix(match: re.Match[str]) -> str:
-        word = match.group(0)
-        if len(word) < ENGLISH_MIN_LENGTH or word.lower() in checker:
-            return word
-        return str(checker.correction(word.lower()) or word)
-
-    return _WORD.sub(fix, text)
 
 
 class NameSpeller:

@@ -24,7 +24,7 @@ from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
-from veriloop.nodes.question_type import own_vectors, question_types
+from veriloop.nodes.question_type import classifier_vectors, question_types
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
 from veriloop.trace import Candidate, ModelCall
@@ -130,18 +130,21 @@ def quote_parts(
     passages: Sequence[SourcePassage],
     count: int,
     relevance: RelevanceScorer | None = None,
+    quoted: Sequence[tuple[str, str]] = (),
 ) -> tuple[list[tuple[str, str]], list[ModelCall]]:
     """Quote, for each other part of a question, up to `count` units of its own passages.
 
     Each part is answered as a question of its type is on pages of that type
     (`extract_sentences` with the type's cue test, the page's opening first), ranked against
-    the part's own words.
+    the part's own words; a unit already `quoted` (or quoted for an earlier part) is not
+    quoted again.
     """
-    quoted: list[tuple[str, str]] = []
+    said = {text for text, _ in quoted}
+    found: list[tuple[str, str]] = []
     calls: list[ModelCall] = []
     for part in parts:
         ids = set(part["passage_ids"])
-        found, call = extract_sentences(
+        units, call = extract_sentences(
             models,
             part["question"],
             [p for p in passages if p["id"] in ids],
@@ -152,8 +155,63 @@ def quote_parts(
             causes=part["asked"] == "causes",
         )
         calls.extend([call] if call else [])
-        quoted += [unit for unit in found if unit not in quoted]
-    return quoted, calls
+        for unit in units:
+            if unit[0] not in said:
+                said.add(unit[0])
+                found.append(unit)
+    return found, calls
+
+
+@dataclass
+class Quoted:
+    """The units an answer quotes (`quote_answer`)."""
+
+    units: list[tuple[str, str]]
+    """(unit, passage id): the first type's, then each other part's."""
+    calls: list[ModelCall]
+    first_unanswered: bool
+    """A type was asked first and none of its units was quoted."""
+
+
+def quote_answer(
+    models: Models,
+    question: str,
+    passages: Sequence[SourcePassage],
+    count: int,
+    relevance: RelevanceScorer | None = None,
+    *,
+    asked: str | None = None,
+    typed: bool | None = None,
+    parts: Sequence[PartPassages] = (),
+) -> Quoted:
+    """Quote the units that answer a question: its first type's, then each other part's.
+
+    The first type is answered from the passages that are not only a part's: from pages of
+    that type (`typed`) as such, else through its `TypeTest` (the subject's kinds' pages
+    apart, `kin`); "information" by a definition first. Then each part (`quote_parts`).
+    """
+    elsewhere = asked not in (None, "information") and typed is False
+    kin = frozenset(p["id"] for p in passages if p.get("kin"))
+    about = TypeTest(str(asked), models, kin) if elsewhere else None
+    parts_only = {i for part in parts for i in part["passage_ids"]}
+    first, call = extract_sentences(
+        models,
+        question,
+        [p for p in passages if p["id"] not in parts_only] or passages,
+        count,
+        relevance,
+        about=about,
+        define=asked == "information",
+        prefer=asked_cues(asked) if typed else None,
+        lead=bool(typed),
+        causes=asked == "causes",
+    )
+    more, more_calls = quote_parts(models, parts, passages, count, relevance, first)
+    return Quoted(
+        units=[*first, *more],
+        calls=[*(about.calls if about else []), *([call] if call else []), *more_calls],
+        first_unanswered=asked not in (None, "information") and not first,
+    )
 
 
 def _ranked(order: list[int], opened: list[int], definitions: list[int]) -> list[int]:
@@ -427,11 +485,8 @@ class TypeTest:
         texts = [text for text, _ in merged]
         rows = item_rows(units)
         classifier = unit_types()
-        if self.models.embedder.name == classifier.encoder:
-            vectors, call = self.models.embed(texts, purpose="unit_type")
-            self.calls.append(call)
-        else:
-            vectors = own_vectors(texts)
+        vectors, calls = classifier_vectors(self.models, texts, "unit_type", classifier.encoder)
+        self.calls.extend(calls)
         cues = asked_cues(self.asked) or (lambda text: False)
         worded = [cues(text) for text in texts]
         probabilities = classifier.probability(self.asked, vectors)

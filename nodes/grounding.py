@@ -391,9 +391,12 @@ def retrieve_parts(
 
     The whole question is searched again with the part's type (`retrieve_ranked`, with the
     `search` settings of the first search): a part is answered only from pages on the
-    question's subject that are of its type and pass `relevant_at`; its kinds' pages only
-    when the subject's own have none, as for the first type. A part no such page answers
-    is `missing` ("MedQuAD ... says nothing about how to prevent it").
+    question's subject that are of its type, each passage held to `relevant_at`; its kinds'
+    pages only when the subject's own have none, as for the first type. A part no such
+    page answers is `missing` ("MedQuAD ... says nothing about how to prevent it"), and
+    `far` too when pages of its type are there but below the gate. Unlike the first type,
+    a part is not answered from the subject's pages of other types through the type test:
+    an extra part's answer is only quoted from pages written for it.
     """
     found = PartsFound()
     for part in parts:
@@ -407,11 +410,11 @@ def retrieve_parts(
         )
         found.searches.append((part, got))
         found.calls.extend(got.calls)
-        typed = [p for p in got.ranked if p.get("qtype") == part.qtype]
-        best = max((p["relevance"] for p in typed), default=None)
-        if not (got.on_subject and got.typed and best is not None and best >= relevant_at):
+        of_type = [p for p in got.ranked if p.get("qtype") == part.qtype]
+        typed = [p for p in of_type if p["relevance"] >= relevant_at]
+        if not (got.on_subject and got.typed and typed):
             found.missing.append(part.qtype)
-            if got.typed_far or (got.typed and typed):  # its pages exist, below the gate
+            if got.typed_far or of_type:  # its pages exist, below the gate
                 found.far.append(part.qtype)
             continue
         found.parts.append(

@@ -16,6 +16,7 @@ only sentences about what was asked when no passage of the type exists.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import threading
@@ -28,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from veriloop.knowledge.corpus_index import lexical_tokens
-from veriloop.knowledge.spelling import english_corrected
+from veriloop.knowledge.spelling import english_words
 from veriloop.models import Models
 from veriloop.nodes.linear_weights import LinearWeights, probabilities
 from veriloop.text import split_sentences
@@ -115,15 +116,20 @@ CUE_WORDS = "cue_words.json"
 """The words naming each type, added to its learned cue stems (why: in the file)."""
 
 
+@cache
+def _named_words(path: Path = QUESTION_TYPE_DIR / CUE_WORDS) -> dict[str, list[str]]:
+    """Return the words naming each type (`CUE_WORDS`; none when the file is missing)."""
+    if not path.is_file():
+        return {}
+    words = json.loads(path.read_text(encoding="utf-8"))
+    return {qtype: list(listed) for qtype, listed in words.items() if not qtype.startswith("_")}
+
+
 def _with_named_words(cues: dict[str, frozenset[str]], path: Path) -> dict[str, frozenset[str]]:
     """Return the learned cue stems with the stems of the words naming each type added."""
-    if not path.is_file():
-        return cues
-    words = json.loads(path.read_text(encoding="utf-8"))
     named = {
         qtype: frozenset(lexical_tokens([" ".join(listed)])[0])
-        for qtype, listed in words.items()
-        if not qtype.startswith("_")
+        for qtype, listed in _named_words(path).items()
     }
     return {qtype: stems | named.get(qtype, frozenset()) for qtype, stems in cues.items()}
 
@@ -176,20 +182,30 @@ class Asked:
         return self.best.qtype if self.confident else None
 
 
+def classifier_vectors(
+    models: Models, texts: list[str], purpose: str, encoder: str
+) -> tuple[npt.NDArray[Any], list[ModelCall]]:
+    """Embed texts as a classifier trained on `encoder`'s embeddings reads them.
+
+    The run's embedder does it when it is that encoder (one accounted call, its vectors
+    reusable by the caller); otherwise the classifiers' own encoder does (`own_vectors`).
+    """
+    if models.embedder.name == encoder:
+        vectors, call = models.embed(texts, purpose=purpose)
+        return vectors, [call]
+    return own_vectors(texts), []
+
+
 def asked_type(models: Models, question: str, confident_at: float) -> Asked:
     """Classify what a question asks; say whether the classifier is confident enough to use.
 
-    The run's embedder reads the question when it is the classifier's encoder (one
-    accounted call, its vector reused by retrieval); otherwise the classifier's own encoder
-    does.
+    The run's embedder reads the question when it is the classifier's encoder (its vector
+    reused by retrieval); otherwise the classifier's own encoder does.
     """
     classifier = question_types()
-    if models.embedder.name == classifier.encoder:
-        vectors, call = models.embed([question], purpose="question_type")
-        best = classifier.classify(vectors[0])[0]
-        return Asked(best, best.probability >= confident_at, [call], vectors[0])
-    best = classifier.classify(own_vectors([question])[0])[0]
-    return Asked(best, best.probability >= confident_at, [], None)
+    vectors, calls = classifier_vectors(models, [question], "question_type", classifier.encoder)
+    best = classifier.classify(vectors[0])[0]
+    return Asked(best, best.probability >= confident_at, calls, vectors[0] if calls else None)
 
 
 ASKING = re.compile(
@@ -201,16 +217,18 @@ ASKING = re.compile(
 )
 """How a part of a message that asks something opens ("and what steps should ...")."""
 
+_ASKS = r"(?=(?:what|how|why|when|where|which|is|are|can|should|do|does)\b)"
 PART_BREAK = re.compile(
-    r"(?:,\s*|\s+)(?:and|also)[\s,]+(?=(?:what|how|why|when|where|which|is|are|can|should|"
-    r"do|does)\b)|,?\s+also,?\s+(?=\w)",
+    rf"(?:,\s*|\s+)and(?:\s+also)?[\s,]+{_ASKS}|(?:,\s*also,?|\s+also,)\s+{_ASKS}",
     re.IGNORECASE,
 )
 """Where one sentence asks a second question: "... in newborns and what steps should ...",
-"... as they become older) also, how to diagnose ..."."""
+"... as they become older) also, how to diagnose ...". Only before a question word: "what
+can I also do to prevent it?" is one question."""
 
-PART_MIN_WORDS = 4
-"""A part shorter than this is a follow-up of the one before ("if so, when?"), not a part."""
+PART_MIN_WORDS = 3
+"""A part shorter than this is a follow-up of the one before ("when?"), not a part ("if so,
+when?" opens like no question)."""
 
 PART_CONFIDENT_AT = 0.6
 """The classifier's probability from which a part's own type is asked too: on the 199
@@ -221,6 +239,38 @@ MAX_ASKED = 3
 """Types one question is answered for, the whole question's first."""
 
 
+def type_words() -> list[str]:
+    """Return the words that name the question types (cue_words.json) and their plurals."""
+    named = {w for words in _named_words().values() for phrase in words for w in phrase.split()}
+    return sorted(named | {f"{w}s" for w in named})
+
+
+TYPE_WORD_MIN_LENGTH = 6
+"""Words shorter than this are left as written by `with_type_words_spelled`."""
+
+
+def with_type_words_spelled(text: str) -> str:
+    """Return `text` with misspelt words that name a question type spelled right.
+
+    "how to diognose the disorder" was read as a treatment question. Only a word of
+    `TYPE_WORD_MIN_LENGTH` letters or more that is no English word (pyspellchecker's list)
+    is changed, and only to a type's word close to it (difflib ratio 0.85: "diognose" ->
+    "diagnose", "treatmnet" -> "treatment"); names and other words stay as written
+    ("statins" is never made "stations").
+    """
+    words, english = type_words(), english_words()
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lowered = word.lower()
+        if len(word) < TYPE_WORD_MIN_LENGTH or lowered in english:
+            return word
+        close = difflib.get_close_matches(lowered, words, n=1, cutoff=0.85)
+        return close[0] if close else word
+
+    return re.sub(r"[A-Za-z]+", fix, text)
+
+
 def question_parts(question: str) -> list[str]:
     """Return the parts of a message that ask something, each one question.
 
@@ -229,7 +279,7 @@ def question_parts(question: str) -> list[str]:
     ("My son is 4 months old.") and thanks are no parts.
     """
     pieces = [
-        piece.strip(" ,.")
+        re.sub(r"(?:[\s,]+(?:and|also))+$", "", piece.strip(" ,."), flags=re.IGNORECASE)
         for sentence in split_sentences(question)
         for piece in PART_BREAK.split(sentence)
     ]
@@ -245,6 +295,8 @@ class AskedPart:
     text: str
     qtype: str
     probability: float
+    number: int
+    """Its place among the message's parts (`question_parts`), from 1."""
 
 
 def more_asked(
@@ -257,25 +309,47 @@ def more_asked(
     two or more) is classified; a part read at `PART_CONFIDENT_AT` or more whose type is
     neither `primary` nor "information" nor an earlier part's is asked too, up to
     `MAX_ASKED` types with the primary. With no confident `primary`, the first part's
-    type leads. The parts are read with their misspelt English words corrected
-    (`english_corrected`), by the run's embedder when it is the classifier's encoder.
+    type leads. The parts are read with the words naming a type spelled right
+    (`with_type_words_spelled`), by the run's embedder when it is the classifier's encoder.
     """
     parts = question_parts(question)
     if len(parts) < 2:
         return [], []
     classifier = question_types()
-    calls: list[ModelCall] = []
-    read = [english_corrected(part) for part in parts]  # "how to diognose": not treatment
-    if models.embedder.name == classifier.encoder:
-        vectors, call = models.embed(read, purpose="question_type")
-        calls.append(call)
-    else:
-        vectors = own_vectors(read)
+    read = [with_type_words_spelled(part) for part in parts]  # "how to diognose"
+    vectors, calls = classifier_vectors(models, read, "question_type", classifier.encoder)
     seen = {primary, "information"}
     asked = []
-    for part, vector in zip(parts, vectors, strict=True):
+    for number, (part, vector) in enumerate(zip(parts, vectors, strict=True), start=1):
         best = classifier.classify(vector)[0]
         if best.probability >= PART_CONFIDENT_AT and best.qtype not in seen:
             seen.add(best.qtype)
-            asked.append(AskedPart(part, best.qtype, best.probability))
+            asked.append(AskedPart(part, best.qtype, best.probability, number))
     return asked[: MAX_ASKED - (primary is not None)], calls
+
+
+@dataclass(frozen=True)
+class AskedTypes:
+    """What a question asks: its first type and its other parts' (`asked_types`)."""
+
+    asked: Asked | None
+    """The whole question as the classifier read it (None: types not read)."""
+    first: str | None
+    """The type the answer is for first (None: no confident type)."""
+    more: list[AskedPart]
+    """The other parts' types, in the message's order."""
+    calls: list[ModelCall]
+
+
+def asked_types(models: Models, question: str, confident_at: float) -> AskedTypes:
+    """Read the type a question asks first and the types its other parts ask.
+
+    The whole question's type when the classifier is confident of it; else the first
+    part's that asks one (`more_asked`), the rest after it.
+    """
+    asked = asked_type(models, question, confident_at)
+    first = asked.qtype
+    more, part_calls = more_asked(models, question, first)
+    if first is None and more:  # the whole message is unclear; its first part is not
+        first, more = more[0].qtype, more[1:]
+    return AskedTypes(asked, first, more, [*asked.calls, *part_calls])

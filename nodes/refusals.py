@@ -61,17 +61,18 @@ def retrieval_record(got: Retrieved, relevant_at: float) -> Candidate:
 
 
 def part_retrieval_record(
-    number: int, part: str, qtype: str, got: Retrieved, relevant_at: float
+    iteration: int, number: int, part: str, qtype: str, got: Retrieved, relevant_at: float
 ) -> Candidate:
     """Return the trace record of the search for a question's other part (`retrieve_parts`).
 
-    Its `iteration` is the part's number (the first search is 0); its text names the part.
+    `iteration`: the search's place after the first (0); `number`: the part's place among
+    the message's parts, which its text names.
     """
     record = retrieval_record(got, relevant_at)
     return {
         **record,
-        "iteration": number,
-        "text": f"part {number + 1}, {qtype}: {part!r}: {record['text']}",
+        "iteration": iteration,
+        "text": f"part {number}, {qtype}: {part!r}: {record['text']}",
     }
 
 

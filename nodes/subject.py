@@ -421,25 +421,55 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     )
 
 
-NUMBERED = re.compile(r"\b([a-z]+)[\s-]+(\d+[a-z]?)\b")
-"""A name's word and the number after it: "trisomy 13", "type 2", "chromosome 22"."""
+NUMBERED = re.compile(r"\b([a-z]+)[\s-]+(\d+[a-z]?|i{1,3}|iv|v)\b")
+"""A name's word and the number after it: "trisomy 13", "type 2", "chromosome 22", "type II"."""
+
+ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
+
+NUMBERING_WORDS = frozenset("type types stage grade class phase form group level".split())
+"""Words that number whatever they stand beside ("type 2 diabetes", "Waardenburg syndrome
+type 1"): such a number belongs to the nearest name word, not to the word itself."""
+
+
+def _numbered(text: str) -> dict[str, set[str]]:
+    """Return each numbered name word of `text` with its numbers (`NUMBERED`).
+
+    A numbering word ("type") is keyed by the nearest word that names something, after the
+    number ("type 2 diabetes") or before the numbering word ("Diabetes Type 1").
+    """
+    lowered = text.lower()
+    found: dict[str, set[str]] = {}
+    for match in NUMBERED.finditer(lowered):
+        word, number = match.group(1), ROMAN.get(match.group(2), match.group(2))
+        if word in NUMBERING_WORDS:
+            after = [w for w in re.findall(r"[a-z]+", lowered[match.end() :])[:1]]
+            before = [
+                w
+                for w in re.findall(r"[a-z]+", lowered[: match.start()])[-3:]
+                if w not in GENERIC_SUBJECT_WORDS and w not in STOPWORDS_EN_PLUS
+            ][-1:]
+            named = [w for w in after if w not in STOPWORDS_EN_PLUS] or before
+            if not named:
+                continue
+            word = f"{word} {named[0]}"
+        found.setdefault(word, set()).add(number)
+    return found
 
 
 def numbers_another(question: str, focus: str) -> bool:
     """Tell whether a focus numbers a name the question numbers otherwise.
 
     Numbers are no subject words (`subject_tokens`), so "trisomy 18" shares all its words
-    with a question about "trisomy 13" and was on its subject; a focus writing a word's
+    with a question about "trisomy 13" and was on its subject; a focus writing a name's
     number the question writes with other numbers only is not ("Trisomy 18" for
-    "trisomy 13", "Diabetes Type 1" for "type 2 diabetes"). A question that numbers
-    nothing keeps its numbered kinds ("Noonan syndrome 6" for Noonan syndrome).
+    "trisomy 13", "Diabetes Type 1" for "type 2 diabetes", "type II" read as "type 2").
+    A numbering word counts with the name it numbers: "type 2 diabetes" does not rule out
+    "Waardenburg syndrome type 1". A question that numbers nothing keeps its numbered
+    kinds ("Noonan syndrome 6" for Noonan syndrome).
     """
-    asked: dict[str, set[str]] = {}
-    for word, number in NUMBERED.findall(question.lower()):
-        asked.setdefault(word, set()).add(number)
+    asked = _numbered(question)
     return any(
-        word in asked and number not in asked[word]
-        for word, number in NUMBERED.findall(focus.lower())
+        word in asked and not numbers & asked[word] for word, numbers in _numbered(focus).items()
     )
 
 

@@ -26,7 +26,7 @@ from veriloop.text import split_sentences
 
 ANAPHORS = re.compile(
     r"^(these|this|those|that|it|its|they|their|them|such|he|she|both|either|neither|"
-    r"(?:some|most|others|several)(?=,))\b",
+    r"(?:some|most|others|several)(?=,(?!\s*(?:if not|but not)\b)))\b",
     re.IGNORECASE,
 )
 """Openings whose meaning hangs on an earlier sentence ("Some, such as Alzheimer's disease,
@@ -61,11 +61,6 @@ ANNOUNCING = re.compile(
 """A sentence announcing the list after it, which ends with a stop, not a colon ("Here is
 what the standard cancer treatments are designed to do. - Surgery takes out ...")."""
 LEAD_IN = re.compile(r"\s+-\s+")
-
-GLUE = re.compile(r"(?<=[a-z0-9)%])\s+(?=[A-Z][a-z]|A\s)")
-"""A capitalised word right after a lower-case one, no punctuation between: where a list
-bullet or a sentence stop was lost in the scrape ("Sudden weakness Paralysis ...", "hearing
-problems Your health care provider will ...")."""
 
 CLAUSE_OPENERS = frozenset(
     "that which where when whether if because while since although unless until who".split()
@@ -133,7 +128,9 @@ def lost_stops(text: str, acronyms: frozenset[str] | None = None) -> list[int]:
     acronym the text defines (`acronyms`; None: those `text` itself defines) is a glued
     word too when a verb follows it ("... thoughts of death or suicide SAD may be
     effectively treated ...", where the page wrote "seasonal affective disorder, or SAD"):
-    any acronym would cut "Upper GI endoscopy" and "If you lacked GH" wrongly.
+    any acronym would cut "Upper GI endoscopy" and "If you lacked GH" wrongly. The copy
+    rule (`nodes.judges.mismatch`) reads a whole passage, so its default finds the
+    passage's acronyms and a copy may end where the units are cut.
     """
     named = defined_acronyms(text) if acronyms is None else acronyms
     points = []

@@ -42,9 +42,23 @@ def test_the_least_recently_used_text_is_dropped_past_the_size() -> None:
     assert embed.batches[-1] == ["bb"]
 
 
-def test_a_repeated_embedding_call_is_marked_cached() -> None:
+def test_kept_rows_are_copies_not_views_of_their_batch() -> None:
+    memo, embed = EmbeddingMemo(), Counting()
+    batch, _ = memo.vectors("m", ["a", "bb"], embed)
+    batch[0, 0] = 99.0  # the caller's array is its own
+    again, _ = memo.vectors("m", ["a"], embed)
+    assert again.tolist() == [[1.0, 1.0]] and again[0].base is not batch
+
+
+def test_models_embed_each_text_once_and_never_with_another_embedders_vectors() -> None:
     models = fake_models([], vectors={"x": [1.0, 0.0], "y": [0.0, 1.0]}, dim=2)
-    _, first = models.embed(["x", "y"], purpose="rerank")
-    vectors, second = models.embed(["y", "x"], purpose="rerank")
-    assert not first["cached"] and second["cached"]
-    assert vectors.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    seen: list[list[str]] = []
+    inner = models.embedder.embed
+    models.embedder.embed = lambda texts: seen.append(list(texts)) or inner(texts)  # type: ignore[method-assign]
+    models.embed(["x", "y"], purpose="rerank")
+    vectors, call = models.embed(["y", "x"], purpose="rerank")
+    assert seen == [["x", "y"]] and vectors.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    assert call["cached"] is False  # `cached` is the on-disk model-call cache's
+    # a new embedder under the same name embeds afresh
+    models.embedder = fake_models([], vectors={"x": [0.0, 1.0]}, dim=2).embedder
+    assert models.embed(["x"], purpose="rerank")[0].tolist() == [[0.0, 1.0]]

@@ -507,7 +507,7 @@ def test_an_extracted_unit_is_checked_and_cited_whole(
     unit = f"{NOONAN} It is autosomal in most families."
     backend, _, kb, _ = setup(fake_backend, tmp_path, monkeypatch, [])
     monkeypatch.setattr(
-        "veriloop.graphs.grounded.extract_sentences", lambda *a, **k: ([(unit, "K-1")], None)
+        "veriloop.nodes.answer_units.extract_sentences", lambda *a, **k: ([(unit, "K-1")], None)
     )
     result = run(backend, kb, QUESTION, answer_mode="extract")
     assert [s["text"] for s in result["sentences"]] == [unit]
@@ -911,3 +911,45 @@ def test_a_kinds_page_of_the_asked_type_below_the_gate_leaves_the_subjects_pages
     assert typed_own < overview  # the fake embedder's (fixed) order
     far = retrieved(models, question, relevant_at=(typed_own + overview) / 2, asked="treatment")
     assert far.typed is False and far.typed_far is True
+
+
+def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veriloop.nodes.grounding import retrieve_parts
+    from veriloop.nodes.question_type import AskedPart
+
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    source = TypedSource(HYPOGLYCEMIA_PAGES)
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    part = AskedPart(
+        "And what steps should a pregnant woman take to avoid it?", "prevention", 0.9, 2
+    )
+    search = {"kb_dir": "", "corpus_dir": "", "candidates": 10, "keep": 5}
+    near = retrieve_parts(models, TWO_PARTS, [part], relevant_at=-1.0, **search)
+    [(_, got)] = near.searches
+    [prevention] = [p for p in got.ranked if p.get("qtype") == "prevention"]
+    assert near.parts[0]["passage_ids"] == [prevention["id"]] and not near.missing
+    above = prevention["relevance"] + 0.01  # the subject's pages stay on it, this one not
+    monkeypatch.setattr(
+        "veriloop.nodes.grounding.rank_passages",
+        _ranked_with_floor(above, qtype="prevention"),
+    )
+    far = retrieve_parts(models, TWO_PARTS, [part], relevant_at=above, **search)
+    assert far.parts == [] and far.missing == ["prevention"] and far.far == ["prevention"]
+
+
+def _ranked_with_floor(gate: float, qtype: str) -> Any:
+    """Rank as retrieval does, with every passage but `qtype`'s lifted over `gate`."""
+    from veriloop.nodes import grounding
+
+    real = grounding.rank_passages
+
+    def ranked(*args: Any, **kwargs: Any) -> Any:
+        passages, call = real(*args, **kwargs)
+        return [
+            {**p, "relevance": p["relevance"] if p.get("qtype") == qtype else gate + 0.1}
+            for p in passages
+        ], call
+
+    return ranked

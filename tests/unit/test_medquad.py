@@ -172,6 +172,12 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
         {**PAIRS[0], "qid": "4-1", "focus": "HIV/AIDS", "answer": "HIV is a virus. " * 3},
         {**PAIRS[0], "qid": "5-1", "focus": "Alcohol", "answer": "Alcohol is a drug. " * 3},
         {**PAIRS[1], "qid": "6-1", "focus": "Parasites - Lice - Body Lice", "answer": "Lice."},
+        {
+            **PAIRS[1],
+            "qid": "7-1",
+            "focus": "Parasites - African Trypanosomiasis (also known as Sleeping Sickness)",
+            "answer": "A parasite.",
+        },
     ]
     medquad._open.clear()
     index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
@@ -187,5 +193,9 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("I drink alcohol. Is that bad?") == ["Alcohol"]
     # a page filed under a category is named by its own name
     assert foci("Body Lice. How do I get rid of them?") == ["Parasites - Lice - Body Lice"]
+    # and by the words before a parenthesis in its name
+    assert foci("How is african trypanosomiasis treated?") == [rows[-1]["focus"]]
+    # names the search found take no place of those it missed
+    assert foci("flu and hiv/aids and bird flu", ("Flu", "HIV/AIDS")) == ["Bird Flu"]
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []

@@ -13,6 +13,7 @@ from veriloop.nodes.question_type import (
     more_asked,
     question_parts,
     question_types,
+    with_type_words_spelled,
 )
 
 
@@ -75,6 +76,15 @@ def test_the_bundled_classifier_has_every_medquad_type_and_cues_for_each() -> No
                 "how to diognose the disorder thank you!",
             ],
         ),
+        # "also" inside one question splits nothing; "and also" before a question does
+        (
+            "What can I also do to prevent it? How is it treated?",
+            ["What can I also do to prevent it?", "How is it treated?"],
+        ),
+        (
+            "Is it contagious, and also how long does it last?",
+            ["Is it contagious", "how long does it last?"],
+        ),
         # statements, thanks and short follow-ups are no parts
         ("My son is 4 months old. Is that normal? Thank you very much", []),
         ("is conception a requirement of a molar pregnancy. if so, when ?", []),
@@ -104,6 +114,9 @@ def test_the_other_parts_of_a_question_ask_their_own_types() -> None:
     assert more_asked(models, two, "prevention")[0][0].qtype == "causes"
     # a misspelt word is read as meant: "diognose" asks how it is diagnosed
     typo = "Does trisomy 13 get worse over time? Also, how to diognose the disorder?"
-    assert "exams and tests" in [p.qtype for p in more_asked(models, typo, None)[0]]
+    typed = more_asked(models, typo, None)[0]
+    assert "exams and tests" in [p.qtype for p in typed]
+    assert [p.number for p in typed if p.qtype == "exams and tests"] == [2]  # its place
+    assert with_type_words_spelled("how to diognose statins") == "how to diagnose statins"
     # one question: nothing more
     assert more_asked(models, "What causes hypoglycemia in newborns?", "causes") == ([], [])

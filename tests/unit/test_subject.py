@@ -289,6 +289,11 @@ def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> No
     ]
     assert numbers_another("type 2 diabetes in adults", "Diabetes Type 1")
     assert not numbers_another("type 2 diabetes in adults", "Type 2 Diabetes")
+    assert not numbers_another("Type II diabetes", "Diabetes Type 2")  # a Roman numeral
+    # a numbering word's number belongs to the name it numbers
+    assert not numbers_another(
+        "I have type 2 diabetes. Is Waardenburg syndrome inherited?", "Waardenburg syndrome type 1"
+    )
     # a question numbering nothing keeps its numbered kinds
     assert not numbers_another("what causes noonan syndrome", "Noonan syndrome 6")
 

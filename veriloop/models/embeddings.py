@@ -31,30 +31,37 @@ def normalise_rows(vectors: npt.ArrayLike) -> npt.NDArray[np.float32]:
 
 
 MEMO_TEXTS = 20_000
-"""Texts whose vectors an `EmbeddingMemo` keeps (384 floats each for MiniLM: about 30 MB)."""
+"""Texts whose vectors an `EmbeddingMemo` keeps (384 floats each for MiniLM: about 30 MB;
+each row is a copy, so no batch is held by one of its rows)."""
 
 
 class EmbeddingMemo:
-    """The vectors of the texts embedded last, so a text is embedded once per process.
+    """The vectors of the texts embedded last, so a text is not embedded again.
 
     The grounded default embeds the same texts again and again: a question's candidate
     passages for each part it asks, a page's units for the type test and then for the
     ranking, the pages of one subject for every question about it in a batch. Keyed by the
-    embedder's name and the text, least recently used dropped past `MEMO_TEXTS`;
-    thread-safe. A vector is the embedder's own for that text (a batch pads its texts, but
-    the attention mask keeps padding out of every text's vector).
+    embedder (the object, and its name) and the text, least recently used dropped past
+    `MEMO_TEXTS`; thread-safe (two threads missing the same text at once may both embed
+    it). A kept vector is the one the text got in the batch that first embedded it: a
+    batch pads its texts, and its attention mask keeps the padding out up to float noise,
+    so a score at a threshold's edge can differ in the last digits from a fresh batch's.
     """
 
     def __init__(self, size: int = MEMO_TEXTS) -> None:
         """Keep at most `size` vectors."""
         self.size = size
         self._vectors: OrderedDict[tuple[str, str], npt.NDArray[np.float32]] = OrderedDict()
+        """(embedder key, text) -> a copy of its row."""
         self._lock = threading.Lock()
 
     def vectors(
         self, name: str, texts: list[str], embed: Callable[[list[str]], npt.NDArray[np.float32]]
     ) -> tuple[npt.NDArray[np.float32], bool]:
         """Return one row per text, embedding (with `embed`) only the texts not kept.
+
+        `name` keys the embedder: callers pass its object id with its name, so a swapped or
+        rebuilt embedder never gets another's vectors.
 
         Returns:
             The rows, and whether every text was kept (nothing was embedded).
@@ -70,12 +77,13 @@ class EmbeddingMemo:
             new = embed(missing)
             with self._lock:
                 for text, row in zip(missing, new, strict=True):
+                    row = np.array(row, dtype=np.float32)  # a copy: not a view of the batch
                     kept[text] = row
                     self._vectors[(name, text)] = row
                     self._vectors.move_to_end((name, text))
                 while len(self._vectors) > self.size:
                     self._vectors.popitem(last=False)
-        return np.stack([kept[t] for t in texts]).astype(np.float32), not missing
+        return np.stack([kept[t] for t in texts]), not missing
 
 
 class SentenceTransformerEmbedder:

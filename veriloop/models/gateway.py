@@ -410,12 +410,13 @@ class Models:
     def embed(self, texts: list[str], *, purpose: str) -> tuple[npt.NDArray[np.float32], ModelCall]:
         """Return unit-length embeddings of `texts` with the accounting of the call.
 
-        A text embedded before in this process is not embedded again (`EmbeddingMemo`);
-        the call is `cached` when none had to be.
+        A text this embedder embedded before is not embedded again (`EmbeddingMemo`).
+        `cached` stays for the on-disk model-call cache: a call the memo answered whole is
+        not marked (reports read `cached` as "came from the model-call cache").
         """
         started = time.perf_counter()
-        vectors, cached = self._embedded.vectors(
-            self.embedder.name,
+        vectors, _ = self._embedded.vectors(
+            f"{id(self.embedder)}:{self.embedder.name}",
             texts,
             lambda missing: self._retrying(
                 f"embedding model ({self.embedder.name})", lambda: self.embedder.embed(missing)
@@ -428,7 +429,7 @@ class Models:
             tokens_in=0,
             tokens_out=0,
             seconds=round(time.perf_counter() - started, 6),
-            cached=cached and bool(texts),
+            cached=False,
             error=None,
         )
         return vectors, call
