@@ -56,9 +56,10 @@ def shown(record: dict[str, Any]) -> dict[str, Any]:
     if record.get("refusal") or not record.get("answer"):
         reason = (record.get("refusal") or {}).get("detail") or record.get("error") or "no answer"
         return {"refused": True, "text": f"(refused) {reason}", "sources": []}
+    note = outputs.get("not_covered")  # what the answer says it does not cover
     return {
         "refused": False,
-        "text": record["answer"],
+        "text": record["answer"] + (f" (Not covered: {note})" if note else ""),
         "sources": [f"[{s['number']}] {s['title']}" for s in outputs.get("sources", [])],
     }
 

@@ -42,6 +42,7 @@ from langgraph.runtime import Runtime
 
 from veriloop.context import MethodSettings
 from veriloop.graphs.registry import method_id, studio_name
+from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
 from veriloop.nodes.answer_units import (
@@ -463,7 +464,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     reason: StopReason
     best = max((p["relevance"] for p in state.passages), default=None)
     own = [p for p in state.passages if not p.get("kin")] or state.passages
-    subject = own[0]["title"] if own else "the subject"
+    subject = page_name(own[0]["title"]) if own else "the subject"
     if not state.relevant:
         detail = hard_refusal_detail(
             state.no_page_about,
