@@ -118,6 +118,15 @@ class GroundedContext(MethodSettings, SourceSettings, DecisionSettings):
             "the question names a subject no retrieved page is about (nodes/subject.py)."
         },
     )
+    answer_off_subject: bool = field(
+        default=False,
+        metadata={
+            "description": "With match_focus, answer from the retrieved pages when none is on "
+            "the question's subject and the question names none the subject rule can read "
+            "(off: refuse; such answers were rated good in 0 of 21 MEDIQA questions, "
+            "docs/benchmarks/rating_tally_s26.md)."
+        },
+    )
     relevant_at: float = field(
         default=0.5,
         metadata={
@@ -218,6 +227,8 @@ class State(OutputState, TracedState):
     relevant: bool = False
     no_page_about: str | None = None
     """The question's subject phrase when no retrieved page is about it (hard refusal)."""
+    no_subject: bool = False
+    """No retrieved page is on the question's subject and it names none (hard refusal)."""
     nearest_pages: list[str] = field(default_factory=list)
     """With `no_page_about`: the foci of the pages retrieval found instead."""
     found: str = ""
@@ -301,6 +312,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         relevant_at=context.subject_relevant_at,
         asked=first,
         question_vector=vector,
+        off_subject=context.answer_off_subject,
         **search,
     )
     name, gate = (
@@ -334,6 +346,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "passages": [*got.ranked, *(p for p in found.passages if p["id"] not in kept)],
         "relevant": record["passed"],
         "no_page_about": uncovered,
+        "no_subject": got.no_subject,
         "nearest_pages": subject.nearest if subject and uncovered else [],
         "on_subject": got.on_subject,
         "found": record["text"],
@@ -473,6 +486,7 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             state.gate,
             state.found,
             [p["title"] for p in state.passages if p["title"]] if state.on_subject else [],
+            no_subject=state.no_subject,
         )
         refusal, reason = Refusal(kind="hard", detail=detail), "refused"
     elif state.asked and state.typed is False and not state.sentences:

@@ -211,6 +211,9 @@ class Retrieved:
     typed_far: bool = False
     """With `typed` False: the subject's own pages do answer the asked type, but not close
     enough to the question (below `relevant_at`): not "says nothing about"."""
+    no_subject: bool = False
+    """No page was on the question's subject and none of its words named one: `ranked` is
+    empty (`off_subject` False) and the caller refuses."""
 
     @property
     def best_relevance(self) -> float | None:
@@ -231,6 +234,7 @@ def retrieve_ranked(
     question_match: int = 0,
     asked: str | None = None,
     question_vector: npt.NDArray[Any] | None = None,
+    off_subject: bool = True,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
@@ -248,7 +252,9 @@ def retrieve_ranked(
     (`nodes.page_types`: looked up by focus when the search missed them, their page's
     opening first); kinds of the subject are kept only when its own pages have nothing
     of that type, and when theirs fall below `relevant_at`, the subject's pages are read
-    for the type instead (`typed` False).
+    for the type instead (`typed` False). When no page is on the subject and the question
+    names none the rule can read (`SubjectMatch` unmatched, nothing uncovered), the
+    candidates answer only with `off_subject`; else nothing is kept (`no_subject`).
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
@@ -277,6 +283,17 @@ def retrieve_ranked(
             len(found) - len(on_focus),
             subject,
             set_aside=aside,
+        )
+    if not off_subject and not subject.matched and any(p["title"] for p in on_focus):
+        return Retrieved(  # answers from such pages: 0 good of 21 rated (issue 38)
+            source.name,
+            len(found),
+            [],
+            calls,
+            len(found) - len(on_focus),
+            subject,
+            set_aside=list(dict.fromkeys(p["title"] for p in found if p["title"])),
+            no_subject=True,
         )
     ranked, call = rank_passages(models, question, on_focus, len(on_focus), question_vector)
     ranked = [p for p in ranked if has_quotable(p["text"])]  # not all resource lists

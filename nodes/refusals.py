@@ -83,6 +83,7 @@ def hard_refusal_detail(
     gate: str,
     found: str = "",
     subject_pages: Sequence[str] = (),
+    no_subject: bool = False,
 ) -> str:
     """Say why nothing retrieved can answer, and what was found and set aside.
 
@@ -90,9 +91,16 @@ def hard_refusal_detail(
     passage" when passages were found and dropped: `found` (`found_note`) says what they
     were and why they were set aside. `subject_pages`: the pages on the question's subject
     that were kept and were not close enough to the question (no other page answers for
-    them).
+    them). `no_subject`: no page was on the question's subject and the question named
+    none the subject rule could read (`Retrieved.no_subject`).
     """
-    if subject_pages and best_relevance is not None:
+    if no_subject:
+        why = (
+            "no retrieved page is on the question's subject, and the question names none of "
+            "the pages' subjects (answers from other pages were rated bad; "
+            "answer_off_subject=true answers from them)"
+        )
+    elif subject_pages and best_relevance is not None:
         pages = _names(list(dict.fromkeys(subject_pages)))
         why = (
             f"the pages on the question's subject ({pages}) are not close enough to what it "

@@ -953,3 +953,23 @@ def _ranked_with_floor(gate: float, qtype: str) -> Any:
         ], call
 
     return ranked
+
+
+def test_no_page_on_a_subject_the_question_never_names_is_a_refusal(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, _, _ = setup(
+        fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
+    )
+    pages = [("Hearing Loss", "Hearing loss is a common problem caused by noise and aging.")]
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
+    question = "My son woke up with a bit of drainage this morning. Is that normal?"
+    settings: dict[str, Any] = {"answer_mode": "extract", "relevant_at": -1.0}
+    refused = run(backend, "", question, **settings)
+    assert refused["answer"] is None and refused["refusal"]["kind"] == "hard"
+    assert refused["refusal"]["detail"].startswith(
+        "no retrieved page is on the question's subject, and the question names none"
+    )
+    assert "set aside: Hearing Loss" in refused["refusal"]["detail"]
+    answered = run(backend, "", question, answer_off_subject=True, **settings)
+    assert "Hearing loss is a common problem" in answered["answer"]
