@@ -239,6 +239,7 @@ MAX_ASKED = 3
 """Types one question is answered for, the whole question's first."""
 
 
+@cache
 def type_words() -> list[str]:
     """Return the words that name the question types (cue_words.json) and their plurals."""
     named = {w for words in _named_words().values() for phrase in words for w in phrase.split()}

@@ -541,6 +541,11 @@ class TitledSource:
         return [passage]  # each page is one passage
 
 
+def use_source(monkeypatch: pytest.MonkeyPatch, source: Any) -> None:
+    """Make retrieval search `source` (a fake PassageSource) instead of MedQuAD."""
+    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+
+
 def retrieved(models: Models, question: str, **settings: Any) -> Any:
     """Run `retrieve_ranked` on the monkeypatched source: 10 candidates, 5 kept, unless set."""
     return retrieve_ranked(
@@ -562,7 +567,7 @@ def test_a_subject_no_page_is_about_is_refused_by_name(
 ) -> None:
     backend, models, _, judge = setup(fake_backend, tmp_path, monkeypatch, [])
     source = TitledSource(FISSURE_PAGES)
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    use_source(monkeypatch, source)
     question = "I have been battling anal fissure for two years. What should I do?"
     result = run(backend, "", question, answer_mode="extract")
     assert result["stop_reason"] == "refused" and result["refusal"]["kind"] == "hard"
@@ -584,7 +589,7 @@ def test_only_pages_on_the_subject_reach_the_answer(
 ) -> None:
     backend, _, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
     pages = [("Crohn's Disease", "Anal fissures are small tears."), *FISSURE_PAGES[:1]]
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
+    use_source(monkeypatch, TitledSource(pages))
     result = run(
         backend,
         "",
@@ -639,7 +644,7 @@ def test_pages_on_the_subject_below_the_gate_are_not_replaced_by_other_pages(
         ],
     }
     backend, models = fake_backend([], vectors=vectors)
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
+    use_source(monkeypatch, TitledSource(pages))
 
     def titles(relevant_at: float) -> list[str]:
         got = retrieved(models, question, candidates=5, keep=2, relevant_at=relevant_at)
@@ -705,7 +710,7 @@ def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
         ("High Blood Pressure", "Medicines for high blood pressure help.", "treatment", ["C1"]),
         ("Hypotension", "Hypotension is blood pressure that is low.", "treatment", ["C2"]),
     ]
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
+    use_source(monkeypatch, TypedSource(pages))
     question = "how is hypertension treated"
     got = retrieved(models, question, asked="treatment")
     assert got.typed is True and got.on_subject
@@ -733,7 +738,7 @@ def test_a_named_adult_gets_no_childrens_page_of_the_same_concept(
             ["C1"],
         ),
     ]
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
+    use_source(monkeypatch, TypedSource(pages))
 
     def titles(question: str) -> set[str]:
         got = retrieved(models, question)
@@ -766,7 +771,7 @@ def test_the_subjects_page_of_the_asked_type_is_found_when_the_search_missed_it(
         ("Leigh Syndrome", "Leigh syndrome is rare.", "outlook", []),
     ]
     source = TypedSource(searched, unsearched)
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    use_source(monkeypatch, source)
     question = "how is leigh syndrome treated"
     got = retrieved(models, question, asked="treatment")
     assert got.typed is True and got.on_subject
@@ -785,7 +790,7 @@ def test_a_looked_up_page_of_the_asked_type_is_held_to_the_gate(
     searched = [("Hypoglycemia", "Hypoglycemia is low blood sugar in the body.", "information", [])]
     unsearched = [("Hypoglycemia", "Too much insulin causes it.", "causes", [])]
     source = TypedSource(searched, unsearched)
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    use_source(monkeypatch, source)
     question = "what causes hypoglycemia"
     kept = retrieved(models, question, relevant_at=-1.0, asked="causes")
     assert kept.typed is True and [p["id"] for p in kept.ranked] == ["U-1"]
@@ -818,7 +823,7 @@ def test_the_subject_rule_reads_the_question_as_the_source_spells_its_pages(
     question = "I want more about familial Mediterean fever"
 
     def titles(source: TitledSource) -> list[str]:
-        monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+        use_source(monkeypatch, source)
         got = retrieved(models, question, candidates=5, keep=2)
         return [p["title"] for p in got.ranked]
 
@@ -843,7 +848,7 @@ def test_each_part_of_a_two_part_question_is_answered_from_its_own_type(
         fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
     )
     source = TypedSource(HYPOGLYCEMIA_PAGES)
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    use_source(monkeypatch, source)
     settings: dict[str, Any] = {
         "answer_mode": "extract",
         "relevant_at": -1.0,
@@ -889,7 +894,7 @@ def test_a_kinds_page_of_the_asked_type_below_the_gate_leaves_the_subjects_pages
         ("Flu", "Flu is an infection of the nose, throat and lungs.", "information", []),
         ("2009 H1N1 Flu", "Antiviral drugs treat 2009 H1N1 flu.", "treatment", []),
     ]
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(pages))
+    use_source(monkeypatch, TypedSource(pages))
     question = "What are the treatments of flu?"
     kept = retrieved(models, question, relevant_at=-1.0, asked="treatment")
     assert kept.typed is True and [p["title"] for p in kept.ranked] == ["2009 H1N1 Flu"]
@@ -903,7 +908,7 @@ def test_a_kinds_page_of_the_asked_type_below_the_gate_leaves_the_subjects_pages
     assert read.typed_far is False  # the subject's own pages have no treatment answer
     # the subject's own page of the type below the gate: it is there, just too far
     own = [*pages, ("Flu", "Antiviral drugs treat flu in some people.", "treatment", [])]
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TypedSource(own))
+    use_source(monkeypatch, TypedSource(own))
     relevance = {
         (p["title"], p.get("qtype")): p["relevance"] for p in retrieved(models, question).ranked
     }
@@ -921,7 +926,7 @@ def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(
 
     _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
     source = TypedSource(HYPOGLYCEMIA_PAGES)
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: source)
+    use_source(monkeypatch, source)
     part = AskedPart(
         "And what steps should a pregnant woman take to avoid it?", "prevention", 0.9, 2
     )
@@ -962,7 +967,7 @@ def test_no_page_on_a_subject_the_question_never_names_is_a_refusal(
         fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
     )
     pages = [("Hearing Loss", "Hearing loss is a common problem caused by noise and aging.")]
-    monkeypatch.setattr("veriloop.nodes.grounding.open_source", lambda *a, **k: TitledSource(pages))
+    use_source(monkeypatch, TitledSource(pages))
     question = "My son woke up with a bit of drainage this morning. Is that normal?"
     settings: dict[str, Any] = {"answer_mode": "extract", "relevant_at": -1.0}
     refused = run(backend, "", question, **settings)
