@@ -672,6 +672,34 @@ def test_pages_on_the_subject_below_the_gate_are_not_replaced_by_other_pages(
     )
 
 
+def test_pages_off_a_matched_subject_are_named_but_never_embedded(
+    fake_backend: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = [
+        ("Drinking Water", "Drinking water comes from wells."),
+        ("Thrombocytopenia", "Quinine can cause thrombocytopenia."),
+        ("Gout", "Gout is treated with colchicine."),
+    ]
+    _, models = fake_backend([], vectors={})
+    use_source(monkeypatch, TitledSource(pages))
+    embedded: list[str] = []
+    embed = models.embed
+
+    def spy(texts: list[str], *, purpose: str) -> Any:
+        embedded.extend(texts)
+        return embed(texts, purpose=purpose)
+
+    monkeypatch.setattr(models, "embed", spy)
+    got = retrieved(models, "Is it ok to drink quinine in seltzer water?", keep=2)
+    assert [p["title"] for p in got.ranked] == ["Drinking Water"]
+    assert got.set_aside == ["Thrombocytopenia", "Gout"]  # named, in the search's order
+    assert not any("Quinine can" in t or "Gout is" in t for t in embedded)
+    assert "Drinking Water. Drinking water comes from wells." in embedded
+    embedded.clear()
+    unmatched = retrieved(models, "Is it ok to drink quinine?", keep=3, match_focus=False)
+    assert len(unmatched.ranked) == 3 and len(embedded) == 4  # no subject rule: all ranked
+
+
 class TypedSource(TitledSource):
     """Titled pages that also carry MedQuAD's question type and UMLS concepts."""
 
