@@ -151,11 +151,12 @@ GENERIC_FOCUS_WORDS = frozenset(
         [
             "disease diseases disorder disorders syndrome syndromes condition conditions "
             "problem problems information overview health type types what you need to know "
-            "about the and of in for with"
+            "about the and of in for with gene genes mutation mutations"
         ]
     )[0]
 )
-"""Focus words that name no particular condition ("Anal Disorders" is about the anus)."""
+"""Focus words that name no particular condition ("Anal Disorders" is about the anus;
+"MTHFR gene mutation" about MTHFR, which people name by its variant)."""
 
 
 def focus_words(text: str) -> set[str]:

@@ -50,7 +50,7 @@ GENERIC_SUBJECT_WORDS = frozenset(
     treatment treatments
     treat treated cause causes caused symptom symptoms sign signs diagnose diagnosed
     diagnosis prevent prevention test tests testing help please question questions thank
-    thanks doctor doctors""".split()
+    thanks doctor doctors gene genes mutation mutations""".split()
 )
 """Words that break a subject run: they say what is asked about a subject, not which one."""
 

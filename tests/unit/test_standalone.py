@@ -109,6 +109,8 @@ def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
     assert not off_focus("What is hypertension?", "High Blood Pressure")
     assert not off_focus("Is Noonan syndrome inherited?", "Noonan syndrome 6")  # subtype number
     assert off_focus("What are the symptoms of type 2 diabetes?", "Diabetes Insipidus")
+    # "gene" and "mutation" say what about a subject, not which: the gene is the subject
+    assert not off_focus("Homozygous MTHFR A1298C long term prognosis?", "MTHFR gene mutation")
 
 
 def test_a_list_whose_bullets_the_scrape_lost_is_cut_into_its_items() -> None:

@@ -145,6 +145,20 @@ def test_use_is_no_part_of_a_subject() -> None:
     assert match_subject(question, titles, texts).kept == [0]
 
 
+def test_a_gene_page_is_on_a_question_naming_the_gene_alone() -> None:
+    # GARD files the MTHFR variants under "MTHFR gene mutation"; people write the variant
+    question = "Homozygous MTHFR A1298C health issues and long term prognosis?"
+    titles = ["MTHFR gene mutation", "Isaacs' Syndrome", "Iron-Deficiency Anemia"]
+    texts = [
+        "MTHFR gene mutations may affect how the body processes homocysteine.",
+        "Isaacs' syndrome is a rare neuromuscular disorder.",
+        "Iron-deficiency anemia is a common type of anemia.",
+    ]
+    assert focus_terms("MTHFR gene mutation") == {"mthfr"}
+    match = match_subject(question, titles, texts)
+    assert match.matched and match.kept == [0]
+
+
 @pytest.mark.parametrize(
     ("question", "focus", "kin"),
     [
