@@ -183,8 +183,13 @@ def off_focus(question: str, focus: str) -> bool:
     return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
 
 
-def _subject_of(question: str, passages: Sequence[SourcePassage]) -> SubjectMatch:
-    return match_subject(question, [p["title"] for p in passages], [p["text"] for p in passages])
+def _subject_of(
+    question: str, passages: Sequence[SourcePassage], found: Sequence[SourcePassage]
+) -> SubjectMatch:
+    others = [p["title"] for p in found if p["title"] and p not in passages]
+    return match_subject(
+        question, [p["title"] for p in passages], [p["text"] for p in passages], others
+    )
 
 
 @dataclass
@@ -270,12 +275,12 @@ def retrieve_ranked(
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
     on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
-    subject = _subject_of(question, on_focus)
+    subject = _subject_of(question, on_focus, found)
     named = [p for p in found if p not in on_focus]
     named = [p for p in named if writes_name(question, p["title"], [p["text"]])]
     if named and not subject.matched:  # no page under the question's own name: one that
         on_focus += named  # writes it ("alcohol use disorder") is no neighbour
-        subject = _subject_of(question, on_focus)
+        subject = _subject_of(question, on_focus, found)
     aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
     if subject.uncovered:
         return Retrieved(
@@ -302,7 +307,11 @@ def retrieve_ranked(
     kept_ids = {on_focus[i]["id"] for i in subject.kept}
     if subject.matched:  # pages about the same UMLS concept under another name
         own_cuis = {
-            c for i in subject.kept if i not in subject.kin for c in on_focus[i].get("cuis", [])
+            c
+            for i in subject.kept
+            if i not in subject.kin
+            for c in on_focus[i].get("cuis", [])
+            if c  # CDC's pages have none: [None] in the index is no shared concept
         }
         kept_ids |= {  # a named adult's: no children's page joins
             p["id"]

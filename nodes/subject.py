@@ -362,6 +362,39 @@ def writes_name(question: str, focus: str, texts: Iterable[str]) -> bool:
     return False
 
 
+def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) -> bool:
+    """Tell whether a page defines its subject in the question's own words.
+
+    A sentence "<focus> is a/an/the <head> ..." whose first clause opens on a word of the
+    question (`asked`, stemmed) and holds another: "Scabies is an infestation of the skin
+    by the human itch mite" for "mite infestation". The question names the page's subject
+    by what it is, not by its name. A first clause that opens on a generic word ("... is a
+    disease in which ...") or holds one question word only says nothing of the kind.
+    """
+    name = re.sub(r"\s*\([^)]*\)", "", page_name(focus)).strip()
+    if len(name) < 3:
+        return False
+    defining = re.compile(
+        rf"^(?:(?:an?|the)\s+)?{re.escape(name)}(?:\s*\([^)]*\))?,?\s+(?:is|are)\s+"
+        r"(?:an?\s+|the\s+)?(.*)$",
+        re.IGNORECASE,
+    )
+    for text in texts:
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            found = defining.match(sentence)
+            if not found:
+                continue
+            clause = DEFINITION_CLAUSE_END.split(found.group(1))[0]
+            words = [t for t in subject_tokens(clause) if t is not None]
+            if words and words[0] in asked and len(set(words) & asked) >= 2:
+                return True
+    return False
+
+
+DEFINITION_CLAUSE_END = re.compile(r"[,;:(]|\b(?:that|which|who|in which|where|when)\b")
+"""Where a definition's first clause ends: what follows qualifies it."""
+
+
 def _inside_name(text: str, start: int, written: str) -> bool:
     """Tell whether a capitalised match continues a proper name ("Parsonage(-)Turner ...")."""
     before = text[:start]
@@ -501,13 +534,19 @@ class SubjectMatch:
         return 0 if self.uncovered else self.total - len(self.kept)
 
 
-def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) -> SubjectMatch:
+def match_subject(
+    question: str, titles: Sequence[str], texts: Sequence[str], others: Sequence[str] = ()
+) -> SubjectMatch:
     """Keep the candidates whose page is on the question's subject (see the module's rule).
 
     Args:
         question: The user's question.
         titles: Each candidate's page focus, in retrieval order ("" when it has none).
         texts: Each candidate's passage text, in the same order.
+        others: Foci the search also found but the caller set aside (neighbouring
+            conditions): never kept, but their words name subjects too, so a phrase
+            narrowed by one does not fit a wider page ("sleep paralysis" with "Sleep
+            Apnea" set aside is not "Paralysis").
 
     Returns:
         The indexes kept; with `uncovered` set when the question has a subject phrase and
@@ -519,6 +558,7 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
         return SubjectMatch(kept=every, total=len(titles))
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
+    vocabulary |= {t for title in others for t in focus_terms(title)}
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
     naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
@@ -541,6 +581,17 @@ def match_subject(question: str, titles: Sequence[str], texts: Sequence[str]) ->
             if titles[i]
             and writes_name(
                 question,
+                titles[i],
+                (text for other, text in zip(titles, texts, strict=True) if other == titles[i]),
+            )
+        ]
+    if not on and not phrases:  # no name the rule can read: a page defining its subject
+        on = [  # in the question's words ("an infestation ... by the itch mite") is on it
+            i
+            for i in every
+            if titles[i]
+            and defines_in_words(
+                asked,
                 titles[i],
                 (text for other, text in zip(titles, texts, strict=True) if other == titles[i]),
             )

@@ -776,6 +776,25 @@ def test_a_named_adult_gets_no_childrens_page_of_the_same_concept(
     assert titles("my father has IBS, what helps") == {pages[0][0]}
 
 
+def test_pages_without_a_concept_share_none(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [  # CDC's pages carry no UMLS concept: the index holds [None] for them
+        ("Parasites - Scabies", "Scabies is treated with scabicides.", "treatment", [None]),
+        (
+            "Parasites - Lice - Head Lice",
+            "Head lice are treated with a lotion.",
+            "treatment",
+            [None],
+        ),
+    ]
+    use_source(monkeypatch, TypedSource(pages))  # type: ignore[arg-type]
+    got = retrieved(models, "how is scabies treated", asked="treatment")
+    assert [p["title"] for p in got.ranked] == ["Parasites - Scabies"]
+    assert got.set_aside == ["Parasites - Lice - Head Lice"]
+
+
 def test_the_subjects_page_of_the_asked_type_is_found_when_the_search_missed_it(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -58,6 +58,12 @@ from veriloop.quotable import (
             "Set Realistic Goals Setting realistic weight-loss goals is a first step.",
             "Setting realistic weight-loss goals is a first step.",
         ),
+        (  # most of the heading said again, in other words
+            "Medications Used to Treat Scabies Products used to treat scabies are called "
+            "scabicides because they kill scabies mites.",
+            "Products used to treat scabies are called scabicides because they kill scabies "
+            "mites.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -77,6 +83,8 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "The RGS9 and RGS9BP proteins play an essential role in returning photoreceptors.",
         "Hepatitis A is a liver infection caused by the hepatitis A virus.",
         "For Women who are pregnant, the test is done at 24 weeks.",
+        # a name's head noun goes on past the capitalised run
+        "The NIDDK Nutrition for Chronic Kidney Disease Series includes three fact sheets.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from veriloop.knowledge.medquad import page_name
 from veriloop.nodes.subject import (
+    defines_in_words,
     focus_terms,
     kind_of,
     match_subject,
@@ -157,6 +158,23 @@ def test_a_gene_page_is_on_a_question_naming_the_gene_alone() -> None:
     assert focus_terms("MTHFR gene mutation") == {"mthfr"}
     match = match_subject(question, titles, texts)
     assert match.matched and match.kept == [0]
+
+
+def test_a_page_defining_its_subject_in_the_questions_words_is_on_it() -> None:
+    question = "Mite Infestation. What is the recommended treatment for mite infestation in humans?"
+    titles = ["Parasites - Scabies", "Parasites - Lice - Head Lice", "Osteoarthritis"]
+    texts = [
+        "Scabies is an infestation of the skin by the human itch mite (Sarcoptes scabiei).",
+        "Head lice are parasitic insects that can be found on the head.",
+        "Osteoarthritis is a disease in which the cartilage in joints wears away.",
+    ]
+    assert match_subject(question, titles, texts).kept == [0]
+    asked = frozenset(t for t in subject_tokens(question) if t)
+    assert defines_in_words(asked, titles[0], texts[:1])
+    # one question word, or a generic head ("a disease in which ..."), says nothing of it
+    assert not defines_in_words(asked, "Itch", ["Itch is a sensation that mites can cause."])
+    joints = frozenset({"joint", "cartilag"})
+    assert not defines_in_words(joints, "Osteoarthritis", texts[2:])
 
 
 @pytest.mark.parametrize(
