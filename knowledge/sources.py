@@ -82,6 +82,10 @@ class SourcePassage(TypedDict):
     kin: NotRequired[bool]
     """The page is about a kind of the question's subject, not the subject itself
     ("Bird Flu" for a flu question; `nodes.subject.kind_of`)."""
+    defines: NotRequired[str]
+    """The question's subject phrase, which this passage of a page about something else
+    says what it is ("sleep paralysis" on Narcolepsy's: `nodes.subject.defines_phrase`):
+    only its units writing the phrase are quoted."""
     page: NotRequired[str]
     """The answer (page) the passage is part of (MedQuAD); absent for other sources."""
     part: NotRequired[int]

@@ -188,11 +188,18 @@ def quote_answer(
 
     The first type is answered from the passages that are not only a part's: from pages of
     that type (`typed`) as such, else through its `TypeTest` (the subject's kinds' pages
-    apart, `kin`); "information" by a definition first. Then each part (`quote_parts`).
+    apart, `kin`); "information" by a definition first. Passages marked `defines` (pages
+    about something else that say what the question's subject phrase is) give only their
+    units that write the phrase. Then each part (`quote_parts`).
     """
     elsewhere = asked not in (None, "information") and typed is False
     kin = frozenset(p["id"] for p in passages if p.get("kin"))
-    about = TypeTest(str(asked), models, kin) if elsewhere else None
+    about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
+        TypeTest(str(asked), models, kin) if elsewhere else None
+    )
+    defined = next((p["defines"] for p in passages if p.get("defines")), None)
+    if defined:  # pages about something else: only what they say of the phrase
+        about = writes_phrase(defined)
     parts_only = {i for part in parts for i in part["passage_ids"]}
     first, call = extract_sentences(
         models,
@@ -209,9 +216,25 @@ def quote_answer(
     more, more_calls = quote_parts(models, parts, passages, count, relevance, first)
     return Quoted(
         units=[*first, *more],
-        calls=[*(about.calls if about else []), *([call] if call else []), *more_calls],
+        calls=[
+            *(about.calls if isinstance(about, TypeTest) else []),
+            *([call] if call else []),
+            *more_calls,
+        ],
         first_unanswered=asked not in (None, "information") and not first,
     )
+
+
+def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:
+    """Return a test of units: does each write `phrase` (its words in order, any case)?"""
+    written = re.compile(
+        r"\b" + r"\s+".join(re.escape(word) for word in phrase.split()) + r"s?\b", re.I
+    )
+
+    def test(units: list[tuple[str, str]]) -> list[bool]:
+        return [bool(written.search(text)) for text, _ in units]
+
+    return test
 
 
 def _ranked(order: list[int], opened: list[int], definitions: list[int]) -> list[int]:

@@ -50,6 +50,7 @@ from veriloop.nodes.question_type import AskedPart
 from veriloop.nodes.subject import (
     SubjectMatch,
     about_children,
+    defines_phrase,
     kind_of,
     match_subject,
     writes_name,
@@ -260,7 +261,10 @@ def retrieve_ranked(
     of that type, and when theirs fall below `relevant_at`, the subject's pages are read
     for the type instead (`typed` False). When no page is on the subject and the question
     names none the rule can read (`SubjectMatch` unmatched, nothing uncovered), the
-    candidates answer only with `off_subject`; else nothing is kept (`no_subject`). Once
+    candidates answer only with `off_subject`; else nothing is kept (`no_subject`). When
+    no page is about the subject phrase (`uncovered`) and the question asks what it is,
+    passages of other pages that say what it is are kept, marked `defines` (Narcolepsy's
+    "sleep paralysis, which is an inability to move ..."); otherwise none. Once
     the subject matched, only its pages are embedded for ranking; the others are named as
     set aside (ranked ones first, then in the search's order).
     """
@@ -282,6 +286,22 @@ def retrieve_ranked(
         on_focus += named  # writes it ("alcohol use disorder") is no neighbour
         subject = _subject_of(question, on_focus, found)
     aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
+    if subject.uncovered and asked in (None, "information"):  # "what is sleep paralysis":
+        defining = defines_phrase(subject.uncovered)  # other pages may say what it is
+        passing = [p for p in on_focus if p["title"] and defining.search(p["text"])]
+        if passing:
+            ranked, call = rank_passages(models, question, passing, keep, question_vector)
+            return Retrieved(
+                source.name,
+                len(found),
+                [{**p, "defines": subject.uncovered.text} for p in ranked],
+                [*calls, *([call] if call else [])],
+                len(found) - len(on_focus),
+                subject,
+                on_subject=True,
+                set_aside=aside,
+                asked=asked,
+            )
     if subject.uncovered:
         return Retrieved(
             source.name,

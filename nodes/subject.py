@@ -454,6 +454,24 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     )
 
 
+def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
+    """Return the pattern of a text saying what a subject phrase is, in passing.
+
+    "... also experience sleep paralysis, which is an inability to move ...", "Sleep
+    paralysis (pah-RAL-ih-sis). This condition prevents you from moving ...", "sleep
+    paralysis is ...": a page about something else (Narcolepsy) that defines the phrase
+    answers what it is. A mention ("hallucinations and sleep paralysis") does not.
+    """
+    name = r"\s+".join(re.escape(word) for word in phrase.words)
+    return re.compile(
+        rf"\b{name}s?\b(?:\s*\([^)]*\))?"
+        r"(?:,\s*(?:which|that)\s+(?:is|are|means)\b|\s+(?:is|are|means|refers to)\s+(?:an?|the)\b"
+        r"|\.\s+(?:This|It)\s+(?:condition|disorder|symptom|problem)?\s*(?:is|are|prevents|causes|"
+        r"makes|happens|occurs)\b)",
+        re.IGNORECASE,
+    )
+
+
 NUMBERED = re.compile(r"\b([a-z]+)[\s-]+(\d+[a-z]?|i{1,3}|iv|v)\b")
 """A name's word and the number after it: "trisomy 13", "type 2", "chromosome 22", "type II"."""
 

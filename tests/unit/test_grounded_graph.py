@@ -584,6 +584,39 @@ def test_a_subject_no_page_is_about_is_refused_by_name(
     assert "1 about a neighbouring condition" in retrieval and "no page about" in retrieval
 
 
+SLEEP_PARALYSIS_PAGES = [
+    (
+        "Narcolepsy",
+        "Narcolepsy is a disorder that causes daytime sleepiness. Many people with narcolepsy "
+        "also experience sleep paralysis, which is an inability to move or speak for a while.",
+    ),
+    ("Paralysis", "Paralysis is the loss of muscle function in part of your body."),
+    ("Sleep Apnea", "Sleep apnea is a common disorder in which breathing stops."),
+]
+
+
+def test_a_subject_another_page_says_what_it_is_is_answered_from_that_alone(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge = ScriptedJudge(other=0.9)  # every quoted sentence backed: the quoting is tested
+    backend, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [], judge)
+    use_source(monkeypatch, TitledSource(SLEEP_PARALYSIS_PAGES))
+    question = "What exactly is sleep paralysis?"
+    settings = {"relevant_at": -1.0, "subject_relevant_at": -1.0, "question_types": False}
+    result = run(backend, "", question, answer_mode="extract", **settings)
+    # "sleep" names a page (Sleep Apnea, set aside): Paralysis is not on "sleep paralysis"
+    assert result["answer"] == (
+        "Many people with narcolepsy also experience sleep paralysis, which is an inability "
+        "to move or speak for a while [1]."
+    )
+    assert [s["title"] for s in result["sources"]] == ["Narcolepsy"]
+    retrieval = result["trace"]["candidates"][0]["text"]
+    assert "no page about 'sleep paralysis'" in retrieval
+    # asked how it is treated, a page that only says what it is answers nothing
+    treated = retrieved(models, "How is sleep paralysis treated?", asked="treatment")
+    assert treated.ranked == [] and treated.subject.uncovered.text == "sleep paralysis"
+
+
 def test_only_pages_on_the_subject_reach_the_answer(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

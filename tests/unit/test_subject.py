@@ -6,7 +6,9 @@ import pytest
 
 from veriloop.knowledge.medquad import page_name
 from veriloop.nodes.subject import (
+    SubjectPhrase,
     defines_in_words,
+    defines_phrase,
     focus_terms,
     kind_of,
     match_subject,
@@ -175,6 +177,16 @@ def test_a_page_defining_its_subject_in_the_questions_words_is_on_it() -> None:
     assert not defines_in_words(asked, "Itch", ["Itch is a sensation that mites can cause."])
     joints = frozenset({"joint", "cartilag"})
     assert not defines_in_words(joints, "Osteoarthritis", texts[2:])
+
+
+def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> None:
+    phrase = SubjectPhrase(("sleep", "paralysis"), ("sleep", "paralysi"))
+    defining = defines_phrase(phrase)
+    assert defining.search("Many also have sleep paralysis, which is an inability to move.")
+    assert defining.search("Sleep paralysis (pah-RAL-ih-sis). This condition prevents you ...")
+    assert defining.search("Sleep paralysis is a brief loss of movement.")
+    assert not defining.search("Hallucinations and sleep paralysis during sleep.")
+    assert not defining.search("Medicines also help prevent sleep paralysis.")
 
 
 @pytest.mark.parametrize(
