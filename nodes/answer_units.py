@@ -369,6 +369,30 @@ page's type ("People with dementia may not be able to think well enough ...", "P
 with ring chromosome 20 often have recurrent seizures"). Of the 1,156 MedQuAD units
 opening so with any verb, two thirds sit on GARD's overviews, which describe features."""
 
+SPREAD_BY = re.compile(
+    r"\b(?:spreads?|is spread|are spread|is transmitted|are transmitted|is passed|are passed|"
+    r"catch(?:es)?|get)\s+(?:[a-z]+\s+){0,3}?(?:through|by|from|via|when|during)\b[^.]{0,80}?"
+    r"\b(?:infected|contact|person|people|someone|sex|sexual|contaminated|mosquito(?:es)?|"
+    r"bites?|ticks?|droplets|cough\w*|sneez\w*|needles?|animals?|feces|stools?|partners?)\b"
+    r"|\b(?:give|pass|spread)\s+(?:it|the (?:virus|infection|disease))\s+to\b",
+    re.IGNORECASE,
+)
+"""A sentence saying how an infection is caught: what causes it, to the person asking
+("HIV most often spreads through unprotected sex with an infected person", "You can catch
+mumps by being with another person who has it", "Women can give it to their babies").
+It finds 193 MedQuAD units (cancer's spread through tissue left out: `NOT_CAUGHT`); of 40
+read, 39 say how a disease is caught or that it is not, one where imported cases come
+from."""
+
+NOT_CAUGHT = re.compile(r"\b(?:cancers?|tumou?rs?|cells|lymph|metasta\w*)\b", re.IGNORECASE)
+"""A cancer's spread through tissue and blood, which is its stage, not its cause."""
+
+
+def says_how_caught(unit: str) -> bool:
+    """Tell whether a unit says how an infection is caught (`SPREAD_BY`)."""
+    return bool(SPREAD_BY.search(unit)) and not NOT_CAUGHT.search(unit)
+
+
 ENUMERATES = re.compile(
     r"\b(?:include|includes|including|such as|for example)\b|:\s|"
     r"\w+, [\w\s()-]+, (?:[\w\s()-]+, )*(?:and|or) \w",
@@ -464,7 +488,8 @@ def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
 
     A unit holds the type's words when it holds one of its cue stems
     (`QuestionTypeClassifier.mentions`), or for symptoms when it says what people with
-    the condition have or lose (`SHOWS_SIGNS`); "information" (what it is) has no test.
+    the condition have or lose (`SHOWS_SIGNS`), for causes when it says how an infection
+    is caught (`says_how_caught`); "information" (what it is) has no test.
     On a page of the asked type the words pick the sentences that say it (`prefer`);
     on the subject's other pages the unit-type classifier decides (`TypeTest`).
     """
@@ -473,6 +498,8 @@ def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
     classifier = question_types()
     if asked == "symptoms":  # "People with dementia may lose their ability to ...": signs
         return lambda text: classifier.mentions(asked, text) or bool(SHOWS_SIGNS.match(text))
+    if asked == "causes":  # "HIV most often spreads through unprotected sex": how caught
+        return lambda text: classifier.mentions(asked, text) or says_how_caught(text)
     return lambda text: classifier.mentions(asked, text)
 
 
@@ -483,8 +510,10 @@ class TypeTest:
     The unit-type classifier (`nodes.unit_type`) gives the asked type enough probability,
     less when the unit holds the type's words (`asked_cues`: a cue stem); each type has
     its thresholds. For symptoms, a unit saying what people with the condition have or
-    lose (`SHOWS_SIGNS`) passes too. Where the classifier passes no unit, the words alone
-    decide, as they did before it: its recall on held-out foci is below theirs for
+    lose (`SHOWS_SIGNS`) passes too; for causes, a unit saying how an infection is caught
+    (`says_how_caught`) counts as the type's words where they decide, and lowers no
+    threshold. Where the classifier passes no unit, the words alone decide, as they did
+    before it: its recall on held-out foci is below theirs for
     prevention (0.47 / 0.72) and considerations (0.43 / 0.68), and a refusal where the
     page answers is a failure too; the subject's own pages and its kinds' (`kin`) each
     fall back apart. A list is read whole, lead-in and items as they are
@@ -512,12 +541,16 @@ class TypeTest:
         self.calls.extend(calls)
         cues = asked_cues(self.asked) or (lambda text: False)
         worded = [cues(text) for text in texts]
+        if self.asked == "causes":  # how it is caught lowers no threshold: it counts only
+            lowered = [question_types().mentions("causes", text) for text in texts]  # where
+        else:  # the words decide
+            lowered = worded
         probabilities = classifier.probability(self.asked, vectors)
         signs = self.asked == "symptoms"
         verdicts = [
             classifier.about(self.asked, float(p), has_cue)
             or (signs and bool(SHOWS_SIGNS.match(text)))
-            for p, has_cue, text in zip(probabilities, worded, texts, strict=True)
+            for p, has_cue, text in zip(probabilities, lowered, texts, strict=True)
         ]
         for kin in (False, True):  # the words decide where the meaning passes nothing: on
             # the subject's own pages apart from its kinds' (a kind's unit passing does not

@@ -103,6 +103,24 @@ def test_a_named_word_of_the_type_makes_a_sentence_about_it() -> None:
     assert test("Signs of ectopic pregnancy include abdominal pain.")
 
 
+@pytest.mark.parametrize(
+    ("unit", "caught"),
+    [
+        ("HIV most often spreads through unprotected sex with an infected person.", True),
+        ("Women can give it to their babies during pregnancy or childbirth.", True),
+        ("You can catch mumps by being with another person who has it.", True),
+        ("You cannot catch it from people.", True),  # that it is not caught answers too
+        ("Cancer can spread through tissue, the lymph system, and the blood.", False),
+        ("You can get enough calcium from food or supplements.", False),
+        ("HIV stands for human immunodeficiency virus.", False),
+    ],
+)
+def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool) -> None:
+    causes = asked_cues("causes")
+    assert causes is not None
+    assert causes(unit) is caught
+
+
 def test_medquad_page_keys_are_unique_where_sites_share_a_qid() -> None:
     from veriloop.knowledge.medquad import page_keys
 
@@ -531,3 +549,14 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     mixed = [*worded, ("Flu comes from viruses.", "K-1")]
     assert causes(mixed) == [False, False, True]  # one group: the kind's unit passed
     assert TypeTest("causes", models, frozenset({"K-1"}))(mixed) == [True, False, True]
+    # how an infection is caught counts as the words of its cause: it passes where the
+    # words decide, not beside a unit the classifier passes (P 0.07 here)
+    spread = "Flu spreads when an infected person coughs."
+    caught = fake_models([], vectors={spread: [0.316, 0.949], **vectors}, dim=2)
+    read = [(spread, "P-1"), ("Flu spreads in winter.", "P-1")]
+    assert TypeTest("causes", caught)(read) == [True, False]
+    assert TypeTest("causes", caught)([*read, ("Flu comes from viruses.", "P-1")]) == [
+        False,
+        False,
+        True,
+    ]
