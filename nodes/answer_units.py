@@ -53,6 +53,7 @@ def extract_sentences(
     prefer: Callable[[str], bool] | None = None,
     lead: bool = False,
     causes: bool = False,
+    symptoms: bool = False,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -82,6 +83,10 @@ def extract_sentences(
         causes: The question asks what causes its subject: a unit saying what the page's
             subject itself causes ("Flu almost never causes an upset stomach", an effect)
             is not quoted while others are (`says_what_it_causes`).
+        symptoms: The question asks its subject's symptoms: a unit saying what causes the
+            subject ("other conditions that can cause dementia or dementia-like
+            symptoms", a cause however it names symptoms) is not quoted while others are
+            (`says_what_causes_it`).
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -89,10 +94,13 @@ def extract_sentences(
     """
     every = quotable_units(passages)
     previous = {unit: before for before, unit in pairwise(every) if before[1] == unit[1]}
+    titles = {p["id"]: p.get("title") or "" for p in passages}
     if causes:
-        titles = {p["id"]: p.get("title") or "" for p in passages}
         effects = {u for u in every if says_what_it_causes(u[0], titles.get(u[1], ""))}
         every = [u for u in every if u not in effects] or every
+    if symptoms:
+        origins = {u for u in every if says_what_causes_it(u[0], titles.get(u[1], ""))}
+        every = [u for u in every if u not in origins] or every
     found = every
     if about is not None:
         passed = {unit for unit, ok in zip(every, about(every), strict=True) if ok}
@@ -212,6 +220,7 @@ def quote_answer(
         prefer=asked_cues(asked) if typed else None,
         lead=bool(typed),
         causes=asked == "causes",
+        symptoms=asked == "symptoms",
     )
     more, more_calls = quote_parts(models, parts, passages, count, relevance, first)
     return Quoted(
@@ -287,6 +296,28 @@ def says_what_it_causes(unit: str, title: str) -> bool:
         return False
     names = _names(title)
     return bool(names) and bool(_causing(names).match(unit))
+
+
+def says_what_causes_it(unit: str, title: str) -> bool:
+    """Tell whether a unit says what causes its page's subject, not what the subject does.
+
+    "Doctors have identified other conditions that can cause dementia or dementia-like
+    symptoms", "Many different diseases can cause dementia": causes, though the first
+    names symptoms. "Dementia is the name for a group of symptoms caused by disorders"
+    (the subject first) and "Flu can cause a fever" are not.
+    """
+    names = _names(title)
+    return bool(names) and bool(_caused_of(names).search(unit))
+
+
+@lru_cache(maxsize=4096)
+def _caused_of(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Return the pattern of a sentence naming what causes one of `names`."""
+    named = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        rf"\bcaus(?:e|es|ing)\s+(?:\w+\s+){{0,2}}?(?:{named})\b|\bcauses? of\s+(?:{named})\b",
+        re.IGNORECASE,
+    )
 
 
 CAUSED = re.compile(

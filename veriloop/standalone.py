@@ -61,6 +61,13 @@ ANNOUNCING = re.compile(
 """A sentence announcing the list after it, which ends with a stop, not a colon ("Here is
 what the standard cancer treatments are designed to do. - Surgery takes out ...")."""
 LEAD_IN = re.compile(r"\s+-\s+")
+ASIDE = re.compile(
+    r"^(?:such as|including|like|especially|particularly|for example|for instance|e\.g\.|"
+    r"i\.e\.|which|that|or|and|called|often|sometimes|either)\b"
+)
+"""A lower-case opener after a dash: the dash opens an aside in the sentence, not a list
+item (items start with a capital or a noun). 46 MedQuAD answers have one ("saliva -
+sometimes called spit - and empty it", "a stretch of time - like when we miss a meal")."""
 
 CLAUSE_OPENERS = frozenset(
     "that which where when whether if because while since although unless until who".split()
@@ -100,9 +107,16 @@ def _items(sentence: str) -> tuple[str, list[str]]:
     """Split "Lead-in - item one. - item two" into ("Lead-in", ["item one.", ...]).
 
     A lone lower-case word before the first item is no lead-in but the end of an item the
-    passage before cut ("activity - Reduced factor XIII activity - ..."): no lead-in.
+    passage before cut ("activity - Reduced factor XIII activity - ..."): no lead-in. A
+    dash before "such as", "including", ... opens an aside, not an item ("two or more
+    brain functions - such as memory and language skills -- are impaired": `ASIDE`).
     """
-    parts = LEAD_IN.split(" " + sentence.strip())
+    parts: list[str] = []
+    for part in LEAD_IN.split(" " + sentence.strip()):
+        if parts and ASIDE.match(part):  # "functions - such as memory -- are": an aside
+            parts[-1] += " - " + part
+        else:
+            parts.append(part)
     head = parts[0].strip()
     if re.fullmatch(r"[a-z][\w-]*", head):  # a word cut from an item of the passage before
         head = ""

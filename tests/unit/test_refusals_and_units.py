@@ -458,6 +458,25 @@ def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
     assert len(quoted) == 2
 
 
+def test_a_symptoms_answer_leaves_out_what_causes_the_subject() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences, says_what_causes_it
+
+    cause = "Other conditions that can cause dementia or dementia-like symptoms include infections."
+    assert says_what_causes_it(cause, "Dementia")
+    assert says_what_causes_it("Some diseases can cause symptoms of dementia.", "Dementia")
+    assert not says_what_causes_it(
+        "Dementia is a group of symptoms caused by disorders.", "Dementia"
+    )
+    assert not says_what_causes_it("Flu can cause a fever.", "Flu")
+    page = passage("P-1", f"Memory loss is a common symptom of dementia. {cause}", title="Dementia")
+    args = (fake_models([]), "What are the symptoms of dementia?", [page], 3)
+    about = each(asked_cues("symptoms"))
+    quoted, _ = extract_sentences(*args, about=about, symptoms=True)
+    assert [text for text, _ in quoted] == ["Memory loss is a common symptom of dementia."]
+    assert len(extract_sentences(*args, about=about)[0]) == 2
+
+
 def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
     from veriloop.nodes.page_types import with_whole_pages
 

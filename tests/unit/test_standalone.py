@@ -57,6 +57,19 @@ def test_list_items_carry_their_lead_in() -> None:
     assert not any(u.startswith("- ") for u in units)
 
 
+def test_a_dash_before_such_as_opens_an_aside_not_a_list() -> None:
+    text = (
+        "Doctors diagnose dementia only if two or more brain functions - such as memory and "
+        "language skills -- are significantly impaired."
+    )
+    assert standalone_units(text) == [text]
+    listed = standalone_units("Look for these signs - Tugging at ears - Crying more than usual")
+    assert listed == [
+        "Look for these signs: tugging at ears",
+        "Look for these signs: crying more than usual",
+    ]
+
+
 def test_boilerplate_and_first_person_lines_are_left_out() -> None:
     acknowledged = standalone_units(page_with("The NIDDK would like to thank"))
     assert acknowledged and not any("would like to thank" in u for u in acknowledged)
