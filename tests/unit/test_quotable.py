@@ -61,8 +61,16 @@ from veriloop.quotable import (
         (  # most of the heading said again, in other words
             "Medications Used to Treat Scabies Products used to treat scabies are called "
             "scabicides because they kill scabies mites.",
-            "Products used to treat scabies are called scabicides because they kill scabies "
-            "mites.",
+            "Products used to treat scabies are called scabicides because they kill scabies mites.",
+        ),
+        (  # a heading in Title Case, whatever it says
+            "If You Have Symptoms, Call 9-1-1 Diagnosis and treatment of a heart attack can "
+            "begin when emergency personnel arrive.",
+            "Diagnosis and treatment of a heart attack can begin when emergency personnel arrive.",
+        ),
+        (
+            "How Bone Loss Occurs Bone is living tissue that changes.",
+            "Bone is living tissue that changes.",
         ),
     ],
 )
@@ -85,6 +93,7 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "For Women who are pregnant, the test is done at 24 weeks.",
         # a name's head noun goes on past the capitalised run
         "The NIDDK Nutrition for Chronic Kidney Disease Series includes three fact sheets.",
+        "The National Kidney Disease Education Program recommends the following tests.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
