@@ -78,7 +78,35 @@ TITLE_CASE_RUN = re.compile(
 """Four to eight words each capitalised (a heading's Title Case: "If You Have Symptoms,
 Call 9-1-1", "How Bone Loss Occurs"), then a sentence's opening. Of 201 MedQuAD units it
 found after the other rules, 40 read: all headings but three names opening with "The",
-which it leaves ("The National Kidney Disease Education Program recommends ...")."""
+which it leaves ("The National Kidney Disease Education Program recommends ..."). A run
+that a name's head noun carries on is left too (`NAME_GOES_ON`)."""
+
+NAME_HEADS = (
+    "Programs?|Network|Institutes?|Cent(?:er|re)s?|Association|Foundation|Study|Trials?|"
+    "Project|Initiative|Survey|System|Services?|Agency|Department|Society|Registry|Clinic|"
+    "Hospital|Campaign|Group|Committee|Council|Consortium|Coalition|Alliance|Office|"
+    "Administration|Act|Fund"
+)
+"""Head nouns of the names of programmes, trials and bodies ("Diabetes Prevention Program")."""
+
+PROGRAM_GOES_ON = re.compile(rf"^(?:{NAME_HEADS})\b|^\S+\s+\([A-Z]")
+"""A rest that carries a heading-word run on as a programme's name, not a sentence after a
+heading: "In the Diabetes Prevention | Program (DPP), ...", "The Prostate Cancer Prevention
+| Trial (PCPT) studied ...", "Type 2 Diabetes Prevention | Program participants ..."."""
+
+NAME_GOES_ON = re.compile(
+    rf"^(?:{NAME_HEADS}|Diseases?|Disorders?|Syndromes?|Studies|Cancers?|Tumou?rs?|"
+    r"Lymphomas?|Leukemias?|Sarcomas?|Carcinomas?)\b|^\S+\s+\([A-Z]"
+)
+"""A rest that carries a capitalised run on as a name, not a sentence after a heading: its
+first word is a name's head noun ("... Kidney | Disease (ADPKD) is ...", "National Kidney
+Disease Education | Program recommends ...") or is followed by an abbreviation in brackets.
+Of the 431 distinct MedQuAD cuts `TITLE_CASE_RUN` made, the 17 it stops were read: 16 cut
+a name or a heading in two ("Newly Diagnosed Childhood Acute Lymphoblastic | Leukemia (High
+Risk) The treatment ..."), one a heading ("How Colorectal Cancer Develops | Cancer of the
+colon ..."), which is now left as written. After a heading word (`HEADING_RUN`) only
+`PROGRAM_GOES_ON` applies: "Risk Factors | Studies have found ..." and "Vaccine Research |
+Leukemia vaccines ..." are headings."""
 
 RESOURCE_LIST = re.compile(
     r"^(these|the following) resources (address|from|provide|offer)|"
@@ -187,7 +215,11 @@ def strip_heading(unit: str) -> str:
     Anything else is left as written.
     """
     match = HEADING_RUN.match(unit)
-    if match and len(match.group("rest").split()) >= 4:
+    if (
+        match
+        and len(match.group("rest").split()) >= 4
+        and not PROGRAM_GOES_ON.match(match.group("rest"))
+    ):
         return match.group("rest")
     match = TITLE_RUN.match(unit)
     if match:
@@ -211,7 +243,11 @@ def strip_heading(unit: str) -> str:
     if match and len(match.group("rest").split()) >= 4:
         return match.group("rest")
     match = TITLE_CASE_RUN.match(unit)
-    if match and len(match.group("rest").split()) >= 4:
+    if (
+        match
+        and len(match.group("rest").split()) >= 4
+        and not NAME_GOES_ON.match(match.group("rest"))
+    ):
         return match.group("rest")
     return unit
 

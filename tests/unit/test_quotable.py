@@ -68,6 +68,10 @@ from veriloop.quotable import (
             "begin when emergency personnel arrive.",
             "Diagnosis and treatment of a heart attack can begin when emergency personnel arrive.",
         ),
+        (  # after a heading word, a plural that no programme's name ends in
+            "Risk Factors Studies have identified the following risk factors for leukemia.",
+            "Studies have identified the following risk factors for leukemia.",
+        ),
         (
             "How Bone Loss Occurs Bone is living tissue that changes.",
             "Bone is living tissue that changes.",
@@ -94,6 +98,15 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         # a name's head noun goes on past the capitalised run
         "The NIDDK Nutrition for Chronic Kidney Disease Series includes three fact sheets.",
         "The National Kidney Disease Education Program recommends the following tests.",
+        # a capitalised name of five words and more, not opening with "The"
+        "Autosomal Dominant Polycystic Kidney Disease (ADPKD) is the most common form.",
+        "National Kidney Disease Education Program recommends the following tests.",
+        "Type 2 Diabetes Prevention Program participants lost weight and kept it off.",
+        "New Vaccine Surveillance Network Program evaluates impact of new vaccines.",
+        # a heading word ("prevention", "research") inside a programme's name
+        "The Prostate Cancer Prevention Trial (PCPT) studied whether finasteride works.",
+        "In the Diabetes Prevention Program (DPP), people lost weight with diet.",
+        "NIH Clinical Research Trials and You helps people learn about clinical trials.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
