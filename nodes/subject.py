@@ -385,8 +385,8 @@ def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) ->
             if not found:
                 continue
             clause = DEFINITION_CLAUSE_END.split(found.group(1))[0]
-            words = [t for t in subject_tokens(clause) if t is not None]
-            if words and words[0] in asked and len(set(words) & asked) >= 2:
+            tokens = subject_tokens(clause)  # a generic head ("disease") reads None
+            if tokens and tokens[0] in asked and len(set(tokens) & asked) >= 2:
                 return True
     return False
 
@@ -460,13 +460,15 @@ def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
     "... also experience sleep paralysis, which is an inability to move ...", "Sleep
     paralysis (pah-RAL-ih-sis). This condition prevents you from moving ...", "sleep
     paralysis is ...": a page about something else (Narcolepsy) that defines the phrase
-    answers what it is. A mention ("hallucinations and sleep paralysis") does not.
+    answers what it is. A mention does not: the phrase after "and" or "or", one of several
+    things ("hallucinations and sleep paralysis are ..."), or followed by a sentence on
+    "it", which is the page's own subject as often as the phrase.
     """
     name = r"\s+".join(re.escape(word) for word in phrase.words)
     return re.compile(
-        rf"\b{name}s?\b(?:\s*\([^)]*\))?"
-        r"(?:,\s*(?:which|that)\s+(?:is|are|means)\b|\s+(?:is|are|means|refers to)\s+(?:an?|the)\b"
-        r"|\.\s+(?:This|It)\s+(?:condition|disorder|symptom|problem)?\s*(?:is|are|prevents|causes|"
+        rf"(?<!\band\s)(?<!\bor\s)\b{name}s?\b(?:\s*\([^)]*\))?"
+        r"(?:,\s*(?:which|that)\s+(?:is|means)\b|\s+(?:is|are|means|refers to)\s+(?:an?|the)\b"
+        r"|\.\s+This\s+(?:condition|disorder|symptom|problem)?\s*(?:is|prevents|causes|"
         r"makes|happens|occurs)\b)",
         re.IGNORECASE,
     )

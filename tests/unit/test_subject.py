@@ -177,6 +177,11 @@ def test_a_page_defining_its_subject_in_the_questions_words_is_on_it() -> None:
     assert not defines_in_words(asked, "Itch", ["Itch is a sensation that mites can cause."])
     joints = frozenset({"joint", "cartilag"})
     assert not defines_in_words(joints, "Osteoarthritis", texts[2:])
+    # a generic head before the question's words says what kind of thing, not which
+    skin = frozenset(t for t in subject_tokens("mite infestation of the skin") if t)
+    generic = ["Scabies is a disease of the skin caused by mites."]
+    assert not defines_in_words(skin, "Scabies", generic)
+    assert defines_in_words(skin, "Scabies", ["Scabies is an infestation of the skin by mites."])
 
 
 def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> None:
@@ -187,6 +192,12 @@ def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> Non
     assert defining.search("Sleep paralysis is a brief loss of movement.")
     assert not defining.search("Hallucinations and sleep paralysis during sleep.")
     assert not defining.search("Medicines also help prevent sleep paralysis.")
+    # one of several things named, or the page's subject said again ("It is ...")
+    assert not defining.search("Narcolepsy causes sleep paralysis. It is a chronic disorder.")
+    assert not defining.search("Hallucinations and sleep paralysis, which are common, pass.")
+    assert not defining.search("Cataplexy and sleep paralysis are the most disabling symptoms.")
+    assert not defining.search("Cataplexy or sleep paralysis is the first sign.")
+    assert defining.search("In narcolepsy, sleep paralysis is a brief loss of movement.")
 
 
 @pytest.mark.parametrize(
