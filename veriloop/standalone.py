@@ -62,12 +62,17 @@ ANNOUNCING = re.compile(
 what the standard cancer treatments are designed to do. - Surgery takes out ...")."""
 LEAD_IN = re.compile(r"\s+-\s+")
 ASIDE = re.compile(
-    r"^(?:such as|including|like|especially|particularly|for example|for instance|e\.g\.|"
-    r"i\.e\.|which|that|or|and|called|often|sometimes|either)\b"
+    r"^(?:(?:such as|including|like|especially|particularly|for example|for instance|which|"
+    r"that|called|often|sometimes|either)\b|e\.g\.|i\.e\.)"
 )
 """A lower-case opener after a dash: the dash opens an aside in the sentence, not a list
 item (items start with a capital or a noun). 46 MedQuAD answers have one ("saliva -
-sometimes called spit - and empty it", "a stretch of time - like when we miss a meal")."""
+sometimes called spit - and empty it", "a stretch of time - like when we miss a meal");
+the dash after the aside closes it."""
+
+CONJUNCTION = re.compile(r"^(?:and|or)\s+")
+"""A dash's "and" or "or": a list's last item ("- x-rays - or a bone scan.") where nothing
+follows, an aside where a dash does ("can - and do - work")."""
 
 CLAUSE_OPENERS = frozenset(
     "that which where when whether if because while since although unless until who".split()
@@ -109,14 +114,24 @@ def _items(sentence: str) -> tuple[str, list[str]]:
     A lone lower-case word before the first item is no lead-in but the end of an item the
     passage before cut ("activity - Reduced factor XIII activity - ..."): no lead-in. A
     dash before "such as", "including", ... opens an aside, not an item ("two or more
-    brain functions - such as memory and language skills -- are impaired": `ASIDE`).
+    brain functions - such as memory and language skills -- are impaired": `ASIDE`), and
+    the dash after it closes the aside ("hearing loss - either conductive or mixed - and
+    stapes fixation") unless a capital opens the next item ("- called edema - Tiredness");
+    a list's last item (after two at least) opening on "and" or "or" is read without it.
     """
     parts: list[str] = []
-    for part in LEAD_IN.split(" " + sentence.strip()):
-        if parts and ASIDE.match(part):  # "functions - such as memory -- are": an aside
+    pieces = LEAD_IN.split(" " + sentence.strip())
+    aside_open = False
+    for index, part in enumerate(pieces):
+        last_item = index == len(pieces) - 1 and len(parts) >= 3  # a lead-in and two items
+        opens = bool(ASIDE.match(part)) or (bool(CONJUNCTION.match(part)) and not last_item)
+        closes = aside_open and part[:1].islower()  # "- called edema - Tiredness": an item
+        if parts and (closes or opens):  # "functions - such as memory - are": an aside
             parts[-1] += " - " + part
+            aside_open = not closes and opens
         else:
-            parts.append(part)
+            parts.append(CONJUNCTION.sub("", part) if last_item else part)
+            aside_open = False
     head = parts[0].strip()
     if re.fullmatch(r"[a-z][\w-]*", head):  # a word cut from an item of the passage before
         head = ""

@@ -68,6 +68,21 @@ def test_a_dash_before_such_as_opens_an_aside_not_a_list() -> None:
         "Look for these signs: tugging at ears",
         "Look for these signs: crying more than usual",
     ]
+    example = "Some drugs - e.g. aspirin - can cause bleeding in the stomach."
+    assert standalone_units(example) == [example]
+    closed = "Hearing loss - either conductive or mixed - and stapes fixation are its signs."
+    assert standalone_units(closed) == [closed]
+    both = "Most people with disabilities can - and do - work, play and learn."
+    assert standalone_units(both) == [both]
+
+
+def test_and_before_a_lists_last_item_is_an_item_not_an_aside() -> None:
+    units = standalone_units("Risk factors include - older age - smoking - and a family history")
+    assert units == [
+        "Risk factors include: older age",
+        "Risk factors include: smoking",
+        "Risk factors include: a family history",
+    ]
 
 
 def test_boilerplate_and_first_person_lines_are_left_out() -> None:
