@@ -312,12 +312,24 @@ def says_what_causes_it(unit: str, title: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _caused_of(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Return the pattern of a sentence naming what causes one of `names`."""
+    """Return the pattern of a sentence naming what causes one of `names`.
+
+    Not where the name modifies what is caused ("causes diabetes symptoms such as thirst",
+    "causing dementia patients to wander": `MODIFIED`).
+    """
     named = "|".join(re.escape(n) for n in names)
     return re.compile(
-        rf"\bcaus(?:e|es|ing)\s+(?:\w+\s+){{0,2}}?(?:{named})\b|\bcauses? of\s+(?:{named})\b",
+        rf"\bcaus(?:e|es|ing)\s+(?:\w+\s+){{0,2}}?(?:{named})\b(?!\s+{MODIFIED})"
+        rf"|\bcauses? of\s+(?:{named})\b",
         re.IGNORECASE,
     )
+
+
+MODIFIED = (
+    r"(?:symptoms?|signs?|patients?|sufferers?|caregivers?|care|medications?|medicines?|"
+    r"drugs?|treatments?|complications?|research|specialists?)\b"
+)
+"""Nouns a condition's name modifies ("diabetes symptoms", "dementia patients")."""
 
 
 CAUSED = re.compile(
@@ -401,8 +413,11 @@ with ring chromosome 20 often have recurrent seizures"). Of the 1,156 MedQuAD un
 opening so with any verb, two thirds sit on GARD's overviews, which describe features."""
 
 SPREAD_BY = re.compile(
-    r"\b(?:spreads?|is spread|are spread|is transmitted|are transmitted|is passed|are passed|"
-    r"catch(?:es)?|get)\s+(?:[a-z]+\s+){0,3}?(?:through|by|from|via|when|during)\b[^.]{0,80}?"
+    r"\b(?:(?:spreads?|is spread|are spread)(?!\s+(?:from|to)\s+(?:the|your|his|her|their)\b)|"
+    r"is transmitted|are transmitted|is passed|are passed|catch(?:es)?|"
+    r"get(?!\s+(?:better|worse|well|enough|more|less|rid|help|care|relief|plenty)\b)"
+    r"(?!\s+(?:sick|ill)\s+(?!from\b)))"
+    r"\s+(?:[a-z]+\s+){0,3}?(?:through|by|from|via|when|during)\b[^.]{0,80}?"
     r"\b(?:infected|contact|person|people|someone|sex|sexual|contaminated|mosquito(?:es)?|"
     r"bites?|ticks?|droplets|cough\w*|sneez\w*|needles?|animals?|feces|stools?|partners?)\b"
     r"|\b(?:give|pass|spread)\s+(?:it|the (?:virus|infection|disease))\s+to\b",
@@ -413,9 +428,12 @@ SPREAD_BY = re.compile(
 mumps by being with another person who has it", "Women can give it to their babies").
 It finds 193 MedQuAD units (cancer's spread through tissue left out: `NOT_CAUGHT`); of 40
 read, 39 say how a disease is caught or that it is not, one where imported cases come
-from."""
+from. Not: a spread over the body ("spreads from the face to the trunk") or getting
+better or enough of something ("get better by ... avoiding contact with others"), sick
+but not from what is named ("get sick more often from flu"; "get sick from contaminated
+food" is caught)."""
 
-NOT_CAUGHT = re.compile(r"\b(?:cancers?|tumou?rs?|cells|lymph|metasta\w*)\b", re.IGNORECASE)
+NOT_CAUGHT = re.compile(r"\b(?:cancers?|tumou?rs?|lymph|metasta\w*)\b", re.IGNORECASE)
 """A cancer's spread through tissue and blood, which is its stage, not its cause."""
 
 

@@ -113,6 +113,12 @@ def test_a_named_word_of_the_type_makes_a_sentence_about_it() -> None:
         ("Cancer can spread through tissue, the lymph system, and the blood.", False),
         ("You can get enough calcium from food or supplements.", False),
         ("HIV stands for human immunodeficiency virus.", False),
+        ("Most people get better by resting and avoiding contact with others.", False),
+        ("Older people get sick more often from flu than young people.", False),
+        ("The rash spreads from the face to the trunk, and people feel ill.", False),
+        ("HIV is spread through sex with an infected person and destroys CD4 cells.", True),
+        ("Each year, 48 million people get sick from contaminated food.", True),
+        ("Pink eye can easily spread from one person to another.", True),
     ],
 )
 def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool) -> None:
@@ -469,6 +475,13 @@ def test_a_symptoms_answer_leaves_out_what_causes_the_subject() -> None:
         "Dementia is a group of symptoms caused by disorders.", "Dementia"
     )
     assert not says_what_causes_it("Flu can cause a fever.", "Flu")
+    # the subject naming what is caused, not caused itself
+    assert not says_what_causes_it(
+        "High blood sugar causes diabetes symptoms such as thirst.", "Diabetes"
+    )
+    assert not says_what_causes_it(
+        "Noise at night, causing dementia patients to wander.", "Dementia"
+    )
     page = passage("P-1", f"Memory loss is a common symptom of dementia. {cause}", title="Dementia")
     args = (fake_models([]), "What are the symptoms of dementia?", [page], 3)
     about = each(asked_cues("symptoms"))
