@@ -55,7 +55,7 @@ from veriloop.nodes.subject import (
     match_subject,
     writes_name,
 )
-from veriloop.quotable import has_quotable
+from veriloop.quotable import has_quotable, quotable_texts
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -205,11 +205,15 @@ class Retrieved:
     """Candidates dropped because their page is about a neighbouring condition."""
     subject: SubjectMatch | None = None
     """The subject rule's reading (`nodes.subject`): pages off the subject left out, or the
-    subject phrase no page is about (then `ranked` is empty and the answer is refused)."""
+    subject phrase no page is about (then `ranked` is empty and the answer is refused,
+    unless other pages say what it is: those passages are marked `defines`)."""
     on_subject: bool = False
-    """`ranked` holds only pages on the question's subject (or kinds of it)."""
+    """`ranked` holds only pages on the question's subject (or kinds of it), or only
+    passages saying what a subject no page is about is (`defines`): the subject's gate
+    applies."""
     set_aside: list[str] = field(default_factory=list)
-    """The foci of the pages left out as neighbouring conditions or off the subject."""
+    """The foci of the pages left out as neighbouring conditions, off the subject, or (for
+    a subject no page is about) not saying what it is."""
     asked: str | None = None
     """The question type the passages were chosen for (None: no type preference)."""
     typed: bool | None = None
@@ -263,8 +267,9 @@ def retrieve_ranked(
     names none the rule can read (`SubjectMatch` unmatched, nothing uncovered), the
     candidates answer only with `off_subject`; else nothing is kept (`no_subject`). When
     no page is about the subject phrase (`uncovered`) and the question asks what it is,
-    passages of other pages that say what it is are kept, marked `defines` (Narcolepsy's
-    "sleep paralysis, which is an inability to move ..."); otherwise none. Once
+    passages of other pages that say what it is in a unit an answer may quote are kept,
+    marked `defines` (Narcolepsy's "sleep paralysis, which is an inability to move ..."),
+    and the rest named as set aside; otherwise none. Once
     the subject matched, only its pages are embedded for ranking; the others are named as
     set aside (ranked ones first, then in the search's order).
     """
@@ -288,9 +293,15 @@ def retrieve_ranked(
     aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
     if subject.uncovered and asked in (None, "information"):  # "what is sleep paralysis":
         defining = defines_phrase(subject.uncovered)  # other pages may say what it is
-        passing = [p for p in on_focus if p["title"] and defining.search(p["text"])]
+        passing = [
+            p
+            for p in on_focus
+            if p["title"] and any(defining.search(unit) for unit in quotable_texts(p["text"]))
+        ]
         if passing:
             ranked, call = rank_passages(models, question, passing, keep, question_vector)
+            kept = {p["title"] for p in ranked}
+            not_defining = [p["title"] for p in on_focus if p["title"] and p["title"] not in kept]
             return Retrieved(
                 source.name,
                 len(found),
@@ -298,8 +309,8 @@ def retrieve_ranked(
                 [*calls, *([call] if call else [])],
                 len(found) - len(on_focus),
                 subject,
-                on_subject=True,
-                set_aside=aside,
+                on_subject=True,  # the phrase's gate: these passages say what it is
+                set_aside=list(dict.fromkeys([*aside, *not_defining])),
                 asked=asked,
             )
     if subject.uncovered:

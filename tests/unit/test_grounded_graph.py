@@ -617,6 +617,24 @@ def test_a_subject_another_page_says_what_it_is_is_answered_from_that_alone(
     assert treated.ranked == [] and treated.subject.uncovered.text == "sleep paralysis"
 
 
+def test_pages_defining_the_subject_in_passing_are_kept_only_where_quotable(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    listed = (
+        "Cataplexy",
+        "These resources address the diagnosis or management of sleep paralysis, which is "
+        "a brief loss of movement: Gene Review.",
+    )
+    use_source(monkeypatch, TitledSource([*SLEEP_PARALYSIS_PAGES, listed]))
+    got = retrieved(models, "What exactly is sleep paralysis?")
+    # the resource list defines it too, but in no unit an answer may quote
+    assert [p["title"] for p in got.ranked] == ["Narcolepsy"]
+    assert all(p.get("defines") == "sleep paralysis" for p in got.ranked)
+    # every page not kept is named as set aside, the ones that define nothing too
+    assert set(got.set_aside) == {"Paralysis", "Sleep Apnea", "Cataplexy"}
+
+
 def test_only_pages_on_the_subject_reach_the_answer(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
