@@ -50,8 +50,14 @@ def main() -> None:
     rows = args.questions / "results.jsonl"
     if not rows.is_file():
         raise SystemExit(f"no results.jsonl in {args.questions}: give a `veriloop bench` --out")
-    questions = [json.loads(line)["question"] for line in rows.open(encoding="utf-8")]
+    if args.limit < 1 or args.warmup < 0:
+        parser.error("--limit must be 1 or more and --warmup 0 or more")
+    questions = [
+        json.loads(line)["question"] for line in rows.open(encoding="utf-8") if line.strip()
+    ]
     questions = questions[: args.limit]
+    if not questions:
+        raise SystemExit(f"{rows} holds no question: give a `veriloop bench` --out with results")
     handle = veriloop.method(args.method)
     for question in questions[: args.warmup]:
         handle.invoke(question)

@@ -25,6 +25,7 @@ from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
 from veriloop.nodes.question_type import classifier_vectors, question_types
+from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
 from veriloop.trace import Candidate, ModelCall
@@ -236,9 +237,7 @@ def quote_answer(
 
 def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:
     """Return a test of units: does each write `phrase` (its words in order, any case)?"""
-    written = re.compile(
-        r"\b" + r"\s+".join(re.escape(word) for word in phrase.split()) + r"s?\b", re.I
-    )
+    written = re.compile(rf"\b{words_in_order(phrase.split())}s?\b", re.I)
 
     def test(units: list[tuple[str, str]]) -> list[bool]:
         return [bool(written.search(text)) for text, _ in units]

@@ -187,7 +187,9 @@ def off_focus(question: str, focus: str) -> bool:
 def _subject_of(
     question: str, passages: Sequence[SourcePassage], found: Sequence[SourcePassage]
 ) -> SubjectMatch:
-    others = [p["title"] for p in found if p["title"] and p not in passages]
+    """Match the subject on `passages`; the other titles `found` holds name subjects too."""
+    ids = {p["id"] for p in passages}
+    others = list(dict.fromkeys(p["title"] for p in found if p["title"] and p["id"] not in ids))
     return match_subject(
         question, [p["title"] for p in passages], [p["text"] for p in passages], others
     )
@@ -285,12 +287,14 @@ def retrieve_ranked(
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
     on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
     subject = _subject_of(question, on_focus, found)
-    named = [p for p in found if p not in on_focus]
+    focus_ids = {p["id"] for p in on_focus}
+    named = [p for p in found if p["id"] not in focus_ids]
     named = [p for p in named if writes_name(question, p["title"], [p["text"]])]
     if named and not subject.matched:  # no page under the question's own name: one that
         on_focus += named  # writes it ("alcohol use disorder") is no neighbour
+        focus_ids |= {p["id"] for p in named}
         subject = _subject_of(question, on_focus, found)
-    aside = list(dict.fromkeys(p["title"] for p in found if p not in on_focus))
+    aside = list(dict.fromkeys(p["title"] for p in found if p["id"] not in focus_ids))
     if subject.uncovered and asked in (None, "information"):  # "what is sleep paralysis":
         defining = defines_phrase(subject.uncovered)  # other pages may say what it is
         passing = [

@@ -354,7 +354,7 @@ def writes_name(question: str, focus: str, texts: Iterable[str]) -> bool:
         stems = {str(snowball().stemWord(word)) for word in run}  # "use disorder" counts
         if not stems & terms or stems <= terms:
             continue
-        written = re.compile(r"\b" + r"\s+".join(re.escape(w) for w in run) + r"\b", re.I)
+        written = re.compile(rf"\b{words_in_order(run)}\b", re.I)
         for text in texts:
             for match in written.finditer(text):
                 if not _inside_name(text, match.start(), match.group()):
@@ -435,6 +435,11 @@ def spells_out(question: str, focus: str, texts: Iterable[str]) -> bool:
     return any(written.search(text) for text in texts)
 
 
+def words_in_order(words: Iterable[str]) -> str:
+    """Return the pattern of `words` written in order, any spacing between them."""
+    return r"\s+".join(re.escape(word) for word in words)
+
+
 def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     """Return the pattern of a text giving a subject phrase as another name for its subject.
 
@@ -446,7 +451,7 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     """
     if not phrases:
         return None
-    names = "|".join(r"\s+".join(re.escape(word) for word in p.words) for p in phrases)
+    names = "|".join(words_in_order(p.words) for p in phrases)
     return re.compile(
         rf"\b(?:is|are|also)\s+(?:also\s+|often\s+|sometimes\s+)?(?:called|known as|named)"
         rf"\s+(?:an?\s+|the\s+)?(?:{names})s?\b",
@@ -464,7 +469,7 @@ def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
     things ("hallucinations and sleep paralysis are ..."), or followed by a sentence on
     "it", which is the page's own subject as often as the phrase.
     """
-    name = r"\s+".join(re.escape(word) for word in phrase.words)
+    name = words_in_order(phrase.words)
     return re.compile(
         rf"(?<!\band\s)(?<!\bor\s)\b{name}s?\b(?:\s*\([^)]*\))?"
         r"(?:,\s*(?:which|that)\s+(?:is|means)\b|\s+(?:is|are|means|refers to)\s+(?:an?|the)\b"
@@ -554,6 +559,14 @@ class SubjectMatch:
         return 0 if self.uncovered else self.total - len(self.kept)
 
 
+def _page_texts(titles: Sequence[str], texts: Sequence[str]) -> dict[str, list[str]]:
+    """Return each focus's passage texts, in order (a page's passages share its focus)."""
+    pages: dict[str, list[str]] = {}
+    for title, text in zip(titles, texts, strict=True):
+        pages.setdefault(title, []).append(text)
+    return pages
+
+
 def match_subject(
     question: str, titles: Sequence[str], texts: Sequence[str], others: Sequence[str] = ()
 ) -> SubjectMatch:
@@ -593,28 +606,14 @@ def match_subject(
             or _page_writes(titles[i], phrases, asked, titles, texts)
         )
     ]
+    pages = _page_texts(titles, texts)
     if not on:  # no page under the question's own name: one that writes it ("alcohol use
         # disorder" on "Alcoholism and Alcohol Abuse") is on it
-        on = [
-            i
-            for i in every
-            if titles[i]
-            and writes_name(
-                question,
-                titles[i],
-                (text for other, text in zip(titles, texts, strict=True) if other == titles[i]),
-            )
-        ]
+        on = [i for i in every if titles[i] and writes_name(question, titles[i], pages[titles[i]])]
     if not on and not phrases:  # no name the rule can read: a page defining its subject
-        on = [  # in the question's words ("an infestation ... by the itch mite") is on it
-            i
-            for i in every
-            if titles[i]
-            and defines_in_words(
-                asked,
-                titles[i],
-                (text for other, text in zip(titles, texts, strict=True) if other == titles[i]),
-            )
+        # in the question's words ("an infestation ... by the itch mite") is on it
+        on = [
+            i for i in every if titles[i] and defines_in_words(asked, titles[i], pages[titles[i]])
         ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
     on = [i for i in on if not numbers_another(question, titles[i])]
