@@ -283,12 +283,20 @@ def clean_unit(unit: str) -> str:
     return strip_heading(text)
 
 
+PRONOUNCED_NAME = re.compile(
+    r"^[A-Z][\w'’-]*(?:\s+[\w'’-]+){0,2}\s*\((?=[^)]*[A-Z]{2})[a-z]*(?:-[A-Za-z]+)+\)[.:]?$"
+)
+"""A name of three words at most and how to say it, alone: "Sleep paralysis
+(pah-RAL-ih-sis)." (NHLBI's pages open so; 136 MedQuAD answers hold a pronunciation, 10
+distinct units are one alone, all read: names)."""
+
+
 def unquotable_reason(unit: str) -> str | None:
     """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
 
     Returns "resource list", "symptom table", "pointer line", "site notice", "glued list
-    items" or "heading only" (fewer than four words and no verb-like word after removing the
-    heading).
+    items" or "heading only" (fewer than four words and no stop after removing the heading,
+    or a name and its pronunciation alone: `PRONOUNCED_NAME`).
     """
     text = unit.strip()
     if RESOURCE_LIST.search(text):
@@ -301,7 +309,7 @@ def unquotable_reason(unit: str) -> str | None:
         return "site notice"
     if GLUED_ITEMS.search(text):
         return "glued list items"
-    if len(text.split()) < 4 and not text.endswith("."):
+    if len(text.split()) < 4 and not text.endswith(".") or PRONOUNCED_NAME.match(text):
         return "heading only"
     return None
 

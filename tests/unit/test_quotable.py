@@ -95,6 +95,7 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "The RGS9 and RGS9BP proteins play an essential role in returning photoreceptors.",
         "Hepatitis A is a liver infection caused by the hepatitis A virus.",
         "For Women who are pregnant, the test is done at 24 weeks.",
+        "Bronchoscopy (bron-KOS-ko-pee) is a procedure used to look inside the airways.",
         # a name's head noun goes on past the capitalised run
         "The NIDDK Nutrition for Chronic Kidney Disease Series includes three fact sheets.",
         "The National Kidney Disease Education Program recommends the following tests.",
@@ -139,6 +140,8 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "glued list items",
         ),
         ("Treatment Options", "heading only"),
+        ("Sleep paralysis (pah-RAL-ih-sis).", "heading only"),  # a name and how to say it
+        ("Asbestosis (as-bes-TOE-sis)", "heading only"),
     ],
 )
 def test_non_answers_are_named(unit: str, reason: str) -> None:
