@@ -33,7 +33,7 @@ class LinearWeights:
     encoder: str
     """The embedding model the classifier reads (the bundled MiniLM)."""
     notes: dict[str, Any]
-    """training.json as written."""
+    """training.json as written ({} for weights built in code)."""
 
     @classmethod
     def read(cls, folder: Path, what: str, trainer: str) -> LinearWeights:
@@ -54,6 +54,10 @@ class LinearWeights:
             encoder=str(notes["encoder"]),
             notes=notes,
         )
+
+    def probabilities(self, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """Return P(class) per row of embeddings, in `classes` order (rows sum to 1)."""
+        return probabilities(vectors, self.coef, self.intercept)
 
 
 def probabilities(

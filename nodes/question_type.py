@@ -31,7 +31,7 @@ import numpy.typing as npt
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.spelling import english_words
 from veriloop.models import Models
-from veriloop.nodes.linear_weights import LinearWeights, probabilities
+from veriloop.nodes.linear_weights import LinearWeights
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -70,12 +70,18 @@ class AskedType:
 class QuestionTypeClassifier:
     """The trained question-type classifier and each type's cue stems."""
 
-    classes: tuple[str, ...]
-    coef: npt.NDArray[np.float32]
-    intercept: npt.NDArray[np.float32]
+    weights: LinearWeights
     cues: dict[str, frozenset[str]]
-    encoder: str
-    """The embedding model the classifier reads (the bundled MiniLM)."""
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """Return the types it tells apart, in its weights' order."""
+        return self.weights.classes
+
+    @property
+    def encoder(self) -> str:
+        """Return the embedding model the classifier reads (the bundled MiniLM)."""
+        return self.weights.encoder
 
     @classmethod
     def load(cls, folder: Path = QUESTION_TYPE_DIR) -> QuestionTypeClassifier:
@@ -85,20 +91,12 @@ class QuestionTypeClassifier:
             InvalidInputError: The folder holds no classifier.
         """
         read = LinearWeights.read(folder, "question-type", "benchmarks/train_question_type.py")
-        return cls(
-            classes=read.classes,
-            coef=read.coef,
-            intercept=read.intercept,
-            cues=_with_named_words(
-                {k: frozenset(v) for k, v in read.notes["cue_stems"].items()},
-                folder / CUE_WORDS,
-            ),
-            encoder=read.encoder,
-        )
+        stems = {k: frozenset(v) for k, v in read.notes["cue_stems"].items()}
+        return cls(read, _with_named_words(stems, folder / CUE_WORDS))
 
     def probabilities(self, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """Return P(type) per row of unit question embeddings (rows sum to 1)."""
-        return probabilities(vectors, self.coef, self.intercept)
+        return self.weights.probabilities(vectors)
 
     def classify(self, vector: npt.NDArray[Any]) -> list[AskedType]:
         """Return every type with its probability for one question embedding, best first."""

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from veriloop.nodes.linear_weights import LinearWeights, probabilities
+from veriloop.nodes.linear_weights import LinearWeights
 
 UNIT_TYPE_DIR = Path(__file__).parent / "data" / "unit_type"
 
@@ -43,13 +43,14 @@ def is_about(probability: float, has_cue: bool, alone_at: float, with_cue_at: fl
 class UnitTypeClassifier:
     """The trained unit-type classifier."""
 
-    classes: tuple[str, ...]
-    coef: npt.NDArray[np.float32]
-    intercept: npt.NDArray[np.float32]
-    encoder: str
-    """The embedding model the classifier reads (the bundled MiniLM)."""
+    weights: LinearWeights
     thresholds: dict[str, tuple[float, float]]
     """Each type's (alone_at, with_cue_at) for `is_about`, fitted on held-out foci."""
+
+    @property
+    def encoder(self) -> str:
+        """Return the embedding model the classifier reads (the bundled MiniLM)."""
+        return self.weights.encoder
 
     @classmethod
     def load(cls, folder: Path = UNIT_TYPE_DIR) -> UnitTypeClassifier:
@@ -59,19 +60,15 @@ class UnitTypeClassifier:
             InvalidInputError: The folder holds no classifier.
         """
         read = LinearWeights.read(folder, "unit-type", "benchmarks/train_unit_type.py")
-        return cls(
-            classes=read.classes,
-            coef=read.coef,
-            intercept=read.intercept,
-            encoder=read.encoder,
-            thresholds={t: (float(a), float(c)) for t, (a, c) in read.notes["thresholds"].items()},
-        )
+        thresholds = read.notes["thresholds"]
+        return cls(read, {t: (float(a), float(c)) for t, (a, c) in thresholds.items()})
 
     def probability(self, qtype: str, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """Return P(`qtype`) for each row of unit embeddings (0 for a type it lacks)."""
-        if qtype not in self.classes:
+        classes = self.weights.classes
+        if qtype not in classes:
             return np.zeros(len(vectors))
-        return probabilities(vectors, self.coef, self.intercept)[:, self.classes.index(qtype)]
+        return self.weights.probabilities(vectors)[:, classes.index(qtype)]
 
     def about(self, qtype: str, probability: float, has_cue: bool) -> bool:
         """Tell whether a unit is about `qtype` (`is_about` at the type's thresholds)."""

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from veriloop.errors import InvalidInputError
+from veriloop.nodes.linear_weights import LinearWeights
 from veriloop.nodes.question_type import (
     QuestionTypeClassifier,
     more_asked,
@@ -18,13 +19,14 @@ from veriloop.nodes.question_type import (
 
 
 def toy() -> QuestionTypeClassifier:
-    return QuestionTypeClassifier(
+    weights = LinearWeights(
         classes=("information", "treatment"),
         coef=np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32),
         intercept=np.zeros(2, dtype=np.float32),
-        cues={"treatment": frozenset({"treat", "therapi"})},
         encoder="toy",
+        notes={},
     )
+    return QuestionTypeClassifier(weights, cues={"treatment": frozenset({"treat", "therapi"})})
 
 
 def test_probabilities_are_a_softmax_of_the_linear_scores() -> None:
@@ -51,7 +53,7 @@ def test_a_missing_classifier_says_how_to_train_one(tmp_path) -> None:  # type: 
 def test_the_bundled_classifier_has_every_medquad_type_and_cues_for_each() -> None:
     bundled = question_types()
     assert len(bundled.classes) == 15 and "exams and tests" in bundled.classes
-    assert bundled.coef.shape == (15, 384)
+    assert bundled.weights.coef.shape == (15, 384)
     assert {"diagnos", "test"} <= bundled.cues["exams and tests"]
     assert "treatment" in bundled.cues and bundled.cues["treatment"]
 

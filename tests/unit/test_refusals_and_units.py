@@ -536,15 +536,17 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     from veriloop.models.fakes import fake_models
     from veriloop.nodes import answer_units
     from veriloop.nodes.answer_units import TypeTest
+    from veriloop.nodes.linear_weights import LinearWeights
     from veriloop.nodes.unit_type import UnitTypeClassifier
 
-    classifier = UnitTypeClassifier(
+    weights = LinearWeights(
         classes=("causes", "symptoms"),
         coef=np.array([[4.0, 0.0], [0.0, 4.0]], dtype=np.float32),
         intercept=np.zeros(2, dtype=np.float32),
         encoder="fake-embedder",
-        thresholds={"causes": (0.4, 0.2), "symptoms": (0.4, 0.2)},
+        notes={},
     )
+    classifier = UnitTypeClassifier(weights, {"causes": (0.4, 0.2), "symptoms": (0.4, 0.2)})
     monkeypatch.setattr(answer_units, "unit_types", lambda: classifier)
     lead = "Flu symptoms may include"
     # rows are normalised: P(causes) = sigmoid(4 * (x - y)), P(symptoms) = 1 - P(causes)
