@@ -594,3 +594,26 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         False,
         True,
     ]
+
+
+def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+    from veriloop.nodes.grounding import PartPassages
+
+    causes = passage("P-1", "Too much insulin lowers blood sugar too far.", title="Hypoglycemia")
+    # a cue word of causes, on the prevention page only the second part's search found
+    avoid = passage(
+        "P-2", "Regular meals prevent the lows that skipping them causes.", title="Hypoglycemia"
+    )
+    second = PartPassages(question="how to avoid it", asked="prevention", passage_ids=["P-2"])
+    quoted = quote_answer(
+        fake_models([]),
+        "What causes hypoglycemia? And how to avoid it?",
+        [causes, avoid],
+        1,
+        asked="causes",
+        typed=True,
+        parts=[second],
+    )
+    assert [source for _, source in quoted.units] == ["P-1", "P-2"]
