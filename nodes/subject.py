@@ -279,6 +279,12 @@ def kind_of(question: str, focus: str) -> bool:
     return False
 
 
+def _head(focus: str) -> str | None:
+    """Return the stem of a focus's last word, its head noun ("leukemia" of "Chronic ...")."""
+    words = [stem for word, stem in _scan(page_name(focus)) if word]
+    return words[-1] if words else None
+
+
 def written_in(phrase: SubjectPhrase, text: str) -> bool:
     """Tell whether a text writes the phrase's words in a row (stemmed)."""
     tokens = subject_tokens(text)
@@ -616,6 +622,9 @@ def match_subject(
             i for i in every if titles[i] and defines_in_words(asked, titles[i], pages[titles[i]])
         ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
+    if on:  # kinds of what the pages on the subject name, not of a word beside it
+        named = {t for i in on for t in focus_terms(titles[i])}  # ("... no infection?")
+        kin = [i for i in kin if _head(titles[i]) in named]
     on = [i for i in on if not numbers_another(question, titles[i])]
     kin = [i for i in kin if not numbers_another(question, titles[i])]
     adult = about_adults(question)

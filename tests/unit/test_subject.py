@@ -232,6 +232,18 @@ def test_kin_pages_are_kept_and_an_adults_question_prefers_adult_pages() -> None
     assert child.kept == [0, 1]
 
 
+def test_a_kind_of_a_word_beside_the_subject_is_no_kin_of_it() -> None:
+    question = "can diverticulosis or diverticulitis be seen on a cat scan if there is no infection?"
+    titles = [
+        "Diverticulosis and Diverticulitis",
+        "Parasites - Toxoplasmosis (Toxoplasma infection)",
+    ]
+    texts = ["Diverticulitis is an infection of pouches.", "Cats spread toxoplasmosis."]
+    assert kind_of(question, titles[1])  # "infection" is a word of the question ...
+    match = match_subject(question, titles, texts)
+    assert match.kept == [0] and match.kin == []  # ... but the subject is diverticulitis
+
+
 def test_a_named_adults_question_is_not_answered_from_a_childrens_page() -> None:
     from veriloop.nodes.subject import about_adults
 
