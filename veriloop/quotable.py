@@ -135,6 +135,13 @@ PAGE_FURNITURE = re.compile(
 """A line pointing at what the page shows and an answer cannot: a chart or link "below",
 a video to watch ("You can use the chart below ... to figure out your BMI", "(Watch the
 video to learn more about shingles.")."""
+AGENCY_LINE = re.compile(
+    r"^(?:The\s+)?[A-Z][A-Za-z]{1,7}\s+is the (?:primary|lead|leading|main)\s+"
+    r"(?:(?:NIH|federal|U\.S\.|government)\s+)?(?:organization|agency|institute)\b"
+)
+"""An agency saying what it is ("NIAMS is the primary NIH organization for research and
+information on lupus"): the page's pointer to its publisher, no answer. GARD's lupus
+treatment page holds only that and a pointer to a handout."""
 SITE_NOTICE = re.compile(
     r"\bcontent on this (page|website|site)\b|\barchived for historic|"
     r"\bfrontline questions and expert opinion",
@@ -303,7 +310,7 @@ def unquotable_reason(unit: str) -> str | None:
         return "resource list"
     if SYMPTOM_TABLE.search(text):
         return "symptom table"
-    if POINTER.search(text) or PAGE_FURNITURE.search(text):
+    if POINTER.search(text) or PAGE_FURNITURE.search(text) or AGENCY_LINE.match(text):
         return "pointer line"
     if SITE_NOTICE.search(text):
         return "site notice"

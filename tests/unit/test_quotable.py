@@ -130,6 +130,10 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("More on: Resources for Health Professionals: Treatment", "pointer line"),
         ("More information is provided in the NIDDK health topic, Anemia.", "pointer line"),
         (
+            "NIAMS is the primary NIH organization for research and information on lupus.",
+            "pointer line",
+        ),
+        (
             "Content on this page was developed during the 2009-2010 H1N1 pandemic and has "
             "not been updated.",
             "site notice",
