@@ -184,14 +184,32 @@ yellowish color of the skin, known as jaundice, ..., that occurs when ...": an i
 "Your doctor, who knows your child, can tell ...": a sentence, by "can")."""
 
 
+LONE_WORD = re.compile(
+    r"(?i:what|how|why|when|where|which|who|is|are|was|were|do|does|can|the|a|an|and|or)"
+)
+"""A one-word piece no list has as an item: a heading's word ("What Is Diabetes?")."""
+
+
+QUESTION_OPENING = re.compile(
+    r"(?i:is|are|was|were|has|have|had|can|may|will|would|should|could|does|do|did|must)\s+"
+    r"(?i:you|it|he|she|they|we|i|there|this|these|those|your|my|his|her|their)\b"
+)
+"""A verb then its subject: a question ("Did you know ...", "Is there ..."), a sentence."""
+
+
 def _is_sentence(piece: str) -> bool:
     """Tell whether a piece cut from a glued run reads as a sentence, not a list item.
 
     It does when it has four words and a finite verb outside its relative clauses
     (`RELATIVE`): MedQuAD answers' lists read as lists once a ", which is ..." or ", that
     occurs ..." no longer counts (early symptoms of sickle cell disease, heart murmurs,
-    bronchiolitis).
+    bronchiolitis). A piece opening on its verb ("Has died suddenly", after "whether
+    anyone in your family:") is an item finishing the lead-in.
     """
+    if QUESTION_OPENING.match(piece) or "?" in piece:
+        return True  # "Did you know that ...?"
+    if FINITE.fullmatch(piece.split(maxsplit=1)[0].lower() if piece.strip() else ""):
+        return False  # "... whether anyone in your family: Has died suddenly"
     return len(piece.split()) >= 4 and bool(FINITE.search(RELATIVE.sub(",", piece)))
 
 
@@ -213,14 +231,16 @@ def _one_word_items(run: str, points: list[int]) -> list[int]:
     """Add the lost bullets after one-word items of a glued run ("Confusion Trouble ...").
 
     Inside a run already read as a list, an item that starts at a lost bullet (or opens
-    the run) and whose first word is followed by a capitalised word is that one word.
+    the run) and whose first word is followed by a capitalised word is that one word,
+    unless that word is one no item is (`LONE_WORD`: "The Human Phenotype Ontology
+    provides ..." after GARD's lists is no run of items "the", "human", ...).
     """
     found = sorted(points)
     starts = [0, *found]
     while starts:
         start = starts.pop()
-        one = re.match(r"[A-Z][a-z]+\s+(?=[A-Z][a-z])", run[start:])
-        if one and start + one.end() not in found:
+        one = re.match(r"([A-Z][a-z]+)\s+(?=[A-Z][a-z])", run[start:])
+        if one and not LONE_WORD.fullmatch(one[1]) and start + one.end() not in found:
             found = sorted([*found, start + one.end()])
             starts.append(start + one.end())
     return found
@@ -244,6 +264,8 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
     pieces = [run[a:b].strip() for a, b in pairwise([0, *points, len(run)])]
     if any(_is_sentence(piece) for piece in pieces[:-1]):
         return "", []
+    if any(LONE_WORD.fullmatch(piece) for piece in pieces):  # "... What Is Diabetes? ..."
+        return "", []  # a heading's words cut into items: no list read right
     if _is_sentence(pieces[-1]):  # "... Sudden and severe headache A transient ... has ..."
         pieces[-2:] = [f"{pieces[-2]} {pieces[-1]}"]
     return f"{head}:", pieces

@@ -182,6 +182,41 @@ def test_a_relative_clause_does_not_make_a_list_item_a_sentence() -> None:
     assert units[-1] == "Your doctor, who knows your child, can tell if it is an infection."
 
 
+def test_items_opening_on_a_verb_continue_the_lead_in() -> None:
+    units = standalone_units(
+        "Your doctor may ask whether anyone in your family: Has a history of arrhythmias "
+        "Has ever had heart disease or high blood pressure Has died suddenly Has other "
+        "illnesses or health problems Your doctor will likely want to know what medicines "
+        "you're taking."
+    )
+    lead = "Your doctor may ask whether anyone in your family"
+    assert units == [
+        f"{lead}: has a history of arrhythmias",
+        f"{lead}: has ever had heart disease or high blood pressure",
+        f"{lead}: has died suddenly",
+        f"{lead}: has other illnesses or health problems.",
+        "Your doctor will likely want to know what medicines you're taking.",
+    ]
+
+
+def test_a_question_glued_after_a_lists_last_item_is_cut_off() -> None:
+    units = standalone_units(
+        "Hidden sources of gluten include additives, such as - modified food starch - "
+        "preservatives - stabilizers Did you know that medicines may contain gluten? "
+        "Medicines may also contain lecithin."
+    )
+    assert "Hidden sources of gluten include additives, such as: stabilizers." in units
+
+
+def test_a_heading_glued_after_items_opening_on_verbs_is_no_list() -> None:
+    text = (
+        "Compared with others, people who have diabetes: Are at higher risk for heart disease "
+        "Have additional causes of heart disease May develop heart disease at a younger age "
+        "What Is Diabetes? Diabetes is a disease in which blood glucose is too high."
+    )
+    assert not any(unit.endswith((": is", ": what")) for unit in standalone_units(text))
+
+
 def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
     units = standalone_units(
         "Things to look for - Tugging at ears - Hearing problems Your health care provider "
