@@ -129,12 +129,14 @@ POINTER = re.compile(
 )
 PAGE_FURNITURE = re.compile(
     r"\b(?:chart|table|figure|image|picture|illustration|diagram|links?|videos?)s? "
-    r"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|\bclick (?:here|on the|the)\b",
+    r"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|\bclick(?:ing)? (?:here|on the|the)\b|"
+    r"\bat the following links?\b|\bthe following links?\b",
     re.IGNORECASE,
 )
 """A line pointing at what the page shows and an answer cannot: a chart or link "below",
-a video to watch ("You can use the chart below ... to figure out your BMI", "(Watch the
-video to learn more about shingles.")."""
+a video to watch, links to follow ("You can use the chart below ... to figure out your
+BMI", "(Watch the video to learn more about shingles.", "... by clicking on the following
+links: eMedicine ...")."""
 AGENCY_LINE = re.compile(
     r"^(?:The\s+)?[A-Z][A-Za-z]{1,7}\s+is the (?:primary|lead|leading|main)\s+"
     r"(?:(?:NIH|federal|U\.S\.|government)\s+)?(?:organization|agency|institute)\b"
@@ -281,9 +283,17 @@ answers in MedQuAD (rarer ones, OSHA or CMS, stay). Not after "the", "by", "to",
 end, not a credit."""
 
 
+SPACED_COLON = re.compile(r"(?<=[\w)])\s+:\s+")
+
+
 def clean_unit(unit: str) -> str:
-    """Return a unit with glued footnote numbers, a credit line and a plain heading removed."""
+    """Return a unit with glued footnote numbers, a credit line and a plain heading removed.
+
+    A colon spaced on both sides (CancerGov's "physical exam and history : An exam of
+    ...") is written as a colon.
+    """
     text = CREDIT.sub("", strip_footnotes(" ".join(unit.split())))
+    text = SPACED_COLON.sub(": ", text)
     if KEY_POINTS.match(text):
         rest = KEY_POINTS.sub("", text)
         return rest[:1].upper() + rest[1:]

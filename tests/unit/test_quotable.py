@@ -73,6 +73,10 @@ from veriloop.quotable import (
             "Studies have identified the following risk factors for leukemia.",
         ),
         (
+            "Tests may include: physical exam and history : An exam of the body.",
+            "Tests may include: physical exam and history: An exam of the body.",
+        ),
+        (
             "How Bone Loss Occurs Bone is living tissue that changes.",
             "Bone is living tissue that changes.",
         ),
@@ -131,6 +135,11 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("More information is provided in the NIDDK health topic, Anemia.", "pointer line"),
         (
             "NIAMS is the primary NIH organization for research and information on lupus.",
+            "pointer line",
+        ),
+        (
+            "You can learn more about these treatment options by clicking on the following "
+            "links: eMedicine Esophageal Motility Disorders",
             "pointer line",
         ),
         (
