@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from veriloop.standalone import standalone_units
+from veriloop.standalone import lost_stops, standalone_units
 
 FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
 """A footnote number glued after a sentence's last word and stop ("a day.3")."""
@@ -283,6 +283,33 @@ answers in MedQuAD (rarer ones, OSHA or CMS, stay). Not after "the", "by", "to",
 end, not a credit."""
 
 
+def without_glued_pointer(unit: str) -> str:
+    """Cut off a pointer sentence glued after a unit's last words.
+
+    "... (done during EGD) You can learn more about these treatment options by clicking on
+    the following links: ..." keeps its words before "You".
+    The cut is at the last lost stop (`lost_stops`) before the pointer's words where a
+    pointer sentence opens (`POINTER_OPENING`); a unit with no such stop, or whose
+    remaining words are fewer than four, is left whole (and is then a pointer line).
+    """
+    found = PAGE_FURNITURE.search(unit)
+    if not found:
+        return unit
+    stops = [
+        at for at in lost_stops(unit) if at < found.start() and POINTER_OPENING.match(unit, at)
+    ]
+    if not stops or len(unit[: stops[-1]].split()) < 4:
+        return unit
+    return unit[: stops[-1]].rstrip()
+
+
+POINTER_OPENING = re.compile(
+    r"(?:You (?:can|may)|For (?:more|additional|further)|More|Additional|Further|To learn|"
+    r"Learn|Visit|See|Click)\b"
+)
+"""How a glued pointer sentence opens ("You can learn more ...", "For more information ...")."""
+
+
 SPACED_COLON = re.compile(r"(?<=[\w)])\s+:\s+")
 
 
@@ -290,10 +317,11 @@ def clean_unit(unit: str) -> str:
     """Return a unit with glued footnote numbers, a credit line and a plain heading removed.
 
     A colon spaced on both sides (CancerGov's "physical exam and history : An exam of
-    ...") is written as a colon.
+    ...") is written as a colon; a pointer sentence glued on is cut off
+    (`without_glued_pointer`).
     """
     text = CREDIT.sub("", strip_footnotes(" ".join(unit.split())))
-    text = SPACED_COLON.sub(": ", text)
+    text = without_glued_pointer(SPACED_COLON.sub(": ", text))
     if KEY_POINTS.match(text):
         rest = KEY_POINTS.sub("", text)
         return rest[:1].upper() + rest[1:]
@@ -401,7 +429,7 @@ def quotable_texts(text: str) -> tuple[str, ...]:
     return tuple(
         cleaned
         for unit in standalone_units(text)
-        if unquotable_reason(unit) is None
+        if unquotable_reason(without_glued_pointer(unit)) is None
         and unquotable_reason(cleaned := clean_unit(unit)) is None
         and re.search(r"[A-Za-z]{2,}", cleaned)  # a word of two letters at least
         and not cleaned.rstrip().endswith("?")  # MedQuAD pages repeat their question

@@ -72,6 +72,11 @@ from veriloop.quotable import (
             "Risk Factors Studies have identified the following risk factors for leukemia.",
             "Studies have identified the following risk factors for leukemia.",
         ),
+        (  # a pointer glued after the last item: cut off, the list kept
+            "Therapy may involve: Surgery (Heller myotomy) to decrease the pressure You can "
+            "learn more about these options by clicking on the following links: eMedicine",
+            "Therapy may involve: Surgery (Heller myotomy) to decrease the pressure",
+        ),
         (
             "Tests may include: physical exam and history : An exam of the body.",
             "Tests may include: physical exam and history: An exam of the body.",
