@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from veriloop.standalone import lost_stops, standalone_units
+from veriloop.standalone import FOLLOW_LINKS, lost_stops, standalone_units
 
 FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
 """A footnote number glued after a sentence's last word and stop ("a day.3")."""
@@ -129,14 +129,12 @@ POINTER = re.compile(
 )
 PAGE_FURNITURE = re.compile(
     r"\b(?:chart|table|figure|image|picture|illustration|diagram|links?|videos?)s? "
-    r"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|\bclick(?:ing)? (?:here|on the|the)\b|"
-    r"\bat the following links?\b|\bthe following links?\b",
+    r"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b",
     re.IGNORECASE,
 )
 """A line pointing at what the page shows and an answer cannot: a chart or link "below",
-a video to watch, links to follow ("You can use the chart below ... to figure out your
-BMI", "(Watch the video to learn more about shingles.", "... by clicking on the following
-links: eMedicine ...")."""
+a video to watch ("You can use the chart below ... to figure out your BMI", "(Watch the
+video to learn more about shingles."); links to follow are `standalone.FOLLOW_LINKS`."""
 AGENCY_LINE = re.compile(
     r"^(?:The\s+)?[A-Z][A-Za-z]{1,7}\s+is the (?:primary|lead|leading|main)\s+"
     r"(?:(?:NIH|federal|U\.S\.|government)\s+)?(?:organization|agency|institute)\b"
@@ -292,7 +290,7 @@ def without_glued_pointer(unit: str) -> str:
     pointer sentence opens (`POINTER_OPENING`); a unit with no such stop, or whose
     remaining words are fewer than four, is left whole (and is then a pointer line).
     """
-    found = PAGE_FURNITURE.search(unit)
+    found = PAGE_FURNITURE.search(unit) or FOLLOW_LINKS.search(unit)
     if not found:
         return unit
     stops = [
@@ -348,7 +346,12 @@ def unquotable_reason(unit: str) -> str | None:
         return "resource list"
     if SYMPTOM_TABLE.search(text):
         return "symptom table"
-    if POINTER.search(text) or PAGE_FURNITURE.search(text) or AGENCY_LINE.match(text):
+    if (
+        POINTER.search(text)
+        or PAGE_FURNITURE.search(text)
+        or FOLLOW_LINKS.search(text)
+        or AGENCY_LINE.match(text)
+    ):
         return "pointer line"
     if SITE_NOTICE.search(text):
         return "site notice"

@@ -102,10 +102,17 @@ MedQuAD units have three or more (NHLBI's lists lost their bullets), e.g. "Signs
 symptoms of a stroke may include: Sudden weakness Paralysis ... Confusion Trouble ..."."""
 
 
+FOLLOW_LINKS = re.compile(
+    r"\bclick(?:ing)? (?:here|on the|the)\b|\b(?:at )?the following links?\b", re.IGNORECASE
+)
+"""Links to follow ("... by clicking on the following links: eMedicine ...", "at the
+following link to GeneReviews"): page furniture an answer cannot carry."""
+
+
 def is_boilerplate(sentence: str) -> bool:
     """Tell whether a sentence is page furniture or a first-person checklist line."""
     text = sentence.strip()
-    return bool(BOILERPLATE.search(text) or FIRST_PERSON.match(text))
+    return bool(BOILERPLATE.search(text) or FOLLOW_LINKS.search(text) or FIRST_PERSON.match(text))
 
 
 def _items(sentence: str) -> tuple[str, list[str]]:
@@ -250,7 +257,9 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
     """Split "Lead-in: Item one Item two Item three" whose bullets were lost into items.
 
     A run needs `GLUED_RUN_POINTS` lost bullets after the colon; otherwise, or when any
-    piece reads as a sentence before the last, no items ("" and []). A last piece that
+    piece reads as a sentence before the last, no items ("" and []). A piece of page
+    furniture (`is_boilerplate`: "You can learn more ... by clicking on the following
+    links") ends the list, and it and what follows are left out. A last piece that
     reads as a sentence is the sentence after the list, glued on: it stays whole, after
     the items, for `_unglued_item` to cut off.
     """
@@ -262,6 +271,11 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
         return "", []
     points = _one_word_items(run, points)
     pieces = [run[a:b].strip() for a, b in pairwise([0, *points, len(run)])]
+    furniture = next((at for at, piece in enumerate(pieces) if is_boilerplate(piece)), None)
+    if furniture is not None:  # "... (done during EGD) You can learn more ... by clicking
+        pieces = pieces[:furniture]  # on the following links: ...": the list ends there
+        if len(pieces) < GLUED_RUN_POINTS:
+            return "", []
     if any(_is_sentence(piece) for piece in pieces[:-1]):
         return "", []
     if any(LONE_WORD.fullmatch(piece) for piece in pieces):  # "... What Is Diabetes? ..."

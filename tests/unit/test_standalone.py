@@ -208,6 +208,21 @@ def test_a_question_glued_after_a_lists_last_item_is_cut_off() -> None:
     assert "Hidden sources of gluten include additives, such as: stabilizers." in units
 
 
+def test_a_pointer_glued_after_a_lost_bullet_list_ends_it() -> None:
+    units = standalone_units(
+        "Therapy may involve: Injection with botulinum toxin to relax the muscles Medications "
+        "to relax the sphincter Surgery to decrease the pressure Pneumatic balloon dilation "
+        "of the esophagus You can learn more about these options by clicking on the "
+        "following links: eMedicine Esophageal Motility Disorders"
+    )
+    assert units == [
+        "Therapy may involve: injection with botulinum toxin to relax the muscles",
+        "Therapy may involve: medications to relax the sphincter",
+        "Therapy may involve: surgery to decrease the pressure",
+        "Therapy may involve: pneumatic balloon dilation of the esophagus",
+    ]
+
+
 def test_a_heading_glued_after_items_opening_on_verbs_is_no_list() -> None:
     text = (
         "Compared with others, people who have diabetes: Are at higher risk for heart disease "
