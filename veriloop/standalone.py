@@ -204,20 +204,33 @@ QUESTION_OPENING = re.compile(
 """A verb then its subject: a question ("Did you know ...", "Is there ..."), a sentence."""
 
 
-def _is_sentence(piece: str) -> bool:
+BARE_RELATIVE = re.compile(r"\b(?:that|which|who)\s+\w+")
+"""A relative clause's opening without a comma: its verb is not the piece's either
+("Prevent asthma attacks that could result in ..." is an item; "People who have it are
+at risk" keeps "are")."""
+
+
+def _is_sentence(piece: str, bare: bool = False) -> bool:
     """Tell whether a piece cut from a glued run reads as a sentence, not a list item.
 
     It does when it has four words and a finite verb outside its relative clauses
     (`RELATIVE`): MedQuAD answers' lists read as lists once a ", which is ..." or ", that
     occurs ..." no longer counts (early symptoms of sickle cell disease, heart murmurs,
     bronchiolitis). A piece opening on its verb ("Has died suddenly", after "whether
-    anyone in your family:") is an item finishing the lead-in.
+    anyone in your family:") is an item finishing the lead-in; one that asks is a
+    sentence. With `bare` (a piece before a run's last), a relative clause without its
+    comma does not count either (`BARE_RELATIVE`); the sentence glued after a list's last
+    item is found without it ("... levels People in the DPP who were active ... reduced
+    their risk": "were" keeps it a sentence).
     """
     if QUESTION_OPENING.match(piece) or "?" in piece:
         return True  # "Did you know that ...?"
     if FINITE.fullmatch(piece.split(maxsplit=1)[0].lower() if piece.strip() else ""):
         return False  # "... whether anyone in your family: Has died suddenly"
-    return len(piece.split()) >= 4 and bool(FINITE.search(RELATIVE.sub(",", piece)))
+    main = RELATIVE.sub(",", piece)
+    if bare:  # an item inside a run: its relative clause's verb is not its own
+        main = BARE_RELATIVE.sub(" ", main)
+    return len(piece.split()) >= 4 and bool(FINITE.search(main))
 
 
 def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[str, str]:
@@ -229,7 +242,7 @@ def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[st
     """
     for point in reversed(lost_stops(item, acronyms)):
         rest = item[point:].strip()
-        if _is_sentence(rest) and not _is_sentence(item[:point]):
+        if _is_sentence(rest) and not _is_sentence(item[:point], bare=True):
             return item[:point].strip(), rest
     return item, ""
 
@@ -276,7 +289,7 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
         pieces = pieces[:furniture]  # on the following links: ...": the list ends there
         if len(pieces) < GLUED_RUN_POINTS:
             return "", []
-    if any(_is_sentence(piece) for piece in pieces[:-1]):
+    if any(_is_sentence(piece, bare=True) for piece in pieces[:-1]):
         return "", []
     if any(LONE_WORD.fullmatch(piece) for piece in pieces):  # "... What Is Diabetes? ..."
         return "", []  # a heading's words cut into items: no list read right

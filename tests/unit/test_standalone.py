@@ -171,9 +171,23 @@ def test_a_relative_clause_does_not_make_a_list_item_a_sentence() -> None:
         "occurs when red cells hemolyze.",
         "The symptoms will vary from person to person.",
     ]
-    # without the comma, "that occurs" is the piece's own verb: a sentence, no list
-    glued = "Lead in: Pain Swelling Fever Heat that occurs at night Sleep is poor."
-    assert standalone_units(glued) == [glued]
+    # without the comma too: "that occurs" is the relative clause's verb, not the piece's
+    glued = "Signs include: Pain at rest Swelling of the knee Heat that occurs at night Sleep is often poor."
+    assert standalone_units(glued) == [
+        "Signs include: pain at rest",
+        "Signs include: swelling of the knee",
+        "Signs include: heat that occurs at night.",
+        "Sleep is often poor.",
+    ]
+    asthma = standalone_units(
+        "Good asthma control will: Prevent chronic symptoms Reduce your need for quick-relief "
+        "medicines Help you maintain good lung function Prevent asthma attacks that could "
+        "result in a hospital stay To control asthma, work with your doctor."
+    )
+    assert (
+        "Good asthma control will: prevent asthma attacks that could result in a hospital stay"
+        in " ".join(asthma)
+    )
     # a sentence whose subject carries a relative clause is still a sentence
     units = standalone_units(
         "Things to look for - Tugging at ears - Hearing problems Your doctor, who knows "
