@@ -308,6 +308,9 @@ POINTER_OPENING = re.compile(
 """How a glued pointer sentence opens ("You can learn more ...", "For more information ...")."""
 
 
+SEE_ELSEWHERE = re.compile(r"\s*\((?:see|read) (?:below|above)\)", re.IGNORECASE)
+"""A pointer in brackets to another part of the page ("medicines (see below)")."""
+
 SPACED_COLON = re.compile(r"(?<=[\w)])\s+:\s+")
 
 
@@ -315,11 +318,11 @@ def clean_unit(unit: str) -> str:
     """Return a unit with glued footnote numbers, a credit line and a plain heading removed.
 
     A colon spaced on both sides (CancerGov's "physical exam and history : An exam of
-    ...") is written as a colon; a pointer sentence glued on is cut off
-    (`without_glued_pointer`).
+    ...") is written as a colon; a pointer to elsewhere on the page in brackets is dropped
+    and a pointer sentence glued on is cut off (`without_glued_pointer`).
     """
     text = CREDIT.sub("", strip_footnotes(" ".join(unit.split())))
-    text = without_glued_pointer(SPACED_COLON.sub(": ", text))
+    text = without_glued_pointer(SEE_ELSEWHERE.sub("", SPACED_COLON.sub(": ", text)))
     if KEY_POINTS.match(text):
         rest = KEY_POINTS.sub("", text)
         return rest[:1].upper() + rest[1:]

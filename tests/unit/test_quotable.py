@@ -78,6 +78,10 @@ from veriloop.quotable import (
             "Therapy may involve: Surgery (Heller myotomy) to decrease the pressure",
         ),
         (
+            "Good control will: reduce your need for quick-relief medicines (see below).",
+            "Good control will: reduce your need for quick-relief medicines.",
+        ),
+        (
             "Tests may include: physical exam and history : An exam of the body.",
             "Tests may include: physical exam and history: An exam of the body.",
         ),
