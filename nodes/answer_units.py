@@ -86,8 +86,9 @@ def extract_sentences(
             is not quoted while others are (`says_what_it_causes`).
         symptoms: The question asks its subject's symptoms: a unit saying what causes the
             subject ("other conditions that can cause dementia or dementia-like
-            symptoms", a cause however it names symptoms) is not quoted while others are
-            (`says_what_causes_it`).
+            symptoms", a cause however it names symptoms) or opening on other conditions
+            ("A variety of conditions may affect your hearing ...") is not quoted while
+            others are (`says_what_causes_it`, `OTHER_CONDITIONS`).
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -100,7 +101,11 @@ def extract_sentences(
         effects = {u for u in every if says_what_it_causes(u[0], titles.get(u[1], ""))}
         every = [u for u in every if u not in effects] or every
     if symptoms:
-        origins = {u for u in every if says_what_causes_it(u[0], titles.get(u[1], ""))}
+        origins = {
+            u
+            for u in every
+            if says_what_causes_it(u[0], titles.get(u[1], "")) or OTHER_CONDITIONS.match(u[0])
+        }
         every = [u for u in every if u not in origins] or every
     found = every
     if about is not None:
@@ -295,6 +300,17 @@ def says_what_it_causes(unit: str, title: str) -> bool:
         return False
     names = _names(title)
     return bool(names) and bool(_causing(names).match(unit))
+
+
+OTHER_CONDITIONS = re.compile(
+    r"(?:(?:a variety of|many|several|some|other|different|these|certain)\s+)?"
+    r"(?:(?:medical|health|other)\s+)?(?:conditions|disorders|diseases|problems|illnesses)\s+"
+    r"(?:(?:that|which)\s+)?(?:may|can|could|might)\s+(?:also\s+)?(?:affect|cause|lead to)\b",
+    re.IGNORECASE,
+)
+"""A unit about other conditions ("A variety of conditions may affect your hearing or
+balance: ear infections ...; tinnitus ...", "Other conditions may cause the same signs"):
+44 MedQuAD units open so, none a symptom list."""
 
 
 def says_what_causes_it(unit: str, title: str) -> bool:

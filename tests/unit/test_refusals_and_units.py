@@ -488,6 +488,12 @@ def test_a_symptoms_answer_leaves_out_what_causes_the_subject() -> None:
     quoted, _ = extract_sentences(*args, about=about, symptoms=True)
     assert [text for text, _ in quoted] == ["Memory loss is a common symptom of dementia."]
     assert len(extract_sentences(*args, about=about)[0]) == 2
+    # a list of other conditions is no list of symptoms
+    others = "A variety of conditions may affect your memory: stroke; depression."
+    listing = passage("P-2", f"Memory loss is a symptom of dementia. {others}", title="Dementia")
+    asked = (fake_models([]), "What are the symptoms of dementia?", [listing], 3)
+    listed, _ = extract_sentences(*asked, symptoms=True)
+    assert [text for text, _ in listed] == ["Memory loss is a symptom of dementia."]
 
 
 def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
