@@ -252,7 +252,8 @@ def kind_of(question: str, focus: str) -> bool:
     ends in a generic word ("Parsonage Turner Syndrome") is a name, not a head noun with
     modifiers, and is never a kind of anything here; "Non-Hodgkin" is not a kind of
     Hodgkin; nor is a focus whose last word is the object of a phrase ("Neurological
-    Complications of AIDS").
+    Complications of AIDS"). Where the question names the head word both bare and narrowed
+    ("infection. can a streptococcus infection cause ..."), the narrowed one decides.
     """
     words = [(word, stem) for word, stem in _scan(focus) if word]
     if not words or words[-1][1] is None:
@@ -266,6 +267,7 @@ def kind_of(question: str, focus: str) -> bool:
         return False  # "Non-Hodgkin Lymphoma" is no kind of the Hodgkin lymphoma asked about
     terms = focus_terms(focus)
     tokens = subject_tokens(question)
+    narrowings = []  # the words before each place the question ends a run on the head
     for at, token in enumerate(tokens):
         if token != head or (at + 1 < len(tokens) and tokens[at + 1] is not None):
             continue  # not the question's head word: "otitis" in "otitis media"
@@ -274,9 +276,10 @@ def kind_of(question: str, focus: str) -> bool:
         while before >= 0 and tokens[before] is not None:
             modifiers.append(tokens[before])
             before -= 1
-        if all(m in terms for m in modifiers):
-            return True
-    return False
+        narrowings.append(modifiers)
+    if any(narrowings):  # "infection. can a streptococcus infection ...": the bare title
+        narrowings = [m for m in narrowings if m]  # word is the narrowed one's
+    return any(all(m in terms for m in modifiers) for modifiers in narrowings)
 
 
 def _head(focus: str) -> str | None:

@@ -213,6 +213,13 @@ def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> Non
         ("how is turner syndrome diagnosed", "Parsonage Turner syndrome", False),
         ("What are the treatments of HIV/AIDS?", "Neurological Complications of AIDS", False),
         ("What causes Obesity?", "Overweight and Obesity", True),
+        # a bare title word narrowed later in the message: the narrowed one decides
+        (
+            "infection. can a streptococcus infection cause wegeners?",
+            "Meningococcal Infections",
+            False,
+        ),
+        ("infection. what treats an infection?", "Meningococcal Infections", True),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
@@ -233,7 +240,9 @@ def test_kin_pages_are_kept_and_an_adults_question_prefers_adult_pages() -> None
 
 
 def test_a_kind_of_a_word_beside_the_subject_is_no_kin_of_it() -> None:
-    question = "can diverticulosis or diverticulitis be seen on a cat scan if there is no infection?"
+    question = (
+        "can diverticulosis or diverticulitis be seen on a cat scan if there is no infection?"
+    )
     titles = [
         "Diverticulosis and Diverticulitis",
         "Parasites - Toxoplasmosis (Toxoplasma infection)",
