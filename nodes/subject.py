@@ -468,6 +468,28 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     )
 
 
+FORMER_NAME = re.compile(
+    r"\b(?:previously|formerly|also|commonly|once|often)\s+(?:commonly\s+)?"
+    r"(?:known as|called|named)\s+(?:the\s+)?([A-Z][a-z]{3,})(?:['’]s|s)?\b"
+)
+"""Another name a page gives its subject, opening on a proper name: "Granulomatosis with
+polyangiitis (GPA), previously known as Wegener's granulomatosis, ..."."""
+
+
+def names_by_eponym(asked: frozenset[str], vocabulary: frozenset[str], text: str) -> bool:
+    """Tell whether a text gives its subject another name the question uses, by its eponym.
+
+    The question writes the name's first word ("wegeners" for "previously known as
+    Wegener's granulomatosis"): a word no candidate's focus holds (`vocabulary`), so the
+    name is the question's only handle on the page.
+    """
+    for found in FORMER_NAME.finditer(text):
+        stems = [t for t in subject_tokens(found.group(1)) if t is not None]
+        if stems and stems[0] in asked and stems[0] not in vocabulary:
+            return True
+    return False
+
+
 def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
     """Return the pattern of a text saying what a subject phrase is, in passing.
 
@@ -605,6 +627,9 @@ def match_subject(
     naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
     named |= {titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])}
+    named |= {  # "wegeners": "previously known as Wegener's granulomatosis"
+        titles[i] for i in every if titles[i] and names_by_eponym(asked, vocabulary, texts[i])
+    }
     on = [
         i
         for i in every

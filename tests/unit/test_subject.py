@@ -12,6 +12,7 @@ from veriloop.nodes.subject import (
     focus_terms,
     kind_of,
     match_subject,
+    names_by_eponym,
     numbers_another,
     on_subject,
     question_names,
@@ -251,6 +252,23 @@ def test_a_kind_of_a_word_beside_the_subject_is_no_kin_of_it() -> None:
     assert kind_of(question, titles[1])  # "infection" is a word of the question ...
     match = match_subject(question, titles, texts)
     assert match.kept == [0] and match.kin == []  # ... but the subject is diverticulitis
+
+
+def test_a_page_giving_its_subject_a_former_name_the_question_uses_is_on_it() -> None:
+    question = "can a streptococcus infection cause a disease like wegeners?"
+    titles = ["Granulomatosis with Polyangiitis", "Meningococcal Infections"]
+    texts = [
+        "Granulomatosis with polyangiitis (GPA), previously known as Wegener's "
+        "granulomatosis, is a rare disease.",
+        "Meningococci are bacteria that cause serious infections.",
+    ]
+    assert match_subject(question, titles, texts).kept == [0]
+    # a word a candidate's focus holds names that page, not this one
+    asked = frozenset({"hodgkin", "lymphoma"})
+    text = "Its former name, also known as Hodgkin disease, is still used."
+    assert names_by_eponym(asked, frozenset(), text)
+    assert not names_by_eponym(asked, frozenset({"hodgkin"}), text)
+    assert not names_by_eponym(asked, frozenset(), "It is also called a rare cancer.")
 
 
 def test_a_named_adults_question_is_not_answered_from_a_childrens_page() -> None:
