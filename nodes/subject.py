@@ -255,12 +255,12 @@ def kind_of(question: str, focus: str) -> bool:
     Complications of AIDS"). Where the question names the head word both bare and narrowed
     ("infection. can a streptococcus infection cause ..."), the narrowed one decides.
     """
-    words = [(word, stem) for word, stem in _scan(focus) if word]
-    if not words or words[-1][1] is None:
+    head = _head(focus)
+    if head is None:
         return False
-    if len(words) > 1 and words[-2][0].lower() in OBJECT_OF:
+    words = [word for word, _ in _scan(focus) if word]
+    if len(words) > 1 and words[-2].lower() in OBJECT_OF:
         return False  # "Neurological Complications of AIDS" is about AIDS, no kind of it
-    head = words[-1][1]
     if _negated_words(focus) - _negated_words(question) & set(
         re.findall(r"[a-z]+", question.lower())
     ):
@@ -283,9 +283,12 @@ def kind_of(question: str, focus: str) -> bool:
 
 
 def _head(focus: str) -> str | None:
-    """Return the stem of a focus's last word, its head noun ("leukemia" of "Chronic ...")."""
-    words = [stem for word, stem in _scan(page_name(focus)) if word]
-    return words[-1] if words else None
+    """Return the stem of a focus's last word, its head noun ("leukemia" of "Chronic ...").
+
+    None when it has none or the last word is generic ("Syndrome"): a name, no head noun.
+    """
+    stems = [stem for word, stem in _scan(focus) if word]
+    return stems[-1] if stems else None
 
 
 def written_in(phrase: SubjectPhrase, text: str) -> bool:
@@ -640,19 +643,21 @@ def match_subject(
             or _page_writes(titles[i], phrases, asked, titles, texts)
         )
     ]
-    pages = _page_texts(titles, texts)
     if not on:  # no page under the question's own name: one that writes it ("alcohol use
         # disorder" on "Alcoholism and Alcohol Abuse") is on it
+        pages = _page_texts(titles, texts)
         on = [i for i in every if titles[i] and writes_name(question, titles[i], pages[titles[i]])]
-    if not on and not phrases:  # no name the rule can read: a page defining its subject
-        # in the question's words ("an infestation ... by the itch mite") is on it
-        on = [
-            i for i in every if titles[i] and defines_in_words(asked, titles[i], pages[titles[i]])
-        ]
+        if not on and not phrases:  # no name the rule can read: a page defining its
+            # subject in the question's words ("an infestation ... by the itch mite")
+            on = [
+                i
+                for i in every
+                if titles[i] and defines_in_words(asked, titles[i], pages[titles[i]])
+            ]
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
     if on:  # kinds of what the pages on the subject name, not of a word beside it
-        named = {t for i in on for t in focus_terms(titles[i])}  # ("... no infection?")
-        kin = [i for i in kin if _head(titles[i]) in named]
+        on_terms = {t for i in on for t in focus_terms(titles[i])}  # ("... no infection?")
+        kin = [i for i in kin if _head(titles[i]) in on_terms]
     on = [i for i in on if not numbers_another(question, titles[i])]
     kin = [i for i in kin if not numbers_another(question, titles[i])]
     adult = about_adults(question)

@@ -95,8 +95,8 @@ heading: "In the Diabetes Prevention | Program (DPP), ...", "The Prostate Cancer
 | Trial (PCPT) studied ...", "Type 2 Diabetes Prevention | Program participants ..."."""
 
 NAME_GOES_ON = re.compile(
-    rf"^(?:{NAME_HEADS}|Diseases?|Disorders?|Syndromes?|Studies|Cancers?|Tumou?rs?|"
-    r"Lymphomas?|Leukemias?|Sarcomas?|Carcinomas?)\b|^\S+\s+\([A-Z]"
+    rf"{PROGRAM_GOES_ON.pattern}|^(?:Diseases?|Disorders?|Syndromes?|Studies|Cancers?|"
+    r"Tumou?rs?|Lymphomas?|Leukemias?|Sarcomas?|Carcinomas?)\b"
 )
 """A rest that carries a capitalised run on as a name, not a sentence after a heading: its
 first word is a name's head noun ("... Kidney | Disease (ADPKD) is ...", "National Kidney
@@ -129,12 +129,13 @@ POINTER = re.compile(
 )
 PAGE_FURNITURE = re.compile(
     r"\b(?:chart|table|figure|image|picture|illustration|diagram|links?|videos?)s? "
-    r"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b",
+    rf"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|{FOLLOW_LINKS.pattern}",
     re.IGNORECASE,
 )
 """A line pointing at what the page shows and an answer cannot: a chart or link "below",
-a video to watch ("You can use the chart below ... to figure out your BMI", "(Watch the
-video to learn more about shingles."); links to follow are `standalone.FOLLOW_LINKS`."""
+a video to watch, links to follow (`standalone.FOLLOW_LINKS`, which the list reader
+shares): "You can use the chart below ... to figure out your BMI", "(Watch the video to
+learn more about shingles.", "... by clicking on the following links: eMedicine ..."."""
 AGENCY_LINE = re.compile(
     r"^(?:The\s+)?[A-Z][A-Za-z]{1,7}\s+is the (?:primary|lead|leading|main)\s+"
     r"(?:(?:NIH|federal|U\.S\.|government)\s+)?(?:organization|agency|institute)\b"
@@ -290,7 +291,7 @@ def without_glued_pointer(unit: str) -> str:
     pointer sentence opens (`POINTER_OPENING`); a unit with no such stop, or whose
     remaining words are fewer than four, is left whole (and is then a pointer line).
     """
-    found = PAGE_FURNITURE.search(unit) or FOLLOW_LINKS.search(unit)
+    found = PAGE_FURNITURE.search(unit)
     if not found:
         return unit
     stops = [
@@ -312,6 +313,7 @@ SEE_ELSEWHERE = re.compile(r"\s*\((?:see|read) (?:below|above)\)", re.IGNORECASE
 """A pointer in brackets to another part of the page ("medicines (see below)")."""
 
 SPACED_COLON = re.compile(r"(?<=[\w)])\s+:\s+")
+"""A colon spaced on both sides ("physical exam and history : An exam ...")."""
 
 
 def clean_unit(unit: str) -> str:
@@ -349,18 +351,13 @@ def unquotable_reason(unit: str) -> str | None:
         return "resource list"
     if SYMPTOM_TABLE.search(text):
         return "symptom table"
-    if (
-        POINTER.search(text)
-        or PAGE_FURNITURE.search(text)
-        or FOLLOW_LINKS.search(text)
-        or AGENCY_LINE.match(text)
-    ):
+    if POINTER.search(text) or PAGE_FURNITURE.search(text) or AGENCY_LINE.match(text):
         return "pointer line"
     if SITE_NOTICE.search(text):
         return "site notice"
     if GLUED_ITEMS.search(text):
         return "glued list items"
-    if len(text.split()) < 4 and not text.endswith(".") or PRONOUNCED_NAME.match(text):
+    if (len(text.split()) < 4 and not text.endswith(".")) or PRONOUNCED_NAME.match(text):
         return "heading only"
     return None
 

@@ -194,14 +194,8 @@ yellowish color of the skin, known as jaundice, ..., that occurs when ...": an i
 LONE_WORD = re.compile(
     r"(?i:what|how|why|when|where|which|who|is|are|was|were|do|does|can|the|a|an|and|or)"
 )
-"""A one-word piece no list has as an item: a heading's word ("What Is Diabetes?")."""
-
-
-QUESTION_OPENING = re.compile(
-    r"(?i:is|are|was|were|has|have|had|can|may|will|would|should|could|does|do|did|must)\s+"
-    r"(?i:you|it|he|she|they|we|i|there|this|these|those|your|my|his|her|their)\b"
-)
-"""A verb then its subject: a question ("Did you know ...", "Is there ..."), a sentence."""
+"""A word no list has as a one-word item: a heading's ("What Is Diabetes?") or a name's
+("The Human Phenotype Ontology provides ...")."""
 
 
 BARE_RELATIVE = re.compile(r"\b(?:that|which|who)\s+\w+")
@@ -223,7 +217,7 @@ def _is_sentence(piece: str, bare: bool = False) -> bool:
     item is found without it ("... levels People in the DPP who were active ... reduced
     their risk": "were" keeps it a sentence).
     """
-    if QUESTION_OPENING.match(piece) or "?" in piece:
+    if "?" in piece:
         return True  # "Did you know that ...?"
     if FINITE.fullmatch(piece.split(maxsplit=1)[0].lower() if piece.strip() else ""):
         return False  # "... whether anyone in your family: Has died suddenly"
@@ -291,8 +285,6 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
             return "", []
     if any(_is_sentence(piece, bare=True) for piece in pieces[:-1]):
         return "", []
-    if any(LONE_WORD.fullmatch(piece) for piece in pieces):  # "... What Is Diabetes? ..."
-        return "", []  # a heading's words cut into items: no list read right
     if _is_sentence(pieces[-1]):  # "... Sudden and severe headache A transient ... has ..."
         pieces[-2:] = [f"{pieces[-2]} {pieces[-1]}"]
     return f"{head}:", pieces
