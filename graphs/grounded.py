@@ -343,7 +343,10 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     uncovered = subject.uncovered.text if subject and subject.uncovered else None
     kept = {p["id"] for p in got.ranked}
     return {
-        "passages": [*got.ranked, *(p for p in found.passages if p["id"] not in kept)],
+        "passages": [
+            *got.ranked,
+            *({**p, "for_part": True} for p in found.passages if p["id"] not in kept),
+        ],
         "relevant": record["passed"],
         "no_page_about": uncovered,
         "no_subject": got.no_subject,
@@ -383,6 +386,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         calls.extend(quoted.calls)
         if quoted.first_unanswered:
             missing = [str(state.asked), *missing]
+        missing += [t for t in quoted.parts_unanswered if t not in missing]
         units = [sentence for sentence, _ in quoted.units]
         text = " ".join(units)
         error = None if text else "the passages hold no sentence to quote"

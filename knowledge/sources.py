@@ -90,6 +90,9 @@ class SourcePassage(TypedDict):
     """The answer (page) the passage is part of (MedQuAD); absent for other sources."""
     part: NotRequired[int]
     """The passage's place in that answer: 1 opens it (MedQuAD)."""
+    for_part: NotRequired[bool]
+    """The passage was kept only for another part of the question (one asking a type of
+    its own: `nodes.grounding.retrieve_parts`), not for its first type."""
 
 
 _open_bases: dict[tuple[str, str], KnowledgeBase] = {}

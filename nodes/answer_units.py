@@ -145,35 +145,57 @@ def quote_parts(
     count: int,
     relevance: RelevanceScorer | None = None,
     quoted: Sequence[tuple[str, str]] = (),
-) -> tuple[list[tuple[str, str]], list[ModelCall]]:
+) -> tuple[list[tuple[str, str]], list[ModelCall], list[str]]:
     """Quote, for each other part of a question, up to `count` units of its own passages.
 
     Each part is answered as a question of its type is on pages of that type
-    (`extract_sentences` with the type's cue test, the page's opening first), ranked against
-    the part's own words; a unit already `quoted` (or quoted for an earlier part) is not
-    quoted again.
+    (`extract_sentences` with the type's cue test, the page's opening first), or, when
+    the subject has no page of that type (`typed` False), from its other pages through the
+    type's `TypeTest`; ranked against the part's own words. A unit already `quoted` (or
+    quoted for an earlier part) is not quoted again; a part read through the type test
+    whose units were all quoted already is unanswered (the test passed a unit of another
+    type).
+
+    Returns:
+        The units, the model calls, and the types of the parts nothing was quoted for.
     """
     said = {text for text, _ in quoted}
     found: list[tuple[str, str]] = []
     calls: list[ModelCall] = []
+    unanswered: list[str] = []
     for part in parts:
         ids = set(part["passage_ids"])
+        own = [p for p in passages if p["id"] in ids]
+        asked = part["asked"]
+        test = None if part["typed"] else TypeTest(asked, models, _kin_ids(own))
         units, call = extract_sentences(
             models,
             part["question"],
-            [p for p in passages if p["id"] in ids],
+            own,
             count,
             relevance,
-            prefer=asked_cues(part["asked"]),
-            lead=True,
-            causes=part["asked"] == "causes",
+            about=test,
+            prefer=asked_cues(asked) if part["typed"] else None,
+            lead=part["typed"],
+            causes=asked == "causes",
+            symptoms=asked == "symptoms" and not part["typed"],
         )
-        calls.extend([call] if call else [])
-        for unit in units:
-            if unit[0] not in said:
-                said.add(unit[0])
-                found.append(unit)
-    return found, calls
+        calls.extend([*(test.calls if test else []), *([call] if call else [])])
+        new = [unit for unit in units if unit[0] not in said]
+        # read through the type test, a unit already quoted for another type answers
+        # nothing more ("many infants with trisomy 13 die within their first days" is no
+        # diagnosis)
+        if not (new if test else units):
+            unanswered.append(asked)
+        for unit in new:
+            said.add(unit[0])
+            found.append(unit)
+    return found, calls, unanswered
+
+
+def _kin_ids(passages: Sequence[SourcePassage]) -> frozenset[str]:
+    """Return the ids of the passages of the subject's kinds' pages (`kin`)."""
+    return frozenset(p["id"] for p in passages if p.get("kin"))
 
 
 @dataclass
@@ -185,6 +207,8 @@ class Quoted:
     calls: list[ModelCall]
     first_unanswered: bool
     """A type was asked first and none of its units was quoted."""
+    parts_unanswered: list[str] = field(default_factory=list)
+    """The types of the other parts none of whose units was quoted."""
 
 
 def quote_answer(
@@ -200,25 +224,23 @@ def quote_answer(
 ) -> Quoted:
     """Quote the units that answer a question: its first type's, then each other part's.
 
-    The first type is answered from the passages that are not only a part's: from pages of
-    that type (`typed`) as such, else through its `TypeTest` (the subject's kinds' pages
-    apart, `kin`); "information" by a definition first. Passages marked `defines` (pages
-    about something else that say what the question's subject phrase is) give only their
-    units that write the phrase. Then each part (`quote_parts`).
+    The first type is answered from the passages not kept only for a part (`for_part`):
+    from pages of that type (`typed`) as such, else through its `TypeTest` (the subject's
+    kinds' pages apart, `kin`); "information" by a definition first. Passages marked
+    `defines` (pages about something else that say what the question's subject phrase is)
+    give only their units that write the phrase. Then each part (`quote_parts`).
     """
     elsewhere = asked not in (None, "information") and typed is False
-    kin = frozenset(p["id"] for p in passages if p.get("kin"))
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
-        TypeTest(str(asked), models, kin) if elsewhere else None
+        TypeTest(str(asked), models, _kin_ids(passages)) if elsewhere else None
     )
     defined = next((p["defines"] for p in passages if p.get("defines")), None)
     if defined:  # pages about something else: only what they say of the phrase
         about = writes_phrase(defined)
-    parts_only = {i for part in parts for i in part["passage_ids"]}
     first, call = extract_sentences(
         models,
         question,
-        [p for p in passages if p["id"] not in parts_only] or passages,
+        [p for p in passages if not p.get("for_part")] or passages,
         count,
         relevance,
         about=about,
@@ -228,7 +250,9 @@ def quote_answer(
         causes=asked == "causes",
         symptoms=asked == "symptoms",
     )
-    more, more_calls = quote_parts(models, parts, passages, count, relevance, first)
+    more, more_calls, parts_unanswered = quote_parts(
+        models, parts, passages, count, relevance, first
+    )
     return Quoted(
         units=[*first, *more],
         calls=[
@@ -237,6 +261,7 @@ def quote_answer(
             *more_calls,
         ],
         first_unanswered=asked not in (None, "information") and not first,
+        parts_unanswered=parts_unanswered,
     )
 
 
@@ -398,10 +423,12 @@ LIST_ITEMS_QUOTED = 10
 
 
 DANGLING = re.compile(
-    r"^(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"
-    r"In addition|Otherwise|Instead|Still|Other)\b"
+    r"^(?:(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"
+    r"In addition|Otherwise|Instead|Still|Other|If (?:this|that|these|those|they|it|he|she))\b"
+    r"|If (?:so|not),)"
 )
-"""An opening that leans on the sentence before it ("Or, ...", "This information ...")."""
+"""An opening that leans on the sentence before it ("Or, ...", "This information ...",
+"If they do, causes may include ...", "If not, ask ...")."""
 
 POINTS_BACK = re.compile(r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b")
 """A pointer inside a sentence to text before it ("... mild benefits from some of these

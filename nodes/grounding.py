@@ -429,7 +429,11 @@ class PartPassages(TypedDict):
     asked: str
     """Its question type."""
     passage_ids: list[str]
-    """The ids of the subject's passages of that type."""
+    """The ids of the subject's passages of that type, or (`typed` False) of its pages of
+    other types, when none is of that type."""
+    typed: bool
+    """The passages are of the part's type (False: read through the type test,
+    `TypeTest`, as the first type is when no page of it is there)."""
 
 
 @dataclass
@@ -466,9 +470,11 @@ def retrieve_parts(
     question's subject that are of its type, each passage held to `relevant_at`; its kinds'
     pages only when the subject's own have none, as for the first type. A part no such
     page answers is `missing` ("MedQuAD ... says nothing about how to prevent it"), and
-    `far` too when pages of its type are there but below the gate. Unlike the first type,
-    a part is not answered from the subject's pages of other types through the type test:
-    an extra part's answer is only quoted from pages written for it.
+    `far` too when pages of its type are there but below the gate. When the subject has
+    no page of the part's type at all, the part is read, as the first type is, from the
+    subject's pages of other types that pass the gate (`typed` False: only their units
+    the type test passes are quoted, and the part is said missing when none does):
+    "What is lupus? How is it treated?" is answered from Lupus's overview, which says how.
     """
     found = PartsFound()
     for part in parts:
@@ -483,16 +489,25 @@ def retrieve_parts(
         found.searches.append((part, got))
         found.calls.extend(got.calls)
         of_type = [p for p in got.ranked if p.get("qtype") == part.qtype]
-        typed = [p for p in of_type if p["relevance"] >= relevant_at]
-        if not (got.on_subject and got.typed and typed):
+        passing = [p for p in got.ranked if p["relevance"] >= relevant_at]
+        typed = [p for p in of_type if p in passing]
+        untyped = got.typed is False and not got.typed_far and not of_type
+        if not (got.on_subject and ((got.typed and typed) or (untyped and passing))):
             found.missing.append(part.qtype)
             if got.typed_far or of_type:  # its pages exist, below the gate
                 found.far.append(part.qtype)
             continue
+        answering = typed if got.typed else passing
         found.parts.append(
-            PartPassages(question=part.text, asked=part.qtype, passage_ids=[p["id"] for p in typed])
+            PartPassages(
+                question=part.text,
+                asked=part.qtype,
+                passage_ids=[p["id"] for p in answering],
+                typed=bool(got.typed),
+            )
         )
-        found.passages.extend(typed)
+        held = {p["id"] for p in found.passages}  # two parts may read the same pages
+        found.passages.extend(p for p in answering if p["id"] not in held)
     return found
 
 

@@ -340,15 +340,41 @@ class AskedTypes:
     calls: list[ModelCall]
 
 
+ABOUT_AND_ITS = re.compile(
+    r"\b(?:know|learn|read|information|info|tell (?:me|us))\b(?:\s+more)?\s+"
+    r"(?:about|on|regarding)\s+(?P<subject>[^.?!;,]{2,60}?)\s+(?:and|&)\s+(?:its|their|the)\s+"
+    r"(?P<aspect>\w{4,}(?:\s+\w+){0,2}?)\s*(?:[.?!;,]|$)",
+    re.IGNORECASE,
+)
+"""A message asking about a subject and one of its aspects ("I want to know about Lupus
+and its treatment"): two asks, what it is and the aspect."""
+
+
 def asked_types(models: Models, question: str, confident_at: float) -> AskedTypes:
     """Read the type a question asks first and the types its other parts ask.
 
     The whole question's type when the classifier is confident of it; else the first
-    part's that asks one (`more_asked`), the rest after it.
+    part's that asks one (`more_asked`), the rest after it. A message asking about a
+    subject and its aspect (`ABOUT_AND_ITS`) asks what it is first, then the aspect's type
+    (the classifier's reading of "What are the <aspect> of <subject>?", at
+    `PART_CONFIDENT_AT` or more), whatever type the whole message was read as.
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
     more, part_calls = more_asked(models, question, first)
     if first is None and more:  # the whole message is unclear; its first part is not
         first, more = more[0].qtype, more[1:]
+    if about := ABOUT_AND_ITS.search(question):
+        classifier = question_types()
+        phrased = f"What are the {about['aspect']} of {about['subject']}?"
+        read = [with_type_words_spelled(phrased)]
+        vectors, aspect_calls = classifier_vectors(
+            models, read, "question_type", classifier.encoder
+        )
+        part_calls = [*part_calls, *aspect_calls]
+        best = classifier.classify(vectors[0])[0]
+        if best.probability >= PART_CONFIDENT_AT and best.qtype != "information":
+            aspect = AskedPart(question, best.qtype, best.probability, 1)
+            others = [part for part in more if part.qtype not in (best.qtype, "information")]
+            first, more = "information", [aspect, *others][: MAX_ASKED - 1]
     return AskedTypes(asked, first, more, [*asked.calls, *part_calls])

@@ -1042,6 +1042,41 @@ def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(
     assert far.parts == [] and far.missing == ["prevention"] and far.far == ["prevention"]
 
 
+def test_a_part_whose_type_no_page_of_the_subject_has_is_read_from_its_other_pages(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veriloop.nodes.grounding import retrieve_parts
+    from veriloop.nodes.question_type import AskedPart
+
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    use_source(monkeypatch, TypedSource(HYPOGLYCEMIA_PAGES[:2]))  # no prevention page
+    part = AskedPart(
+        "And what steps should a pregnant woman take to avoid it?", "prevention", 0.9, 2
+    )
+    search = {"kb_dir": "", "corpus_dir": "", "candidates": 10, "keep": 5}
+    found = retrieve_parts(models, TWO_PARTS, [part], relevant_at=-1.0, **search)
+    [read] = found.parts
+    assert read["typed"] is False and not found.missing
+    assert {p["qtype"] for p in found.passages if p["id"] in read["passage_ids"]} == {
+        "information",
+        "causes",
+    }
+    # a page of the type there, below the gate: too far, not read from the others
+    use_source(monkeypatch, TypedSource(HYPOGLYCEMIA_PAGES))
+    [prevention] = [
+        p
+        for p in retrieve_parts(models, TWO_PARTS, [part], relevant_at=-1.0, **search).passages
+        if p.get("qtype") == "prevention"
+    ]
+    above = prevention["relevance"] + 0.01
+    monkeypatch.setattr(
+        "veriloop.nodes.grounding.rank_passages",
+        _ranked_with_floor(above, qtype="prevention"),
+    )
+    far = retrieve_parts(models, TWO_PARTS, [part], relevant_at=above, **search)
+    assert far.parts == [] and far.far == ["prevention"]
+
+
 def _ranked_with_floor(gate: float, qtype: str) -> Any:
     """Rank as retrieval does, with every passage but `qtype`'s lifted over `gate`."""
     from veriloop.nodes import grounding

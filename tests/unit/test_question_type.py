@@ -11,6 +11,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.nodes.linear_weights import LinearWeights
 from veriloop.nodes.question_type import (
     QuestionTypeClassifier,
+    asked_types,
     more_asked,
     question_parts,
     question_types,
@@ -122,3 +123,28 @@ def test_the_other_parts_of_a_question_ask_their_own_types() -> None:
     assert with_type_words_spelled("how to diognose statins") == "how to diagnose statins"
     # one question: nothing more
     assert more_asked(models, "What causes hypoglycemia in newborns?", "causes") == ([], [])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Hi, I want to know about Lupus and its treatment. Best, NAME",
+        "Please tell me about diabetes and its treatments.",
+        "I need information on psoriasis and the treatment options.",
+    ],
+)
+def test_asking_about_a_subject_and_its_aspect_asks_what_it_is_first(question: str) -> None:
+    models: Any = OwnEncoder()
+    types = asked_types(models, question, 0.5)
+    assert types.first == "information"
+    assert [(p.qtype, p.number) for p in types.more] == [("treatment", 1)]
+
+
+def test_an_aspect_asked_alone_is_not_made_two_asks() -> None:
+    models: Any = OwnEncoder()
+    for question in (
+        "What is the treatment for lupus and its rashes?",
+        "I read about lupus and I worry about my joints. What is the treatment?",
+    ):
+        types = asked_types(models, question, 0.5)
+        assert types.first == "treatment" and types.more == []

@@ -235,6 +235,32 @@ def test_a_sentence_leaning_on_the_one_before_brings_it_along() -> None:
     assert _quoted(found, [1], count=1) == [found[1]]
 
 
+@pytest.mark.parametrize(
+    "leaning",
+    [
+        "If they do, causes may include the following: brief intolerance to fasting.",
+        "If so, a doctor may order a blood test.",
+        "If not, ask if the dosage can be safely reduced.",
+        "If this happens, your doctor may recommend a procedure.",
+    ],
+)
+def test_a_conditional_on_the_sentence_before_brings_it_along(leaning: str) -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [("Children rarely develop hypoglycemia.", "P-1"), (leaning, "P-1")]
+    assert _quoted(found, [1], count=1, previous={found[1]: found[0]}) == found
+
+
+def test_a_conditional_of_its_own_stands_alone() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [
+        ("Children rarely develop hypoglycemia.", "P-1"),
+        ("If blood sugar stays low, seizures can follow.", "P-1"),
+    ]
+    assert _quoted(found, [1], count=1, previous={found[1]: found[0]}) == [found[1]]
+
+
 class _LaterFirst:
     """A relevance judge that ranks a passage's later units above its earlier ones."""
 
@@ -612,7 +638,10 @@ def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found()
     avoid = passage(
         "P-2", "Regular meals prevent the lows that skipping them causes.", title="Hypoglycemia"
     )
-    second = PartPassages(question="how to avoid it", asked="prevention", passage_ids=["P-2"])
+    avoid["for_part"] = True
+    second = PartPassages(
+        question="how to avoid it", asked="prevention", passage_ids=["P-2"], typed=True
+    )
     quoted = quote_answer(
         fake_models([]),
         "What causes hypoglycemia? And how to avoid it?",
@@ -623,3 +652,67 @@ def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found()
         parts=[second],
     )
     assert [source for _, source in quoted.units] == ["P-1", "P-2"]
+
+
+def test_a_part_no_page_of_its_type_answers_is_read_through_the_type_test() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+    from veriloop.nodes.grounding import PartPassages
+
+    what = passage("P-1", "Lupus is an autoimmune disease.", title="Lupus")
+    how = passage(
+        "P-2",
+        "Treatment may include antimalarial drugs, steroids and immunosuppressive drugs.",
+        title="Lupus",
+    )
+    treated = PartPassages(
+        question="How is lupus treated?", asked="treatment", passage_ids=["P-1", "P-2"], typed=False
+    )
+    quoted = quote_answer(
+        fake_models([]),
+        "What is lupus? How is lupus treated?",
+        [what, how],
+        1,
+        asked="information",
+        typed=True,
+        parts=[treated],
+    )
+    assert quoted.units == [(what["text"], "P-1"), (how["text"], "P-2")]
+    assert quoted.parts_unanswered == []
+    # the overview's definition says nothing of treatment: the part is said unanswered
+    alone = PartPassages(
+        question="How is lupus treated?", asked="treatment", passage_ids=["P-1"], typed=False
+    )
+    quoted = quote_answer(
+        fake_models([]),
+        "What is lupus? How is lupus treated?",
+        [what],
+        1,
+        asked="information",
+        typed=True,
+        parts=[alone],
+    )
+    assert quoted.units == [(what["text"], "P-1")] and quoted.parts_unanswered == ["treatment"]
+
+
+def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_already() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+    from veriloop.nodes.grounding import PartPassages
+
+    # the first type's answer holds the part's cue word: quoted once, for the first type
+    said = passage("P-1", "Lupus is diagnosed in many young women.", title="Lupus")
+    diagnosed = PartPassages(
+        question="How is it diagnosed?", asked="exams and tests", passage_ids=["P-1"], typed=False
+    )
+    quoted = quote_answer(
+        fake_models([]),
+        "What is lupus? How is it diagnosed?",
+        [said],
+        1,
+        asked="information",
+        typed=True,
+        parts=[diagnosed],
+    )
+    assert quoted.units == [(said["text"], "P-1")]
+    assert quoted.parts_unanswered == ["exams and tests"]
