@@ -89,6 +89,15 @@ from veriloop.quotable import (
             "How Bone Loss Occurs Bone is living tissue that changes.",
             "Bone is living tissue that changes.",
         ),
+        (  # the page's question glued on as a heading
+            "What are the signs and symptoms of Pyridoxine-dependent epilepsy? Those affected "
+            "typically experience prolonged seizures.",
+            "Those affected typically experience prolonged seizures.",
+        ),
+        (
+            "Is Ewing sarcoma an inherited condition? This condition is generally not inherited.",
+            "This condition is generally not inherited.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
