@@ -593,6 +593,34 @@ class SubjectMatch:
         return 0 if self.uncovered else self.total - len(self.kept)
 
 
+BODY_PARTS = frozenset(
+    t
+    for word in """eye eyes ear ears heart lung lungs kidney kidneys liver skin foot feet leg
+    legs arm arms hand hands back mouth tooth teeth bone bones joint joints muscle muscles
+    brain nerve nerves blood stomach bladder colon colonic throat nose neck head hip hips
+    knee knees ankle ankles wrist shoulder spine breast breasts uterus ovary ovaries prostate
+    thyroid hair nail nails gum gums tongue vagina penis testicle rectum anus chest elbow
+    finger toe heel lip jaw pelvis abdomen bowel intestine esophagus pancreas spleen
+    gallbladder vein artery""".split()
+    for t in subject_tokens(word)
+    if t is not None
+)
+"""Stems of the body's parts, whose pages ("Eye Diseases", "Foot Health") are families."""
+
+
+def organ_family(focus: str) -> bool:
+    """Tell whether a page is about one body part's conditions ("Eye Diseases").
+
+    Its name is one body part and generic words only: the question writing "my eyes" puts
+    it on the subject, but when the question names a condition some page is on
+    ("retinitis pigmentosa"), the part's family page is wider than what was asked (it
+    answered a stem cell question with "Early detection and treatment could prevent
+    vision loss").
+    """
+    terms = focus_terms(focus)
+    return len(terms) == 1 and terms <= BODY_PARTS
+
+
 def _page_texts(titles: Sequence[str], texts: Sequence[str]) -> dict[str, list[str]]:
     """Return each focus's passage texts, in order (a page's passages share its focus)."""
     pages: dict[str, list[str]] = {}
@@ -654,6 +682,8 @@ def match_subject(
                 for i in every
                 if titles[i] and defines_in_words(asked, titles[i], pages[titles[i]])
             ]
+    if any(not organ_family(titles[i]) for i in on):  # "retinitis pigmentosa" named: not
+        on = [i for i in on if not organ_family(titles[i])]  # "Eye Diseases" for "my eyes"
     kin = [i for i in every if titles[i] and i not in on and kind_of(question, titles[i])]
     if on:  # kinds of what the pages on the subject name, not of a word beside it
         on_terms = {t for i in on for t in focus_terms(titles[i])}  # ("... no infection?")

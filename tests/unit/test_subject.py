@@ -15,6 +15,7 @@ from veriloop.nodes.subject import (
     names_by_eponym,
     numbers_another,
     on_subject,
+    organ_family,
     question_names,
     spells_out,
     subject_phrases,
@@ -403,3 +404,24 @@ def test_a_page_filed_under_a_category_is_read_by_its_own_name() -> None:
     texts = ["Body lice are parasitic insects.", "Lice are insects.", "Head lice are insects."]
     kept = match_subject(question, titles, texts).kept
     assert [titles[i] for i in kept] == ["Parasites - Lice - Body Lice"]
+
+
+def test_a_page_on_a_lone_word_yields_to_a_page_on_the_named_condition() -> None:
+    question = "I have retinitis pigmentosa. Is there any way to treat my eyes, such as stem cells?"
+    titles = ["retinitis pigmentosa", "Eye Diseases"]
+    texts = ["Retinitis pigmentosa is a group of eye disorders.", "Eye diseases are common."]
+    assert match_subject(question, titles, texts).kept == [0]
+    # two conditions named by one word each: both stay
+    question = "I want more information on hypertension and fibromyalgia."
+    titles = ["Hypertension", "Fibromyalgia"]
+    texts = ["Hypertension is high blood pressure.", "Fibromyalgia causes pain."]
+    assert match_subject(question, titles, texts).kept == [0, 1]
+
+
+def test_pages_on_a_condition_and_on_words_that_are_no_body_part_all_stay() -> None:
+    question = "My son has leigh disease, as in our family history. What treatment is there?"
+    titles = ["Leigh's disease", "Family History"]
+    texts = ["Leigh's disease is a rare disorder.", "Your family history holds clues."]
+    assert match_subject(question, titles, texts).kept == [0, 1]
+    assert organ_family("Eye Diseases") and organ_family("Foot Health")
+    assert not organ_family("Muscle eye brain disease") and not organ_family("Heart Attack")
