@@ -350,6 +350,54 @@ ABOUT_AND_ITS = re.compile(
 and its treatment"): two asks, what it is and the aspect."""
 
 
+TYPE_NOUNS = {
+    "symptoms": "symptoms",
+    "signs": "symptoms",
+    "causes": "causes",
+    "cause": "causes",
+    "diagnosis": "exams and tests",
+    "tests": "exams and tests",
+    "treatment": "treatment",
+    "treatments": "treatment",
+    "therapy": "treatment",
+    "therapies": "treatment",
+    "cure": "treatment",
+    "remedy": "treatment",
+    "remedies": "treatment",
+    "prevention": "prevention",
+    "outlook": "outlook",
+    "prognosis": "outlook",
+    "complications": "complications",
+    "inheritance": "inheritance",
+    "risk factors": "susceptibility",
+}
+"""Nouns naming a question type, as a message lists the things it asks ("the causes and
+treatments of gout")."""
+
+_NOUN = "|".join(sorted(map(re.escape, TYPE_NOUNS), key=len, reverse=True))
+TYPES_NAMED_TOGETHER = re.compile(
+    rf"\b(?:{_NOUN})(?:\s*,\s*(?:the\s+)?(?:{_NOUN}))*\s*,?\s+(?:and|or|&)\s+(?:the\s+|its\s+)?"
+    rf"(?:{_NOUN})\b",
+    re.IGNORECASE,
+)
+"""Type nouns listed together in one clause: each is asked ("treatment and prevention
+protocol for mite infestation")."""
+
+
+def types_named_together(question: str) -> list[str]:
+    """Return the types a message's listed type nouns name, in its order, each once.
+
+    Fewer than two types (one type named twice, "signs and symptoms"): none.
+    """
+    named: list[str] = []
+    for listed in TYPES_NAMED_TOGETHER.finditer(question):
+        for noun in re.finditer(rf"\b(?:{_NOUN})\b", listed.group(0), re.IGNORECASE):
+            qtype = TYPE_NOUNS[" ".join(noun.group(0).lower().split())]
+            if qtype not in named:
+                named.append(qtype)
+    return named if len(named) > 1 else []
+
+
 def asked_types(models: Models, question: str, confident_at: float) -> AskedTypes:
     """Read the type a question asks first and the types its other parts ask.
 
@@ -357,7 +405,9 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     part's that asks one (`more_asked`), the rest after it. A message asking about a
     subject and its aspect (`ABOUT_AND_ITS`) asks what it is first, then the aspect's type
     (the classifier's reading of "What are the <aspect> of <subject>?", at
-    `PART_CONFIDENT_AT` or more), whatever type the whole message was read as.
+    `PART_CONFIDENT_AT` or more), whatever type the whole message was read as. Type nouns
+    listed together (`types_named_together`: "the causes and treatments of gout") are each
+    asked, in the message's order.
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
@@ -377,4 +427,9 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
             aspect = AskedPart(question, best.qtype, best.probability, 1)
             others = [part for part in more if part.qtype not in (best.qtype, "information")]
             first, more = "information", [aspect, *others][: MAX_ASKED - 1]
+    if listed := types_named_together(question):  # "the causes and treatments of gout"
+        score = asked.best.probability
+        named = [AskedPart(question, qtype, score, 1) for qtype in listed[1:]]
+        others = [part for part in more if part.qtype not in listed]
+        first, more = listed[0], [*named, *others][: MAX_ASKED - 1]
     return AskedTypes(asked, first, more, [*asked.calls, *part_calls])

@@ -148,3 +148,28 @@ def test_an_aspect_asked_alone_is_not_made_two_asks() -> None:
     ):
         types = asked_types(models, question, 0.5)
         assert types.first == "treatment" and types.more == []
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "more"),
+    [
+        (
+            "Please inform me of the recommended treatment and prevention protocol for mite "
+            "infestation in humans.",
+            "treatment",
+            ["prevention"],
+        ),
+        ("What are the causes and treatments of gout?", "causes", ["treatment"]),
+        ("What are the signs, causes and treatment of gout?", "symptoms", ["causes", "treatment"]),
+    ],
+)
+def test_types_named_together_are_each_asked(question: str, first: str, more: list[str]) -> None:
+    models: Any = OwnEncoder()
+    types = asked_types(models, question, 0.5)
+    assert [types.first, *(p.qtype for p in types.more)] == [first, *more]
+
+
+def test_one_type_named_twice_is_one_ask() -> None:
+    models: Any = OwnEncoder()
+    types = asked_types(models, "What are the signs and symptoms of gout?", 0.5)
+    assert types.first == "symptoms" and types.more == []
