@@ -82,6 +82,20 @@ from veriloop.quotable import (
             "Good control will: reduce your need for quick-relief medicines.",
         ),
         (
+            "Bisphosphonates may lessen bone pain. (See the PDQ summary on Cancer Pain for "
+            "more information about bisphosphonates.)",
+            "Bisphosphonates may lessen bone pain.",
+        ),
+        (
+            "Staging tests were done (see the General Information section) before surgery.",
+            "Staging tests were done before surgery.",
+        ),
+        (  # the pointer closing the sentence before, and the heading after it
+            "(See Eye Examinations.) Heart Disease People with SCD can have problems with "
+            "blood vessels in the heart.",
+            "People with SCD can have problems with blood vessels in the heart.",
+        ),
+        (
             "Tests may include: physical exam and history : An exam of the body.",
             "Tests may include: physical exam and history: An exam of the body.",
         ),
