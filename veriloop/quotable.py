@@ -38,13 +38,16 @@ HEADING_WORDS = (
     "diagnosis|key points|"
     "overview|prevention|outlook|prognosis|risk factors|complications|tests?|"
     "what is [\\w' -]{1,40}|how is [\\w' -]{1,40}|who is at risk|research|summary|"
-    "introduction|definition|background"
+    "introduction|definition|background|problems"
 )
 HEADING_RUN = re.compile(
     rf"^(?P<head>(?:(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+)\s+){{0,6}}?"
-    rf"(?i:{HEADING_WORDS}))(?::\s+|\s+)(?P<rest>[A-Z][a-z'’]*[,;]?\s+[a-z(].*)$"
+    rf"(?i:{HEADING_WORDS}))(?::\s+|\s+)"
+    r"(?!(?:Caused|Related|Associated|Linked)\b)"
+    r"(?P<rest>[A-Z][a-z'’]*[,;]?\s+[a-z(].*)$"
 )
-"""A heading ending in a heading word, then the sentence (a capital, then lower case)."""
+"""A heading ending in a heading word, then the sentence (a capital, then lower case; not
+a word going on with the heading: "Problems Caused by Medications ...")."""
 
 TITLE_RUN = re.compile(
     r"^(?P<head>(?:(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+)\s+){1,7})"

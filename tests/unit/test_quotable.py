@@ -103,6 +103,14 @@ from veriloop.quotable import (
             "How Bone Loss Occurs Bone is living tissue that changes.",
             "Bone is living tissue that changes.",
         ),
+        (
+            "Eye Problems Sickle cell disease can injure blood vessels in the eye.",
+            "Sickle cell disease can injure blood vessels in the eye.",
+        ),
+        (  # the heading goes on: no cut inside it
+            "Problems Caused by Medications Balance problems can also result from medicines.",
+            "Problems Caused by Medications Balance problems can also result from medicines.",
+        ),
         (  # the page's question glued on as a heading
             "What are the signs and symptoms of Pyridoxine-dependent epilepsy? Those affected "
             "typically experience prolonged seizures.",
