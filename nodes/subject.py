@@ -465,10 +465,31 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
         return None
     names = "|".join(words_in_order(p.words) for p in phrases)
     return re.compile(
-        rf"\b(?:is|are|also)\s+(?:also\s+|often\s+|sometimes\s+)?(?:called|known as|named)"
-        rf"\s+(?:an?\s+|the\s+)?(?:{names})s?\b",
+        r"(?:\b(?:is|are|also)\s+(?:also\s+|often\s+|sometimes\s+)?"
+        r"|,\s*(?:also|often|sometimes|commonly)\s+)"  # "High blood pressure, sometimes called"
+        rf"(?:called|known as|named)\s+(?:an?\s+|the\s+)?(?:{names})s?\b",
         re.IGNORECASE,
     )
+
+
+def lone_subject_words(
+    question: str, phrases: Sequence[SubjectPhrase], vocabulary: frozenset[str]
+) -> list[SubjectPhrase]:
+    """Return the question's single words that may name its subject, outside its phrases.
+
+    A word some candidate's focus uses ("hypertension", of "Pulmonary Hypertension") and
+    no subject phrase holds: a page giving it as another name for its own subject ("High
+    blood pressure, sometimes called hypertension") is on the subject (`naming_pattern`).
+    A word inside a phrase is not ("anemia" of "sickle cell anemia").
+    """
+    inside = {stem for phrase in phrases for stem in phrase.stems}
+    lone: list[SubjectPhrase] = []
+    for word, stem in _scan(question):
+        if stem is not None and stem in vocabulary and stem not in inside:
+            single = SubjectPhrase((word,), (stem,))
+            if single not in lone:
+                lone.append(single)
+    return lone
 
 
 FORMER_NAME = re.compile(
@@ -655,7 +676,7 @@ def match_subject(
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     vocabulary |= {t for title in others for t in focus_terms(title)}
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
-    naming = naming_pattern(phrases)
+    naming = naming_pattern([*phrases, *lone_subject_words(question, phrases, vocabulary)])
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
     named |= {titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])}
     named |= {  # "wegeners": "previously known as Wegener's granulomatosis"

@@ -425,3 +425,19 @@ def test_pages_on_a_condition_and_on_words_that_are_no_body_part_all_stay() -> N
     assert match_subject(question, titles, texts).kept == [0, 1]
     assert organ_family("Eye Diseases") and organ_family("Foot Health")
     assert not organ_family("Muscle eye brain disease") and not organ_family("Heart Attack")
+
+
+def test_a_page_giving_a_one_word_subject_as_its_other_name_is_on_it() -> None:
+    question = "What is hypertension?"
+    titles = ["Pulmonary Hypertension", "High Blood Pressure"]
+    texts = [
+        "Pulmonary hypertension is high blood pressure in the arteries of the lungs.",
+        "High blood pressure, sometimes called hypertension, happens when the force is high.",
+    ]
+    got = match_subject(question, titles, texts)
+    assert got.kept == [1] and got.kin == []
+    # a word inside the question's named phrase is no subject of its own
+    question = "What causes Sickle Cell Anemia?"
+    titles = ["Sickle Cell Anemia", "Anemia"]
+    texts = ["Sickle cell anemia is inherited.", "A low red blood cell count is called anemia."]
+    assert match_subject(question, titles, texts).kept == [0]
