@@ -59,10 +59,11 @@ OPENER_RUN = re.compile(
     r"^(?P<head>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+))*?"
     r"\s+[A-Z][\w'’-]*)\s+"
     r"(?P<rest>(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
-    r"There|Other|Several|Each|Children|Adults|Women|Men)\s+[a-z(].*)$"
+    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on))\s+[a-z(].*)$"
 )
 """Two to seven capitalised words, then a word only a sentence opens with ("Health
-Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...")."""
+Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...", "Diverticular
+Disease Based on symptoms ...")."""
 
 WORD_HEADING = re.compile(
     r"^(?!(?:For|In|With|And|Of|To|The|If|When|As|At|By|On|Or|But|So)\s)"
@@ -253,6 +254,8 @@ def strip_heading(unit: str) -> str:
     match = WORD_HEADING.match(unit)
     if match and len(match.group("rest").split()) >= 4:
         return match.group("rest")
+    if _restated_word_heading(unit):
+        return unit.split(None, 1)[1]
     match = TITLE_CASE_RUN.match(unit)
     if (
         match
@@ -261,6 +264,40 @@ def strip_heading(unit: str) -> str:
     ):
         return match.group("rest")
     return unit
+
+
+ONE_WORD_HEADING = re.compile(
+    r"^(?!(?:This|That|These|Those|They|There|Their|What|When|With|From|Most|Many|Some|Each|"
+    r"Other|Your|After|Before|During|About|Also|Only|Both|Such)\s)"
+    r"(?P<head>[A-Z][a-z'’-]{3,})\s+(?P<rest>[A-Z][a-z]+\s+(?:\S+\s+){2}.*)$"
+)
+"""One capitalised word, then a sentence opening on a capitalised word: a heading when the
+sentence says the word again (`_restated_word_heading`)."""
+
+
+def _restated_word_heading(unit: str) -> bool:
+    """Tell whether a unit opens on a one-word heading its sentence says again.
+
+    "Diverticulosis Health care providers often find diverticulosis ...", "Chemotherapy
+    Chemotherapy is a cancer treatment ...", "Pregnancy During pregnancy, women ...": the
+    heading's word (its first letters) comes back in the sentence. Not when the word and the
+    next are a name the sentence says ("Down Syndrome ... down syndrome"), nor when more
+    capitalised words follow at once (a longer heading or a name: "Urinary Tract and Sex
+    Organs ...", "Lupus Foundation of America ..."), nor before a lone capital ("Hepatitis
+    A is ...", which the pattern does not take).
+    """
+    match = ONE_WORD_HEADING.match(unit)
+    if not match:
+        return False
+    head, rest = match.group("head"), match.group("rest")
+    words = rest.split()
+    if any(word[:1].isupper() for word in words[1:4]) and words[0].lower() != head.lower():
+        return False
+    lowered = rest.lower()
+    if f"{head} {words[0]}".lower() in lowered:
+        return False
+    stem = head.lower()[: max(5, len(head) - 3)]
+    return bool(re.search(rf"\b{re.escape(stem)}", lowered))
 
 
 KEY_POINTS = re.compile(r"^key points:\s+", re.IGNORECASE)

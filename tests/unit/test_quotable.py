@@ -107,6 +107,31 @@ from veriloop.quotable import (
             "Eye Problems Sickle cell disease can injure blood vessels in the eye.",
             "Sickle cell disease can injure blood vessels in the eye.",
         ),
+        (  # one word, said again in the sentence
+            "Diverticulosis Health care providers often find diverticulosis during an x ray.",
+            "Health care providers often find diverticulosis during an x ray.",
+        ),
+        (
+            "Chemotherapy Chemotherapy is the use of drugs to kill cancer cells.",
+            "Chemotherapy is the use of drugs to kill cancer cells.",
+        ),
+        (
+            "Diverticular Disease Based on symptoms and severity of illness, a person may be "
+            "evaluated by a surgeon.",
+            "Based on symptoms and severity of illness, a person may be evaluated by a surgeon.",
+        ),
+        (  # names, and longer headings, are no one-word heading
+            "Hepatitis A is an infection caused by the hepatitis A virus.",
+            "Hepatitis A is an infection caused by the hepatitis A virus.",
+        ),
+        (
+            "Down Syndrome is a condition; down syndrome occurs in 1 in 700 babies.",
+            "Down Syndrome is a condition; down syndrome occurs in 1 in 700 babies.",
+        ),
+        (
+            "Lupus Foundation of America helps people with lupus find doctors.",
+            "Lupus Foundation of America helps people with lupus find doctors.",
+        ),
         (  # the heading goes on: no cut inside it
             "Problems Caused by Medications Balance problems can also result from medicines.",
             "Problems Caused by Medications Balance problems can also result from medicines.",
