@@ -45,6 +45,7 @@ import numpy.typing as npt
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.spelling import NameSpeller
+from veriloop.knowledge.stated_names import stated_names
 from veriloop.text import split_sentences
 
 if TYPE_CHECKING:
@@ -114,6 +115,10 @@ ASKING_WORDS = frozenset(
 )
 """Words after a name that say what is asked about it ("lung cancer treatment"), not a
 longer name it starts ("alcohol use disorder", "blood drainage")."""
+
+_NOT_A_NAME = re.compile(r"^(?:the|a|an)\b|\b(?:and|or)\b")
+"""Stated names that are no name to find a page by: "the infantile type" (a form of the
+page's subject), "dysphagia and heartburn" (its symptoms)."""
 
 _open: dict[Path, MedQuADIndex] = {}
 _ABBREVIATION = re.compile(r"\(([A-Z]{2,6})s?\)")
@@ -459,7 +464,17 @@ class MedQuADIndex:
         for passage in self._first_parts:
             for name in _name_keys(passage.focus):
                 rows.setdefault(name, []).append(passage)
-        return rows
+        by_focus: dict[str, list[Passage]] = {}
+        for passage in self._first_parts:
+            by_focus.setdefault(passage.focus, []).append(passage)
+        stated: dict[str, list[Passage]] = {}  # another name -> its pages' openings
+        for passage in self._first_parts:
+            for other in stated_names(passage.text, passage.focus):
+                key = " ".join(_NAME_WORD.findall(other.lower()))
+                if key and key not in rows and not _NOT_A_NAME.search(key):
+                    held = stated.setdefault(key, [])
+                    held += [p for p in by_focus[passage.focus] if p not in held]
+        return rows | stated
 
     def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:
         """Return the openings of the pages whose name the question writes word for word.
@@ -469,7 +484,9 @@ class MedQuADIndex:
         never sees it; pages of a focus in `found` (the foci the search returned) are not
         returned again. A page is named by its `page_name`, and by the words before a
         parenthesis or comma in it ("African Trypanosomiasis" of "African
-        Trypanosomiasis (also known as Sleeping Sickness)"). A name counts where it ends a
+        Trypanosomiasis (also known as Sleeping Sickness)"), and by the other names its
+        pages give it ("High blood pressure, sometimes called hypertension":
+        `knowledge.stated_names`; not a name another page has). A name counts where it ends a
         clause or a stop word or a word of what is asked follows it ("lung cancer
         treatment"), not where it starts a longer name ("alcohol use disorder", "a bit of
         blood drainage"); a name inside a longer one the question writes is left out ("flu"

@@ -199,3 +199,33 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("flu and hiv/aids and bird flu", ("Flu", "HIV/AIDS")) == ["Bird Flu"]
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []
+
+
+def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> None:
+    said = "High blood pressure, sometimes called hypertension, happens when blood pushes."
+    rows = [
+        {**PAIRS[1], "qid": "2-1", "focus": "High Blood Pressure", "answer": said},
+        {
+            **PAIRS[1],
+            "qid": "3-1",
+            "focus": "Pulmonary Hypertension",
+            "answer": "Pulmonary hypertension, also called PH, is high pressure in the lungs.",
+        },
+        {
+            **PAIRS[1],
+            "qid": "4-1",
+            "focus": "Schindler disease",
+            "answer": "Schindler disease, also called the infantile type, is rare.",
+        },
+    ]
+    medquad._open.clear()
+    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
+    medquad._open.clear()
+    assert [p.focus for p in index.named_openings("What is hypertension?")] == [
+        "High Blood Pressure"
+    ]
+    # a name a page has as its own stays that page's; "the ..." is no name
+    assert [p.focus for p in index.named_openings("What is pulmonary hypertension?")] == [
+        "Pulmonary Hypertension"
+    ]
+    assert index.named_openings("What is the infantile type?") == []

@@ -10,7 +10,6 @@ from veriloop.evaluation.judge_data.claim_edits import (
     frequency_edit,
     negation_edit,
     number_edit,
-    stated_synonym,
     trimmed,
     with_synonym,
 )
@@ -22,6 +21,7 @@ from veriloop.evaluation.judge_data.minimal_pairs import (
     read_pairs,
     write_pairs,
 )
+from veriloop.knowledge.stated_names import stated_synonym
 from veriloop.nodes.judges import CONTRADICTED, ENTAILED
 
 PAGES = {

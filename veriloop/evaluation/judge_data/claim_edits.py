@@ -5,8 +5,8 @@ single sentence:
 
 - **forms** that keep the meaning (the entailed claims besides the cross-page paraphrases):
   the sentence trimmed of a parenthesis or a trailing "which ..." part (`trimmed`), or with
-  its subject's name replaced by the name the page itself gives it (`stated_synonym`,
-  `with_synonym`);
+  its subject's name replaced by the name the page itself gives it
+  (`knowledge.stated_names.stated_synonym`, `with_synonym`);
 - **edits** that change the meaning in one span (the contradicted twins): a term of the
   contrast lexicon swapped for its opposite (`contrast_edits`), a negation added or
   removed (`negation_edit`), a number of a quantity changed (`number_edit`), a rate changed
@@ -23,6 +23,7 @@ import random
 import re
 from collections.abc import Iterator
 
+from veriloop.knowledge.stated_names import own_name
 from veriloop.nodes.judges.contrast import lexicon, rates
 from veriloop.nodes.judges.mismatch import quantities
 
@@ -37,10 +38,6 @@ _TRAILING = re.compile(
     r",\s+(?:which|including|such as|especially|particularly|as well as|and other)\b.*$",
     re.IGNORECASE,
 )
-_SYNONYM = re.compile(
-    r"\b(?:also called|also known as|sometimes called)\s+([A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?)"
-    r"(?=[,.;)])",
-)
 
 
 def trimmed(sentence: str) -> str | None:
@@ -54,29 +51,9 @@ def trimmed(sentence: str) -> str | None:
     return cut
 
 
-def stated_synonym(page_text: str, focus: str) -> str | None:
-    """Return the other name a page gives its subject ("<focus> (also called X)"), if any.
-
-    The phrase must follow the focus's own name closely (within 40 characters): a page
-    about atherosclerosis that says "coronary heart disease (also called coronary artery
-    disease)" gives a name of another condition, not of its subject.
-    """
-    name = re.sub(r"\s*\([^)]*\)", "", focus).strip()
-    if not name:
-        return None
-    for match in _SYNONYM.finditer(page_text):
-        before = page_text[max(0, match.start() - len(name) - 40) : match.start()]
-        if name.lower() not in before.lower():
-            continue
-        other = match.group(1).strip()
-        if other.lower() != name.lower() and len(other) > 2:
-            return other
-    return None
-
-
 def with_synonym(sentence: str, focus: str, synonym: str) -> str | None:
     """Return the sentence with its subject's name replaced by the page's own synonym."""
-    name = re.sub(r"\s*\([^)]*\)", "", focus).strip()
+    name = own_name(focus)
     pattern = re.compile(re.escape(name), re.IGNORECASE)
     if not name or not pattern.search(sentence):
         return None

@@ -53,11 +53,11 @@ from veriloop.evaluation.judge_data.claim_edits import (
     MAX_WORDS,
     MIN_WORDS,
     one_edit,
-    stated_synonym,
     trimmed,
     with_synonym,
 )
 from veriloop.knowledge.medquad import MEDQUAD_FILE
+from veriloop.knowledge.stated_names import stated_synonym
 from veriloop.nodes.judges.contrast import content_stems
 from veriloop.text import split_sentences
 

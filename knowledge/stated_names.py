@@ -1,0 +1,54 @@
+"""The other names a page gives its own subject ("... sometimes called hypertension").
+
+MedQuAD names many pages by one name and a question by another: no page's focus is
+"Hypertension", and a search for it finds pulmonary hypertension's pages first. The pages
+say their other names themselves; retrieval reads them as names the page is found by
+(`MedQuADIndex.named_openings`), and the judges' training data swaps them in for the
+page's own name (`evaluation.judge_data.claim_edits`).
+"""
+
+from __future__ import annotations
+
+import re
+
+STATED_NAME = re.compile(
+    r"\b(?:also called|also known as|sometimes called)\s+([A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?)"
+    r"(?=[,.;)])",
+)
+"""'also called X', 'also known as X', 'sometimes called X', X ending at a clause's end."""
+
+NEAR = 40
+"""How many characters may stand between the page's own name and the phrase giving
+another: further on, the other name is another condition's ("coronary heart disease (also
+called coronary artery disease)" on atherosclerosis's page)."""
+
+
+def own_name(focus: str) -> str:
+    """Return a focus without its parenthesised part ("Noonan syndrome (NS)" -> ...)."""
+    return re.sub(r"\s*\([^)]*\)", "", focus).strip()
+
+
+def stated_names(page_text: str, focus: str) -> list[str]:
+    """Return the other names a page gives its subject, in the order it gives them.
+
+    The phrase must follow the focus's own name closely (`NEAR` characters); the focus's
+    name itself, and names of two letters or fewer, are not other names.
+    """
+    name = own_name(focus)
+    if not name:
+        return []
+    found: list[str] = []
+    for match in STATED_NAME.finditer(page_text):
+        before = page_text[max(0, match.start() - len(name) - NEAR) : match.start()]
+        if name.lower() not in before.lower():
+            continue
+        other = match.group(1).strip()
+        if other.lower() != name.lower() and len(other) > 2 and other not in found:
+            found.append(other)
+    return found
+
+
+def stated_synonym(page_text: str, focus: str) -> str | None:
+    """Return the first other name a page gives its subject (None: it gives none)."""
+    names = stated_names(page_text, focus)
+    return names[0] if names else None
