@@ -185,6 +185,16 @@ SENTENCE_START = re.compile(r"^[A-Z][\w'’-]*[,;]?\s+[a-z(]")
 """A capitalised word, then a lower-case one: how a sentence opens, not a name going on."""
 
 
+def _reopens_with_end(head: str, rest: str) -> bool:
+    """Tell whether a sentence opens with the title run's last two words or more.
+
+    "Measuring Blood Pressure Blood pressure is the force ...": the heading ends with the
+    words the sentence begins with.
+    """
+    words, opening = head.lower().split(), rest.lower().split()
+    return len(words) >= 3 and words[-2:] == opening[:2]
+
+
 def _mostly_restated(head: str, rest: str) -> bool:
     """Tell whether a title run's sentence restates three or more, and 3 in 4, of its words.
 
@@ -247,6 +257,8 @@ def strip_heading(unit: str) -> str:
         ):
             return rest
         if len(rest_words) >= 4 and _mostly_restated(head, rest):
+            return rest
+        if len(rest_words) >= 4 and _reopens_with_end(head, rest):
             return rest
     match = OPENER_RUN.match(unit)
     if match and len(match.group("head").split()) <= 7 and len(match.group("rest").split()) >= 4:
@@ -367,6 +379,11 @@ inherited condition? This condition is generally not inherited ..."): 21 of MedQ
 144,301 quotable units opened so; all 21 read: the question, then its answer."""
 
 
+LANGUAGE_LINK = re.compile(r"^Espa(?:ñ|n)?ol\s+(?=[A-Z])")
+"""The link to a page's Spanish version, glued before its first sentence (NHLBI's "Espaol
+High blood pressure is ..."; 18 MedQuAD units)."""
+
+
 def clean_unit(unit: str) -> str:
     """Return a unit with glued footnote numbers, a credit line and a plain heading removed.
 
@@ -378,6 +395,7 @@ def clean_unit(unit: str) -> str:
     text = CREDIT.sub("", strip_footnotes(" ".join(unit.split())))
     text = without_glued_pointer(SEE_ELSEWHERE.sub("", SPACED_COLON.sub(": ", text)))
     text = GLUED_QUESTION.sub("", text.lstrip(" :"))  # a pointer that opened it: gone
+    text = LANGUAGE_LINK.sub("", text)
     if KEY_POINTS.match(text):
         rest = KEY_POINTS.sub("", text)
         return rest[:1].upper() + rest[1:]

@@ -120,6 +120,14 @@ from veriloop.quotable import (
             "evaluated by a surgeon.",
             "Based on symptoms and severity of illness, a person may be evaluated by a surgeon.",
         ),
+        (  # the heading ends with the words the sentence opens with
+            "Measuring Blood Pressure Blood pressure is the force of blood on the arteries.",
+            "Blood pressure is the force of blood on the arteries.",
+        ),
+        (  # the link to the page in Spanish
+            "Espaol High blood pressure is a common disease.",
+            "High blood pressure is a common disease.",
+        ),
         (  # names, and longer headings, are no one-word heading
             "Hepatitis A is an infection caused by the hepatitis A virus.",
             "Hepatitis A is an infection caused by the hepatitis A virus.",
