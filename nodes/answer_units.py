@@ -128,14 +128,16 @@ def extract_sentences(
         opened = [row for row in opened if found[row] in passing] or opened
         # what the opening lists (symptoms, treatments) is not crowded out by its preamble
         opened = sorted(opened, key=lambda row: not enumerates(found[row][0]))
+    by_id = {p["id"]: (p.get("title") or "", p.get("page") or p["id"]) for p in passages}
+    pages = [by_id.get(pid, ("", pid)) for _, pid in found]
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])
-        return _quoted(found, _ranked(order, opened, first), count, previous), None
+        return _quoted(found, _ranked(order, opened, first, pages), count, previous), None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
     rows = list(range(len(found)))
     order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
-    return _quoted(found, _ranked(order, opened, first), count, previous), call
+    return _quoted(found, _ranked(order, opened, first, pages), count, previous), call
 
 
 def quote_parts(
@@ -275,12 +277,19 @@ def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:
     return test
 
 
-def _ranked(order: list[int], opened: list[int], definitions: list[int]) -> list[int]:
+def _ranked(
+    order: list[int],
+    opened: list[int],
+    definitions: list[int],
+    pages: Sequence[tuple[str, str]] = (),
+) -> list[int]:
     """Return the quoting order: the opening's units in page order, then the rest ranked.
 
-    A defining unit goes first either way (`_definition_first`).
+    A defining unit goes first either way, another page's of the same subject nowhere
+    (`_definition_first`).
     """
-    return _definition_first([*opened, *(row for row in order if row not in opened)], definitions)
+    ranked = [*opened, *(row for row in order if row not in opened)]
+    return _definition_first(ranked, definitions, pages)
 
 
 def _whole_lists(
@@ -403,17 +412,27 @@ def _defines(names: tuple[str, ...]) -> re.Pattern[str]:
     named = "|".join(re.escape(n) for n in names)
     return re.compile(
         rf"^(?:(?:an?|the)\s+)?(?:{named})(?:\s*\([^)]*\))?,?\s+"
-        r"(?:is|are|refers to|means|describes)\b",
+        r"(?:is|are|refers to|means|describes|(?:occurs|happens) when)\b",
         re.IGNORECASE,
     )
 
 
-def _definition_first(order: list[int], definitions: list[int]) -> list[int]:
-    """Put the best-ranked defining unit first (the rest keep their order)."""
+def _definition_first(
+    order: list[int], definitions: list[int], pages: Sequence[tuple[str, str]] = ()
+) -> list[int]:
+    """Put the best-ranked defining unit first (the rest keep their order).
+
+    With `pages` (each row's (title, page)), another page's definition of the same
+    subject is left out: two sites' definitions of a heart attack say one thing twice.
+    """
     chosen = next((row for row in order if row in definitions), None)
     if chosen is None:
         return order
-    return [chosen, *(row for row in order if row != chosen)]
+    title, page = pages[chosen] if pages else ("", "")
+    again = {
+        row for row in definitions if pages and pages[row][0] == title and pages[row][1] != page
+    }
+    return [chosen, *(row for row in order if row != chosen and row not in again)]
 
 
 # A list is quoted whole, its items in the source's order, up to this many: a chosen item

@@ -177,6 +177,13 @@ def test_a_what_is_question_quotes_the_pages_definition_first() -> None:
     assert definition_rows(found, passages) == [1, 2]
     assert _definition_first([0, 3, 2, 1], [1, 2]) == [2, 0, 3, 1]
     assert _definition_first([0, 3], []) == [0, 3]
+    # another page's definition of the same subject: one definition is said once
+    pages = [("Heart Attack", "NHLBI"), ("Heart Attack", "MPlus"), ("Heart Attack", "NHLBI")]
+    assert _definition_first([2, 1, 0], [0, 1, 2], pages) == [2, 0]
+    assert _definition_first([2, 1, 0], [0, 1], [("A", "1"), ("B", "2"), ("A", "1")]) == [1, 2, 0]
+    heart = [passage("P-3", "x", title="Heart Attack")]
+    said = [("A heart attack happens when blood flow to the heart is blocked.", "P-3")]
+    assert definition_rows(said, heart) == [0]
 
 
 def test_a_passage_holding_only_its_question_has_nothing_to_quote() -> None:
