@@ -116,9 +116,9 @@ ASKING_WORDS = frozenset(
 """Words after a name that say what is asked about it ("lung cancer treatment"), not a
 longer name it starts ("alcohol use disorder", "blood drainage")."""
 
-_NOT_A_NAME = re.compile(r"^(?:the|a|an)\b|\b(?:and|or)\b")
-"""Stated names that are no name to find a page by: "the infantile type" (a form of the
-page's subject), "dysphagia and heartburn" (its symptoms)."""
+_NOT_A_NAME = re.compile(r"^(?:the|a|an|type)\b|\b(?:and|or)\b")
+"""Stated names that are no name to find a page by: "the infantile type", "type i" (a
+form of the page's subject), "dysphagia and heartburn" (its symptoms)."""
 
 _open: dict[Path, MedQuADIndex] = {}
 _ABBREVIATION = re.compile(r"\(([A-Z]{2,6})s?\)")
@@ -469,11 +469,12 @@ class MedQuADIndex:
             by_focus.setdefault(passage.focus, []).append(passage)
         stated: dict[str, list[Passage]] = {}  # another name -> its pages' openings
         for passage in self._first_parts:
-            for other in stated_names(passage.text, passage.focus):
+            for other in stated_names(passage.text, passage.focus, adjacent=True):
                 key = " ".join(_NAME_WORD.findall(other.lower()))
                 if key and key not in rows and not _NOT_A_NAME.search(key):
                     held = stated.setdefault(key, [])
-                    held += [p for p in by_focus[passage.focus] if p not in held]
+                    ids = {p.id for p in held}
+                    held += [p for p in by_focus[passage.focus] if p.id not in ids]
         return rows | stated
 
     def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:

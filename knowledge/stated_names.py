@@ -28,19 +28,25 @@ def own_name(focus: str) -> str:
     return re.sub(r"\s*\([^)]*\)", "", focus).strip()
 
 
-def stated_names(page_text: str, focus: str) -> list[str]:
+def stated_names(page_text: str, focus: str, adjacent: bool = False) -> list[str]:
     """Return the other names a page gives its subject, in the order it gives them.
 
-    The phrase must follow the focus's own name closely (`NEAR` characters); the focus's
-    name itself, and names of two letters or fewer, are not other names.
+    The phrase must follow the focus's own name closely (`NEAR` characters), or with
+    `adjacent` at once (a parenthesis or a comma between at most: "High blood pressure,
+    sometimes called hypertension"; not "Alzheimer's disease ... early (also called
+    mild)", a stage's name); the focus's name itself, and names of two letters or fewer,
+    are not other names.
     """
     name = own_name(focus)
     if not name:
         return []
+    right_after = re.compile(rf"{re.escape(name)}(?:\s*\([^)]*\))?\s*[,(]?\s*$", re.IGNORECASE)
     found: list[str] = []
     for match in STATED_NAME.finditer(page_text):
         before = page_text[max(0, match.start() - len(name) - NEAR) : match.start()]
         if name.lower() not in before.lower():
+            continue
+        if adjacent and not right_after.search(before):
             continue
         other = match.group(1).strip()
         if other.lower() != name.lower() and len(other) > 2 and other not in found:

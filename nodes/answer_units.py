@@ -24,7 +24,7 @@ from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
-from veriloop.nodes.question_type import classifier_vectors, question_types
+from veriloop.nodes.question_type import classifier_vectors, names_type, question_types
 from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
@@ -184,10 +184,10 @@ def quote_parts(
         )
         calls.extend([*(test.calls if test else []), *([call] if call else [])])
         new = [unit for unit in units if unit[0] not in said]
-        # read through the type test, a unit already quoted for another type answers
-        # nothing more ("many infants with trisomy 13 die within their first days" is no
-        # diagnosis)
-        if not (new if test else units):
+        # read through the type test, a unit already quoted answers the part only when it
+        # names the type ("many infants with trisomy 13 die within their first days", the
+        # outlook answer, is no diagnosis: `names_type`)
+        if not (new or (units and not test) or any(names_type(asked, t) for t, _ in units)):
             unanswered.append(asked)
         for unit in new:
             said.add(unit[0])
@@ -430,7 +430,9 @@ def _definition_first(
         return order
     title, page = pages[chosen] if pages else ("", "")
     again = {
-        row for row in definitions if pages and pages[row][0] == title and pages[row][1] != page
+        row
+        for row in definitions
+        if pages and pages[row][0].casefold() == title.casefold() and pages[row][1] != page
     }
     return [chosen, *(row for row in order if row != chosen and row not in again)]
 

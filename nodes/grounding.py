@@ -490,7 +490,7 @@ def retrieve_parts(
         found.calls.extend(got.calls)
         of_type = [p for p in got.ranked if p.get("qtype") == part.qtype]
         passing = [p for p in got.ranked if p["relevance"] >= relevant_at]
-        typed = [p for p in of_type if p in passing]
+        typed = [p for p in of_type if p["relevance"] >= relevant_at]
         untyped = got.typed is False and not got.typed_far and not of_type
         if not (got.on_subject and ((got.typed and typed) or (untyped and passing))):
             found.missing.append(part.qtype)

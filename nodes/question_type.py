@@ -244,6 +244,16 @@ def type_words() -> list[str]:
     return sorted(named | {f"{w}s" for w in named})
 
 
+def names_type(qtype: str, text: str) -> bool:
+    """Tell whether a text writes one of the words that name a type (cue_words.json).
+
+    Stricter than the learned cue stems (`QuestionTypeClassifier.mentions`, whose stems
+    for exams and tests hold "presenc"): "treated", "diagnosis", "prevents" name theirs.
+    """
+    words = _named_words().get(qtype, [])
+    return any(re.search(rf"\b{re.escape(word)}", text, re.IGNORECASE) for word in words)
+
+
 TYPE_WORD_MIN_LENGTH = 6
 """Words shorter than this are left as written by `with_type_words_spelled`."""
 
@@ -384,13 +394,26 @@ TYPES_NAMED_TOGETHER = re.compile(
 protocol for mite infestation")."""
 
 
+REQUEST = re.compile(
+    r"\b(?:inform|tell|know|learn|information|explain|describe|recommend\w*)\b", re.IGNORECASE
+)
+"""Words of a sentence that asks without a question mark ("Please inform me of ...")."""
+
+
 def types_named_together(question: str) -> list[str]:
     """Return the types a message's listed type nouns name, in its order, each once.
 
-    Fewer than two types (one type named twice, "signs and symptoms"): none.
+    Only sentences that ask are read (a question, or a request: `REQUEST`): "My blood
+    tests and symptoms suggest anemia." lists no asks. Fewer than two types (one type
+    named twice, "signs and symptoms"): none.
     """
+    asking = [
+        sentence
+        for sentence in split_sentences(question)
+        if "?" in sentence or ASKING.match(sentence.strip()) or REQUEST.search(sentence)
+    ]
     named: list[str] = []
-    for listed in TYPES_NAMED_TOGETHER.finditer(question):
+    for listed in (m for sentence in asking for m in TYPES_NAMED_TOGETHER.finditer(sentence)):
         for noun in re.finditer(rf"\b(?:{_NOUN})\b", listed.group(0), re.IGNORECASE):
             qtype = TYPE_NOUNS[" ".join(noun.group(0).lower().split())]
             if qtype not in named:
@@ -414,6 +437,8 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     more, part_calls = more_asked(models, question, first)
     if first is None and more:  # the whole message is unclear; its first part is not
         first, more = more[0].qtype, more[1:]
+    asks = [*([AskedPart(question, first, asked.best.probability, 1)] if first else []), *more]
+    told = 0  # how many asks lead because the message says so (what it is, then the aspect)
     if about := ABOUT_AND_ITS.search(question):
         classifier = question_types()
         phrased = f"What are the {about['aspect']} of {about['subject']}?"
@@ -424,12 +449,17 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
         part_calls = [*part_calls, *aspect_calls]
         best = classifier.classify(vectors[0])[0]
         if best.probability >= PART_CONFIDENT_AT and best.qtype != "information":
-            aspect = AskedPart(question, best.qtype, best.probability, 1)
-            others = [part for part in more if part.qtype not in (best.qtype, "information")]
-            first, more = "information", [aspect, *others][: MAX_ASKED - 1]
+            what = AskedPart(question, "information", best.probability, 1)
+            asks = [what, AskedPart(question, best.qtype, best.probability, 1), *asks]
+            told = 1
     if listed := types_named_together(question):  # "the causes and treatments of gout"
-        score = asked.best.probability
-        named = [AskedPart(question, qtype, score, 1) for qtype in listed[1:]]
-        others = [part for part in more if part.qtype not in listed]
-        first, more = listed[0], [*named, *others][: MAX_ASKED - 1]
+        named = [AskedPart(question, qtype, asked.best.probability, 1) for qtype in listed]
+        lead = asks[:told] or [p for p in asks[:1] if p.qtype not in listed]  # asked before
+        asks = [*lead, *named, *asks[len(lead) :]]
+    kept: list[AskedPart] = []
+    for part in asks:  # each type once, in the order asked
+        if part.qtype not in {p.qtype for p in kept}:
+            kept.append(part)
+    if kept:
+        first, more = kept[0].qtype, kept[1:MAX_ASKED]
     return AskedTypes(asked, first, more, [*asked.calls, *part_calls])

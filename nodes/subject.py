@@ -41,6 +41,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import page_name
+from veriloop.knowledge.stated_names import stated_names
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
@@ -472,6 +473,34 @@ def naming_pattern(phrases: Sequence[SubjectPhrase]) -> re.Pattern[str] | None:
     )
 
 
+THE_CONDITION_IS_CALLED = re.compile(
+    r"\bthe (?:condition|disease|disorder) is (?:also |often |sometimes )?"
+    r"(?:called|known as) ([A-Za-z][\w'-]+)(?=[,.;)]|\s+(?:is|are)\b)",
+    re.IGNORECASE,
+)
+"""A page naming its own condition in a sentence of its own: "When a person has diverticula
+that do not cause diverticulitis ..., the condition is called diverticulosis"."""
+
+
+def gives_lone_name(focus: str, text: str, lone: set[str]) -> bool:
+    """Tell whether a page gives its subject one of the question's lone words as a name.
+
+    The other name must come right after the page's own (`knowledge.stated_names`,
+    adjacent), or the page must say "the condition is called X"
+    (`THE_CONDITION_IS_CALLED`).
+
+    "High blood pressure, sometimes called hypertension" puts High Blood Pressure on
+    "What is hypertension?"; "Renal cell cancer, also called kidney cancer" does not put
+    its page on a lone "kidney", nor does "a temperature above normal is called a fever"
+    put Vital Signs on a fever.
+    """
+    if not lone:
+        return False
+    named = {name.lower() for name in stated_names(text, focus, adjacent=True)}
+    named |= {m.group(1).lower() for m in THE_CONDITION_IS_CALLED.finditer(text)}
+    return bool(named & lone)
+
+
 def lone_subject_words(
     question: str, phrases: Sequence[SubjectPhrase], vocabulary: frozenset[str]
 ) -> list[SubjectPhrase]:
@@ -479,7 +508,7 @@ def lone_subject_words(
 
     A word some candidate's focus uses ("hypertension", of "Pulmonary Hypertension") and
     no subject phrase holds: a page giving it as another name for its own subject ("High
-    blood pressure, sometimes called hypertension") is on the subject (`naming_pattern`).
+    blood pressure, sometimes called hypertension") is on the subject (`gives_lone_name`).
     A word inside a phrase is not ("anemia" of "sickle cell anemia").
     """
     inside = {stem for phrase in phrases for stem in phrase.stems}
@@ -629,17 +658,23 @@ BODY_PARTS = frozenset(
 """Stems of the body's parts, whose pages ("Eye Diseases", "Foot Health") are families."""
 
 
+FAMILY_WORDS = re.compile(r"\b(?:Diseases|Disorders|Conditions|Problems|Health)\b", re.I)
+"""The plural (or "Health") that makes a body part's page a family: "Kidney Diseases",
+not "Kidney Disease" or "Gum Disease" (one condition)."""
+
+
 def organ_family(focus: str) -> bool:
     """Tell whether a page is about one body part's conditions ("Eye Diseases").
 
-    Its name is one body part and generic words only: the question writing "my eyes" puts
-    it on the subject, but when the question names a condition some page is on
+    Its name is one body part and a family word (`FAMILY_WORDS`): the question writing
+    "my eyes" puts it on the subject, but when the question names a condition some page is on
     ("retinitis pigmentosa"), the part's family page is wider than what was asked (it
     answered a stem cell question with "Early detection and treatment could prevent
     vision loss").
     """
     terms = focus_terms(focus)
-    return len(terms) == 1 and terms <= BODY_PARTS
+    family = FAMILY_WORDS.search(page_name(focus))
+    return bool(family) and len(terms) == 1 and terms <= BODY_PARTS
 
 
 def _page_texts(titles: Sequence[str], texts: Sequence[str]) -> dict[str, list[str]]:
@@ -676,9 +711,13 @@ def match_subject(
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     vocabulary |= {t for title in others for t in focus_terms(title)}
     asked = frozenset(t for t in subject_tokens(question) if t is not None)
-    naming = naming_pattern([*phrases, *lone_subject_words(question, phrases, vocabulary)])
+    naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
     named |= {titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])}
+    lone = {p.text.lower() for p in lone_subject_words(question, phrases, vocabulary)}
+    named |= {  # "hypertension": "High blood pressure, sometimes called hypertension"
+        titles[i] for i in every if titles[i] and gives_lone_name(titles[i], texts[i], lone)
+    }
     named |= {  # "wegeners": "previously known as Wegener's granulomatosis"
         titles[i] for i in every if titles[i] and names_by_eponym(asked, vocabulary, texts[i])
     }

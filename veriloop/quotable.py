@@ -186,7 +186,7 @@ SENTENCE_START = re.compile(r"^[A-Z][\w'’-]*[,;]?\s+[a-z(]")
 
 
 def _reopens_with_end(head: str, rest: str) -> bool:
-    """Tell whether a sentence opens with the title run's last two words or more.
+    """Tell whether a sentence opens with the last two words of a title run of three or more.
 
     "Measuring Blood Pressure Blood pressure is the force ...": the heading ends with the
     words the sentence begins with.
@@ -287,6 +287,15 @@ ONE_WORD_HEADING = re.compile(
 sentence says the word again (`_restated_word_heading`)."""
 
 
+NAMED_CONDITION = re.compile(
+    r"(?:diseases?|disorders?|syndromes?|lymphomas?|leukemias?|sarcomas?|carcinomas?|"
+    r"cancers?|tumou?rs?|anemias?|fevers?)\b",
+    re.IGNORECASE,
+)
+"""A condition's head noun: after a capitalised word, it makes that word a name's
+("Addison disease", "Hodgkin lymphoma")."""
+
+
 def _restated_word_heading(unit: str) -> bool:
     """Tell whether a unit opens on a one-word heading its sentence says again.
 
@@ -295,8 +304,9 @@ def _restated_word_heading(unit: str) -> bool:
     heading's word (its first letters) comes back in the sentence. Not when the word and the
     next are a name the sentence says ("Down Syndrome ... down syndrome"), nor when more
     capitalised words follow at once (a longer heading or a name: "Urinary Tract and Sex
-    Organs ...", "Lupus Foundation of America ..."), nor before a lone capital ("Hepatitis
-    A is ...", which the pattern does not take).
+    Organs ...", "Lupus Foundation of America ..."), nor before a name of a condition
+    ("Autoimmune Addison disease affects ...": `NAMED_CONDITION`), nor before a lone
+    capital ("Hepatitis A is ...", which the pattern does not take).
     """
     match = ONE_WORD_HEADING.match(unit)
     if not match:
@@ -305,6 +315,8 @@ def _restated_word_heading(unit: str) -> bool:
     words = rest.split()
     if any(word[:1].isupper() for word in words[1:4]) and words[0].lower() != head.lower():
         return False
+    if NAMED_CONDITION.match(words[1]):  # "Autoimmune | Addison disease ...", "Adult |
+        return False  # Hodgkin lymphoma ...": the word is the name's, not a heading
     lowered = rest.lower()
     if f"{head} {words[0]}".lower() in lowered:
         return False

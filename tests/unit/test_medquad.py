@@ -11,6 +11,7 @@ import pytest
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge import medquad
 from veriloop.knowledge.medquad import MEDQUAD_FILE, load_passages, open_medquad
+from veriloop.knowledge.stated_names import stated_names
 
 PAIRS = [
     {
@@ -229,3 +230,7 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> No
         "Pulmonary Hypertension"
     ]
     assert index.named_openings("What is the infantile type?") == []
+    # another name said of a stage, not right after the page's own name, is none
+    staged = "Alzheimer's disease has stages: early (also called mild), then moderate."
+    assert stated_names(staged, "Alzheimer's disease", adjacent=True) == []
+    assert stated_names(said, "High Blood Pressure", adjacent=True) == ["hypertension"]

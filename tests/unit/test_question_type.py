@@ -173,3 +173,16 @@ def test_one_type_named_twice_is_one_ask() -> None:
     models: Any = OwnEncoder()
     types = asked_types(models, "What are the signs and symptoms of gout?", 0.5)
     assert types.first == "symptoms" and types.more == []
+
+
+def test_the_rules_keep_what_was_asked_before_them() -> None:
+    models: Any = OwnEncoder()
+    both = asked_types(models, "I want to know about gout and its causes and treatment.", 0.5)
+    assert [both.first, *(p.qtype for p in both.more)] == ["information", "causes", "treatment"]
+    asked = asked_types(
+        models, "How is lupus diagnosed? I would like to know about lupus and its treatment.", 0.5
+    )
+    assert "exams and tests" in [asked.first, *(p.qtype for p in asked.more)]
+    # type nouns in a statement are no asks
+    said = asked_types(models, "My blood tests and symptoms suggest anemia. What do I do?", 0.5)
+    assert said.more == [] and said.first == said.asked.qtype  # the classifier's reading

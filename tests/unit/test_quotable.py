@@ -140,6 +140,12 @@ from veriloop.quotable import (
             "Lupus Foundation of America helps people with lupus find doctors.",
             "Lupus Foundation of America helps people with lupus find doctors.",
         ),
+        (
+            "Autoimmune Addison disease affects the function of the adrenal glands, which "
+            "an autoimmune attack damages.",
+            "Autoimmune Addison disease affects the function of the adrenal glands, which "
+            "an autoimmune attack damages.",
+        ),
         (  # the heading goes on: no cut inside it
             "Problems Caused by Medications Balance problems can also result from medicines.",
             "Problems Caused by Medications Balance problems can also result from medicines.",

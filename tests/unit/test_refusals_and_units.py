@@ -180,6 +180,8 @@ def test_a_what_is_question_quotes_the_pages_definition_first() -> None:
     # another page's definition of the same subject: one definition is said once
     pages = [("Heart Attack", "NHLBI"), ("Heart Attack", "MPlus"), ("Heart Attack", "NHLBI")]
     assert _definition_first([2, 1, 0], [0, 1, 2], pages) == [2, 0]
+    cased = [("Krabbe Disease", "NINDS"), ("Krabbe disease", "GHR")]
+    assert _definition_first([0, 1], [0, 1], cased) == [0]
     assert _definition_first([2, 1, 0], [0, 1], [("A", "1"), ("B", "2"), ("A", "1")]) == [1, 2, 0]
     heart = [passage("P-3", "x", title="Heart Attack")]
     said = [("A heart attack happens when blood flow to the heart is blocked.", "P-3")]
@@ -707,14 +709,18 @@ def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_alread
     from veriloop.nodes.answer_units import quote_answer
     from veriloop.nodes.grounding import PartPassages
 
-    # the first type's answer holds the part's cue word: quoted once, for the first type
-    said = passage("P-1", "Lupus is diagnosed in many young women.", title="Lupus")
+    # the type test passes a unit the first type quoted that says nothing of diagnosis
+    said = passage(
+        "P-1",
+        "Many infants with trisomy 13 die within their first days or weeks of life.",
+        title="trisomy 13",
+    )
     diagnosed = PartPassages(
         question="How is it diagnosed?", asked="exams and tests", passage_ids=["P-1"], typed=False
     )
     quoted = quote_answer(
         fake_models([]),
-        "What is lupus? How is it diagnosed?",
+        "Does trisomy 13 get worse over time? How is it diagnosed?",
         [said],
         1,
         asked="information",
@@ -723,3 +729,18 @@ def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_alread
     )
     assert quoted.units == [(said["text"], "P-1")]
     assert quoted.parts_unanswered == ["exams and tests"]
+    # one the first type quoted that says the part's words answers it: said, not missing
+    treated = passage("P-2", "Lupus is treated with antimalarial drugs.", title="Lupus")
+    part = PartPassages(
+        question="How is it treated?", asked="treatment", passage_ids=["P-2"], typed=False
+    )
+    quoted = quote_answer(
+        fake_models([]),
+        "What is lupus? How is it treated?",
+        [treated],
+        1,
+        asked="information",
+        typed=True,
+        parts=[part],
+    )
+    assert quoted.units == [(treated["text"], "P-2")] and quoted.parts_unanswered == []

@@ -425,6 +425,7 @@ def test_pages_on_a_condition_and_on_words_that_are_no_body_part_all_stay() -> N
     assert match_subject(question, titles, texts).kept == [0, 1]
     assert organ_family("Eye Diseases") and organ_family("Foot Health")
     assert not organ_family("Muscle eye brain disease") and not organ_family("Heart Attack")
+    assert not organ_family("Kidney Disease") and not organ_family("HAIR-AN syndrome")
 
 
 def test_a_page_giving_a_one_word_subject_as_its_other_name_is_on_it() -> None:
@@ -441,3 +442,21 @@ def test_a_page_giving_a_one_word_subject_as_its_other_name_is_on_it() -> None:
     titles = ["Sickle Cell Anemia", "Anemia"]
     texts = ["Sickle cell anemia is inherited.", "A low red blood cell count is called anemia."]
     assert match_subject(question, titles, texts).kept == [0]
+    # a name said of something else, or one a longer name starts, is no other name
+    question = "What should I do about a fever?"
+    titles = ["Vital Signs", "Fever"]
+    texts = ["A temperature above normal is called a fever.", "A fever is a high temperature."]
+    assert match_subject(question, titles, texts).kept == [1]
+    question = "Can diverticulosis be seen on a scan?"
+    titles = ["Diverticular Disease", "Diverticulosis and Diverticulitis", "Colon Polyps"]
+    texts = [
+        "When pouches do not cause problems, the condition is called diverticulosis.",
+        "Diverticulosis and diverticulitis affect the colon.",
+        "Polyps grow in the colon.",
+    ]
+    kept = match_subject(question, titles, texts).kept
+    assert 0 in kept and 2 not in kept
+    question = "Does my kidney hurt?"
+    titles = ["Renal Cell Cancer", "Kidney Diseases"]
+    texts = ["Renal cell cancer, also called kidney cancer, forms in the kidney.", "Kidneys."]
+    assert match_subject(question, titles, texts).kept == [1]
