@@ -393,6 +393,8 @@ TYPES_NAMED_TOGETHER = re.compile(
 """Type nouns listed together in one clause: each is asked ("treatment and prevention
 protocol for mite infestation")."""
 
+ONE_TYPE_NOUN = re.compile(rf"\b(?:{_NOUN})\b", re.IGNORECASE)
+
 
 REQUEST = re.compile(
     r"\b(?:inform|tell|know|learn|information|explain|describe|recommend\w*)\b", re.IGNORECASE
@@ -414,7 +416,7 @@ def types_named_together(question: str) -> list[str]:
     ]
     named: list[str] = []
     for listed in (m for sentence in asking for m in TYPES_NAMED_TOGETHER.finditer(sentence)):
-        for noun in re.finditer(rf"\b(?:{_NOUN})\b", listed.group(0), re.IGNORECASE):
+        for noun in ONE_TYPE_NOUN.finditer(listed.group(0)):
             qtype = TYPE_NOUNS[" ".join(noun.group(0).lower().split())]
             if qtype not in named:
                 named.append(qtype)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from veriloop.knowledge.sources import SourcePassage
-from veriloop.nodes.answer_units import asked_cues, quotable_units
+from veriloop.nodes.answer_units import Quoted, asked_cues, quotable_units
 from veriloop.nodes.refusals import hard_refusal_detail, not_covered_detail
 
 
@@ -663,84 +663,50 @@ def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found()
     assert [source for _, source in quoted.units] == ["P-1", "P-2"]
 
 
-def test_a_part_no_page_of_its_type_answers_is_read_through_the_type_test() -> None:
+def _what_then(
+    question: str, passages: list[SourcePassage], asked: str, ids: list[str], part: str
+) -> Quoted:
+    """Quote a "what is" answer with one more part, read through the type test."""
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import quote_answer
     from veriloop.nodes.grounding import PartPassages
 
+    read = PartPassages(question=part, asked=asked, passage_ids=ids, typed=False)
+    return quote_answer(
+        fake_models([]), question, passages, 1, asked="information", typed=True, parts=[read]
+    )
+
+
+def test_a_part_no_page_of_its_type_answers_is_read_through_the_type_test() -> None:
     what = passage("P-1", "Lupus is an autoimmune disease.", title="Lupus")
     how = passage(
         "P-2",
         "Treatment may include antimalarial drugs, steroids and immunosuppressive drugs.",
         title="Lupus",
     )
-    treated = PartPassages(
-        question="How is lupus treated?", asked="treatment", passage_ids=["P-1", "P-2"], typed=False
-    )
-    quoted = quote_answer(
-        fake_models([]),
-        "What is lupus? How is lupus treated?",
-        [what, how],
-        1,
-        asked="information",
-        typed=True,
-        parts=[treated],
-    )
+    question = "What is lupus? How is lupus treated?"
+    part = "How is lupus treated?"
+    quoted = _what_then(question, [what, how], "treatment", ["P-1", "P-2"], part)
     assert quoted.units == [(what["text"], "P-1"), (how["text"], "P-2")]
     assert quoted.parts_unanswered == []
     # the overview's definition says nothing of treatment: the part is said unanswered
-    alone = PartPassages(
-        question="How is lupus treated?", asked="treatment", passage_ids=["P-1"], typed=False
-    )
-    quoted = quote_answer(
-        fake_models([]),
-        "What is lupus? How is lupus treated?",
-        [what],
-        1,
-        asked="information",
-        typed=True,
-        parts=[alone],
-    )
+    quoted = _what_then(question, [what], "treatment", ["P-1"], part)
     assert quoted.units == [(what["text"], "P-1")] and quoted.parts_unanswered == ["treatment"]
 
 
 def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_already() -> None:
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import quote_answer
-    from veriloop.nodes.grounding import PartPassages
-
-    # the type test passes a unit the first type quoted that says nothing of diagnosis
+    # a unit the first type quoted that says nothing of diagnosis answers no diagnosis part
     said = passage(
         "P-1",
         "Many infants with trisomy 13 die within their first days or weeks of life.",
         title="trisomy 13",
     )
-    diagnosed = PartPassages(
-        question="How is it diagnosed?", asked="exams and tests", passage_ids=["P-1"], typed=False
-    )
-    quoted = quote_answer(
-        fake_models([]),
-        "Does trisomy 13 get worse over time? How is it diagnosed?",
-        [said],
-        1,
-        asked="information",
-        typed=True,
-        parts=[diagnosed],
-    )
+    question = "Does trisomy 13 get worse over time? How is it diagnosed?"
+    quoted = _what_then(question, [said], "exams and tests", ["P-1"], "How is it diagnosed?")
     assert quoted.units == [(said["text"], "P-1")]
     assert quoted.parts_unanswered == ["exams and tests"]
     # one the first type quoted that says the part's words answers it: said, not missing
     treated = passage("P-2", "Lupus is treated with antimalarial drugs.", title="Lupus")
-    part = PartPassages(
-        question="How is it treated?", asked="treatment", passage_ids=["P-2"], typed=False
-    )
-    quoted = quote_answer(
-        fake_models([]),
-        "What is lupus? How is it treated?",
-        [treated],
-        1,
-        asked="information",
-        typed=True,
-        parts=[part],
-    )
+    question = "What is lupus? How is it treated?"
+    quoted = _what_then(question, [treated], "treatment", ["P-2"], "How is it treated?")
     assert quoted.units == [(treated["text"], "P-2")] and quoted.parts_unanswered == []

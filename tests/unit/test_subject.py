@@ -406,57 +406,102 @@ def test_a_page_filed_under_a_category_is_read_by_its_own_name() -> None:
     assert [titles[i] for i in kept] == ["Parasites - Lice - Body Lice"]
 
 
-def test_a_page_on_a_lone_word_yields_to_a_page_on_the_named_condition() -> None:
-    question = "I have retinitis pigmentosa. Is there any way to treat my eyes, such as stem cells?"
-    titles = ["retinitis pigmentosa", "Eye Diseases"]
-    texts = ["Retinitis pigmentosa is a group of eye disorders.", "Eye diseases are common."]
-    assert match_subject(question, titles, texts).kept == [0]
-    # two conditions named by one word each: both stay
-    question = "I want more information on hypertension and fibromyalgia."
-    titles = ["Hypertension", "Fibromyalgia"]
-    texts = ["Hypertension is high blood pressure.", "Fibromyalgia causes pain."]
-    assert match_subject(question, titles, texts).kept == [0, 1]
+KEPT = [
+    pytest.param(  # a body part's family yields to the named condition
+        "I have retinitis pigmentosa. Is there any way to treat my eyes, such as stem cells?",
+        [
+            ("retinitis pigmentosa", "Retinitis pigmentosa is a group of eye disorders."),
+            ("Eye Diseases", "Eye diseases are common."),
+        ],
+        [0],
+        id="organ-family-yields",
+    ),
+    pytest.param(  # two conditions named by one word each: both stay
+        "I want more information on hypertension and fibromyalgia.",
+        [
+            ("Hypertension", "Hypertension is high blood pressure."),
+            ("Fibromyalgia", "Fibromyalgia causes pain."),
+        ],
+        [0, 1],
+        id="two-lone-words",
+    ),
+    pytest.param(  # words that are no body part: every page on them stays
+        "My son has leigh disease, as in our family history. What treatment is there?",
+        [
+            ("Leigh's disease", "Leigh's disease is a rare disorder."),
+            ("Family History", "Your family history holds clues."),
+        ],
+        [0, 1],
+        id="no-body-part",
+    ),
+    pytest.param(  # a one-word subject the page gives as its other name
+        "What is hypertension?",
+        [
+            (
+                "Pulmonary Hypertension",
+                "Pulmonary hypertension is high blood pressure in the arteries of the lungs.",
+            ),
+            (
+                "High Blood Pressure",
+                "High blood pressure, sometimes called hypertension, happens when it is high.",
+            ),
+        ],
+        [1],
+        id="stated-other-name",
+    ),
+    pytest.param(  # a word inside the question's named phrase is no subject of its own
+        "What causes Sickle Cell Anemia?",
+        [
+            ("Sickle Cell Anemia", "Sickle cell anemia is inherited."),
+            ("Anemia", "A low red blood cell count is called anemia."),
+        ],
+        [0],
+        id="word-inside-a-phrase",
+    ),
+    pytest.param(  # a name said of something else is no other name
+        "What should I do about a fever?",
+        [
+            ("Vital Signs", "A temperature above normal is called a fever."),
+            ("Fever", "A fever is a high temperature."),
+        ],
+        [1],
+        id="named-of-something-else",
+    ),
+    pytest.param(  # "the condition is called X": the page's own condition
+        "Can diverticulosis be seen on a scan?",
+        [
+            (
+                "Diverticular Disease",
+                "When pouches do not cause problems, the condition is called diverticulosis.",
+            ),
+            ("Diverticulosis and Diverticulitis", "Diverticulosis and diverticulitis affect it."),
+            ("Colon Polyps", "Polyps grow in the colon."),
+        ],
+        [0],
+        id="the-condition-is-called",
+    ),
+    pytest.param(  # a name a longer name starts is no other name
+        "Does my kidney hurt?",
+        [
+            ("Renal Cell Cancer", "Renal cell cancer, also called kidney cancer, forms there."),
+            ("Kidney Diseases", "Kidneys."),
+        ],
+        [1],
+        id="longer-name",
+    ),
+]
 
 
-def test_pages_on_a_condition_and_on_words_that_are_no_body_part_all_stay() -> None:
-    question = "My son has leigh disease, as in our family history. What treatment is there?"
-    titles = ["Leigh's disease", "Family History"]
-    texts = ["Leigh's disease is a rare disorder.", "Your family history holds clues."]
-    assert match_subject(question, titles, texts).kept == [0, 1]
+@pytest.mark.parametrize(("question", "pages", "kept"), KEPT)
+def test_the_pages_on_a_named_or_lone_word_subject_are_kept(
+    question: str, pages: list[tuple[str, str]], kept: list[int]
+) -> None:
+    titles, texts = [title for title, _ in pages], [text for _, text in pages]
+    got = match_subject(question, titles, texts)
+    assert got.kept == kept and got.kin == []
+
+
+def test_a_body_parts_family_page_is_one_part_and_a_plural_family_word() -> None:
     assert organ_family("Eye Diseases") and organ_family("Foot Health")
     assert not organ_family("Muscle eye brain disease") and not organ_family("Heart Attack")
     assert not organ_family("Kidney Disease") and not organ_family("HAIR-AN syndrome")
-
-
-def test_a_page_giving_a_one_word_subject_as_its_other_name_is_on_it() -> None:
-    question = "What is hypertension?"
-    titles = ["Pulmonary Hypertension", "High Blood Pressure"]
-    texts = [
-        "Pulmonary hypertension is high blood pressure in the arteries of the lungs.",
-        "High blood pressure, sometimes called hypertension, happens when the force is high.",
-    ]
-    got = match_subject(question, titles, texts)
-    assert got.kept == [1] and got.kin == []
-    # a word inside the question's named phrase is no subject of its own
-    question = "What causes Sickle Cell Anemia?"
-    titles = ["Sickle Cell Anemia", "Anemia"]
-    texts = ["Sickle cell anemia is inherited.", "A low red blood cell count is called anemia."]
-    assert match_subject(question, titles, texts).kept == [0]
-    # a name said of something else, or one a longer name starts, is no other name
-    question = "What should I do about a fever?"
-    titles = ["Vital Signs", "Fever"]
-    texts = ["A temperature above normal is called a fever.", "A fever is a high temperature."]
-    assert match_subject(question, titles, texts).kept == [1]
-    question = "Can diverticulosis be seen on a scan?"
-    titles = ["Diverticular Disease", "Diverticulosis and Diverticulitis", "Colon Polyps"]
-    texts = [
-        "When pouches do not cause problems, the condition is called diverticulosis.",
-        "Diverticulosis and diverticulitis affect the colon.",
-        "Polyps grow in the colon.",
-    ]
-    kept = match_subject(question, titles, texts).kept
-    assert 0 in kept and 2 not in kept
-    question = "Does my kidney hurt?"
-    titles = ["Renal Cell Cancer", "Kidney Diseases"]
-    texts = ["Renal cell cancer, also called kidney cancer, forms in the kidney.", "Kidneys."]
-    assert match_subject(question, titles, texts).kept == [1]
