@@ -77,6 +77,9 @@ class SourcePassage(TypedDict):
     qtype: NotRequired[str]
     """What question the passage's page answers there (MedQuAD's question type:
     "treatment", "symptoms", ...); absent for sources without types."""
+    site: NotRequired[str]
+    """The NIH site the page comes from (MedQuAD's `source`: "GARD", "CancerGov", ...);
+    absent for other sources."""
     cuis: NotRequired[list[str]]
     """The UMLS concepts the page is about (MedQuAD); absent for other sources."""
     kin: NotRequired[bool]
@@ -227,6 +230,7 @@ def medquad_passage(passage: Passage) -> SourcePassage:
         url=passage.url,
         relevance=0.0,
         qtype=passage.qtype,
+        site=passage.source,
         cuis=list(passage.cuis),
         page=passage.page,
         part=passage.part,

@@ -53,6 +53,7 @@ from veriloop.nodes.subject import (
     defines_phrase,
     kind_of,
     match_subject,
+    stands_in,
     writes_name,
 )
 from veriloop.quotable import has_quotable, quotable_texts
@@ -364,6 +365,21 @@ def retrieve_ranked(
     own = [p for p in on_subject if p["id"] not in kin_ids]
     if own and (not kin_ids or (asked and any(p.get("qtype") == asked for p in own))):
         on_subject = own  # the subject's own pages answer it: its kinds are not needed
+    elif own:  # a rare disorder's page does not answer for a common condition's own
+        own_sites = [p.get("site", "") for p in own]
+        standing = [
+            p
+            for p in on_subject
+            if p["id"] not in kin_ids or stands_in(p.get("site", ""), own_sites)
+        ]
+        if len(standing) < len(on_subject):  # the subject's overview is read instead
+            overview, call_overview = rank_passages(
+                models, question, missing_typed(source, own, "information"), keep, question_vector
+            )
+            calls = [*calls, *([call_overview] if call_overview else [])]
+            own = sorted([*own, *overview], key=lambda p: -p["relevance"])
+            standing = sorted([*standing, *overview], key=lambda p: -p["relevance"])
+        on_subject = standing
     is_on = (
         subject.matched
         and bool(on_subject)

@@ -758,25 +758,34 @@ class TypedSource(TitledSource):
         self,
         pages: list[tuple[str, str, str, list[str]]],
         unsearched: list[tuple[str, str, str, list[str]]] | None = None,
+        sites: dict[str, str] | None = None,
     ) -> None:
         self.pages_typed = pages
         self.unsearched = unsearched or []
         """Pages search never returns; found only by focus and type (`typed`)."""
+        self.sites = sites if sites is not None else {}
+        """Each title's NIH site ("GHR", ...); a title not in it has none."""
 
     def search(self, question: str, k: int) -> tuple[list[SourcePassage], list[Any]]:
         return [
-            SourcePassage(
-                id=f"P-{n}", text=text, title=title, url="u", relevance=0.0, qtype=qtype, cuis=cuis
-            )
-            for n, (title, text, qtype, cuis) in enumerate(self.pages_typed[:k], start=1)
+            self._passage(f"P-{n}", page) for n, page in enumerate(self.pages_typed[:k], start=1)
         ], []
 
     def typed(self, title: str, qtype: str) -> list[SourcePassage]:
         return [
-            SourcePassage(id=f"U-{n}", text=text, title=t, url="u", relevance=0.0, qtype=q, cuis=c)
-            for n, (t, text, q, c) in enumerate(self.unsearched, start=1)
-            if t == title and q == qtype
+            self._passage(f"U-{n}", page)
+            for n, page in enumerate(self.unsearched, start=1)
+            if page[0] == title and page[2] == qtype
         ]
+
+    def _passage(self, pid: str, page: tuple[str, str, str, list[str]]) -> SourcePassage:
+        title, text, qtype, cuis = page
+        passage = SourcePassage(
+            id=pid, text=text, title=title, url="u", relevance=0.0, qtype=qtype, cuis=cuis
+        )
+        if title in self.sites:
+            passage["site"] = self.sites[title]
+        return passage
 
 
 def test_passages_of_the_asked_type_and_the_subjects_other_names_are_kept(
@@ -1014,6 +1023,31 @@ def test_a_kinds_page_of_the_asked_type_below_the_gate_leaves_the_subjects_pages
     assert typed_own < overview  # the fake embedder's (fixed) order
     far = retrieved(models, question, relevant_at=(typed_own + overview) / 2, asked="treatment")
     assert far.typed is False and far.typed_far is True
+
+
+def test_a_rare_disorders_page_does_not_answer_a_type_for_a_common_condition(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [
+        ("Epilepsy", "Scientists study the causes of the epilepsies.", "research", []),
+        ("Pyridoxine-dependent epilepsy", "Babies with it have seizures at birth.", "symptoms", []),
+    ]
+    overview = [("Epilepsy", "People with epilepsy may lose consciousness.", "information", [])]
+    sites = {"Epilepsy": "NINDS", "Pyridoxine-dependent epilepsy": "GHR"}
+    use_source(monkeypatch, TypedSource(pages, unsearched=overview, sites=sites))
+    question = "What are the symptoms of epilepsy?"
+    read = retrieved(models, question, relevant_at=-1.0, asked="symptoms")
+    assert read.typed is False and read.on_subject
+    assert {p["title"] for p in read.ranked} == {"Epilepsy"}  # the rare form's page: gone
+    assert "People with epilepsy may lose consciousness." in [p["text"] for p in read.ranked]
+    # a rare disorder's own kinds (its variants) answer for it
+    use_source(
+        monkeypatch, TypedSource(pages, unsearched=overview, sites={**sites, "Epilepsy": "GARD"})
+    )
+    kinds = retrieved(models, question, relevant_at=-1.0, asked="symptoms")
+    assert kinds.typed is True
+    assert [p["title"] for p in kinds.ranked] == ["Pyridoxine-dependent epilepsy"]
 
 
 def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(
