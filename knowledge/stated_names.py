@@ -10,6 +10,7 @@ page's own name (`evaluation.judge_data.claim_edits`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 STATED_NAME = re.compile(
     r"\b(?:also called|also known as|sometimes called)\s+([A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?)"
@@ -28,6 +29,12 @@ def own_name(focus: str) -> str:
     return re.sub(r"\s*\([^)]*\)", "", focus).strip()
 
 
+@lru_cache(maxsize=1024)
+def _right_after(name: str) -> re.Pattern[str]:
+    """Return the pattern of text ending in `name`, its parenthesis, then a comma or "("."""
+    return re.compile(rf"{re.escape(name)}(?:\s*\([^)]*\))?\s*[,(]?\s*$", re.IGNORECASE)
+
+
 def stated_names(page_text: str, focus: str, adjacent: bool = False) -> list[str]:
     """Return the other names a page gives its subject, in the order it gives them.
 
@@ -40,13 +47,12 @@ def stated_names(page_text: str, focus: str, adjacent: bool = False) -> list[str
     name = own_name(focus)
     if not name:
         return []
-    right_after = re.compile(rf"{re.escape(name)}(?:\s*\([^)]*\))?\s*[,(]?\s*$", re.IGNORECASE)
     found: list[str] = []
     for match in STATED_NAME.finditer(page_text):
         before = page_text[max(0, match.start() - len(name) - NEAR) : match.start()]
         if name.lower() not in before.lower():
             continue
-        if adjacent and not right_after.search(before):
+        if adjacent and not _right_after(name).search(before):
             continue
         other = match.group(1).strip()
         if other.lower() != name.lower() and len(other) > 2 and other not in found:

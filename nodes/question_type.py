@@ -209,11 +209,12 @@ def asked_type(models: Models, question: str, confident_at: float) -> Asked:
 ASKING = re.compile(
     r"(?:(?:and|also|so|but|or|then)\b[\s,]*)*"
     r"(?:what|how|why|when|where|which|who|is|are|can|could|should|would|will|do|does|did|"
-    r"(?:could you |can you |please )*tell me|i (?:want|would like|need) to know|"
-    r"i (?:was )?wonder(?:ing)?(?: if| whether)?)\b",
+    r"(?:could you |can you |please )*tell me|i (?:want|need) to know|"
+    r"i(?: would|['’]d) like to know|i(?: was| am|['’]m)? wonder(?:ing)?(?: if| whether)?)\b",
     re.IGNORECASE,
 )
-"""How a part of a message that asks something opens ("and what steps should ...")."""
+"""How a part of a message that asks something opens ("and what steps should ...", "I'd
+like to know ...")."""
 
 _ASKS = r"(?=(?:what|how|why|when|where|which|is|are|can|should|do|does)\b)"
 PART_BREAK = re.compile(
@@ -385,13 +386,15 @@ TYPE_NOUNS = {
 treatments of gout")."""
 
 _NOUN = "|".join(sorted(map(re.escape, TYPE_NOUNS), key=len, reverse=True))
+_THEN = r"(?:the\s+|its\s+)?"
+_AND = rf"\s*,?\s+(?:and|or|&)\s+{_THEN}"
 TYPES_NAMED_TOGETHER = re.compile(
-    rf"\b(?:{_NOUN})(?:\s*,\s*(?:the\s+)?(?:{_NOUN}))*\s*,?\s+(?:and|or|&)\s+(?:the\s+|its\s+)?"
-    rf"(?:{_NOUN})\b",
+    rf"\b(?:{_NOUN})(?:(?:\s*,\s*{_THEN}|{_AND})(?:{_NOUN}))*{_AND}(?:{_NOUN})\b",
     re.IGNORECASE,
 )
-"""Type nouns listed together in one clause: each is asked ("treatment and prevention
-protocol for mite infestation")."""
+"""Type nouns listed together in one clause, by commas or "and"s, the last by "and" or "or":
+each is asked ("treatment and prevention protocol for mite infestation", "signs and
+symptoms and treatment")."""
 
 ONE_TYPE_NOUN = re.compile(rf"\b(?:{_NOUN})\b", re.IGNORECASE)
 

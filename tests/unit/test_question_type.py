@@ -88,6 +88,11 @@ def test_the_bundled_classifier_has_every_medquad_type_and_cues_for_each() -> No
             "Is it contagious, and also how long does it last?",
             ["Is it contagious", "how long does it last?"],
         ),
+        # asking in a contraction: "I'd like to know", "I'm wondering"
+        (
+            "My son has asthma. I'd like to know how it is treated. I'm wondering if it lasts.",
+            ["I'd like to know how it is treated", "I'm wondering if it lasts"],
+        ),
         # statements, thanks and short follow-ups are no parts
         ("My son is 4 months old. Is that normal? Thank you very much", []),
         ("is conception a requirement of a molar pregnancy. if so, when ?", []),
@@ -161,6 +166,16 @@ def test_an_aspect_asked_alone_is_not_made_two_asks() -> None:
         ),
         ("What are the causes and treatments of gout?", "causes", ["treatment"]),
         ("What are the signs, causes and treatment of gout?", "symptoms", ["causes", "treatment"]),
+        (  # an "and" between each: every noun is listed
+            "What are the signs and symptoms and treatment of gout?",
+            "symptoms",
+            ["treatment"],
+        ),
+        (
+            "What are the causes and complications and outlook of gout?",
+            "causes",
+            ["complications", "outlook"],
+        ),
     ],
 )
 def test_types_named_together_are_each_asked(question: str, first: str, more: list[str]) -> None:
