@@ -695,10 +695,11 @@ def test_a_part_no_page_of_its_type_answers_is_read_through_the_type_test() -> N
 
 
 def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_already() -> None:
-    # a unit the first type quoted that says nothing of diagnosis answers no diagnosis part
+    # a unit the first type quoted that says nothing of diagnosis answers no diagnosis part,
+    # though the type test passes it (a cue stem of exams and tests: "presenc")
     said = passage(
         "P-1",
-        "Many infants with trisomy 13 die within their first days or weeks of life.",
+        "Trisomy 13 is caused by the presence of an extra copy of chromosome 13 in cells.",
         title="trisomy 13",
     )
     question = "Does trisomy 13 get worse over time? How is it diagnosed?"
