@@ -290,6 +290,42 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
     return f"{head}:", pieces
 
 
+KINDS = re.compile(
+    r"\b(?:types|kinds|groups|phases|stages|grades|classes|categories|forms)\b|\bare used\b",
+    re.IGNORECASE,
+)
+"""What a key point names when its own items follow ("Three kinds of standard treatment are
+used", "Chronic myelogenous leukemia has 3 phases")."""
+
+
+def _announces(item: str, following: list[str]) -> bool:
+    """Tell whether a list item is a sentence naming kinds (`KINDS`) whose items follow, bare.
+
+    CancerGov's key points: "- Three kinds of standard treatment are used. - Surgery -
+    Chemotherapy - Targeted therapy - New types of treatment are being tested ...": the
+    treatments are the sentence's items, not the list's ("Surgery" alone is no answer).
+    A sentence naming no kinds ("The most common sign ... is nephrotic syndrome.") does
+    not lead the bare lines after it.
+    """
+    return (
+        item.endswith(".")
+        and bool(KINDS.search(item))
+        and _is_sentence(item)
+        and bool(following)
+        and not following[0].endswith((".", ":", ";"))
+        and not _is_sentence(following[0])
+    )
+
+
+def _outer(lead: str, announced: tuple[str, str]) -> str:
+    """Return the lead-in a list goes back to after `lead`'s items end.
+
+    `announced`: the key point last taken as its own items' lead-in (`_announces`) and the
+    lead-in of the list it is an item of; after its items, that list's.
+    """
+    return announced[1] if lead and lead == announced[0] else lead
+
+
 def _with_lead(lead: str, item: str) -> str:
     """Return a list item prefixed with its lead-in, as one sentence."""
     lead = lead.rstrip(" :.")
@@ -312,15 +348,23 @@ def standalone_units(text: str) -> list[str]:
     acronyms = defined_acronyms(text)
     previous_dropped = False
     announcing = False  # the last unit announces the list that may follow it
+    last_item = ""  # the last unit's list item, as written (none: the last was no item)
+    announced: tuple[str, str] = ("", "")  # a key point leading its items, and the list's
     for sentence in split_sentences(text):
         head, items = _items(sentence)
         restore = ""  # an announcing sentence taken as lead-in, put back if no item is kept
+        before = lead
         if LIST_ITEM.match(sentence):  # "- item - item" continuing the current list
             first, more = _items(LIST_ITEM.sub("", sentence))
             head, items = "", [first, *more]
             if announcing or (units and units[-1].endswith(":")):
                 lead = restore = units.pop()  # "Here is what the treatments do. - Surgery ..."
+            elif last_item and _announces(last_item, items[:1]):
+                restore = units.pop()  # "- Three kinds of standard treatment are used. -
+                lead = last_item  # Surgery - Chemotherapy": the key point's own items
+                announced = (lead, before)
         announcing = False
+        last_item = ""
         if not items:
             glued_head, glued = _glued_items(sentence)
             if glued:
@@ -335,10 +379,11 @@ def standalone_units(text: str) -> list[str]:
             )
             if after and items[-1][-1:] not in (".", ";"):
                 items[-1] += "."
-            outer, kept = lead, len(units)
+            kept = len(units)
+            outer = _outer(lead, announced)
             for item in items:
                 if item.endswith(":"):  # "- Seven types are used: - Surgery - ...": a lead-in
-                    outer, lead = lead, item
+                    outer, lead = _outer(lead, announced), item
                     continue
                 if lead != outer and _is_sentence(item):  # a sentence ends the inner list
                     lead = outer
@@ -347,10 +392,12 @@ def standalone_units(text: str) -> list[str]:
                 if not lead and not units and not _is_sentence(item):
                     continue  # the passage opens inside a list whose lead-in it lacks
                 units.append(_with_lead(lead, item))
+                last_item = item
             if restore and len(units) == kept:
                 units.append(restore)  # none of its items was kept: the sentence stays
             if after and not is_boilerplate(after):
                 units.append(after)
+                last_item = ""
             previous_dropped = False
             continue
         if head.endswith(":"):

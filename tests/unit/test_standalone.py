@@ -339,6 +339,43 @@ def test_an_inner_list_ends_at_a_sentence_among_its_items() -> None:
     ]
 
 
+def test_a_key_point_naming_kinds_leads_the_bare_items_after_it() -> None:
+    # "- Three kinds of standard treatment are used. - Surgery": the treatments are the key
+    # point's items ("Surgery" alone is no answer); the next key point is the list's again
+    units = standalone_units(
+        "Key Points - There are different types of treatment for patients with ovarian "
+        "cancer. - Three kinds of standard treatment are used. - Surgery - Chemotherapy - New "
+        "types of treatment are being tested in clinical trials. - Radiation therapy - "
+        "Patients may want to think about taking part in a clinical trial."
+    )
+    assert units == [
+        "Key Points: there are different types of treatment for patients with ovarian cancer.",
+        "Three kinds of standard treatment are used: surgery",
+        "Three kinds of standard treatment are used: chemotherapy",
+        "New types of treatment are being tested in clinical trials: radiation therapy",
+        "Key Points: patients may want to think about taking part in a clinical trial.",
+    ]
+    # a lead-in among the key point's items is the list's, not the key point's: after its
+    # items the list goes on
+    units = standalone_units(
+        "Key Points - Testicular tumors are divided into 3 groups. - Good Prognosis - Poor "
+        "Prognosis - "
+        "Five types of standard treatment are used: - Surgery - Chemotherapy - New types of "
+        "treatment are being tested in clinical trials."
+    )
+    assert units[-1] == "Key Points: new types of treatment are being tested in clinical trials."
+    assert "Testicular tumors are divided into 3 groups: good Prognosis" in units
+    # a sentence naming no kinds leads nothing: the lines after it are the list's
+    units = standalone_units(
+        "Signs include: - The most common sign is nephrotic syndrome. - Swelling - Fatigue"
+    )
+    assert units == [
+        "Signs include: the most common sign is nephrotic syndrome.",
+        "Signs include: swelling",
+        "Signs include: fatigue",
+    ]
+
+
 def test_a_word_cut_from_the_passage_before_is_no_lead_in_and_orphan_items_are_left_out() -> None:
     # a passage that opens inside a symptom table: "activity" ends an item cut before it
     units = standalone_units(
