@@ -524,8 +524,9 @@ def lone_subject_words(
 ) -> list[SubjectPhrase]:
     """Return the question's single words that may name its subject, outside its phrases.
 
-    A word some candidate's focus uses ("hypertension", of "Pulmonary Hypertension") and
-    no subject phrase holds: a page giving it as another name for its own subject ("High
+    A word some candidate's focus uses ("hypertension", of "Pulmonary Hypertension") or
+    some candidate gives as its subject's one-word other name (the caller adds those to
+    `vocabulary`), and no subject phrase holds: a page giving it as another name for its own subject ("High
     blood pressure, sometimes called hypertension") is on the subject (`gives_lone_name`).
     A word inside a phrase is not ("anemia" of "sickle cell anemia").
     """
@@ -732,7 +733,15 @@ def match_subject(
     naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
     named |= {titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])}
-    lone = {p.text.lower() for p in lone_subject_words(question, phrases, vocabulary)}
+    stated = frozenset(  # the single-word names the candidates give their own subjects
+        t
+        for i in every
+        if titles[i]
+        for name in stated_names(texts[i], titles[i], adjacent=True)
+        if len(name.split()) == 1
+        for t in focus_terms(name)
+    )
+    lone = {p.text.lower() for p in lone_subject_words(question, phrases, vocabulary | stated)}
     named |= {  # "hypertension": "High blood pressure, sometimes called hypertension"
         titles[i] for i in every if titles[i] and gives_lone_name(titles[i], texts[i], lone)
     }

@@ -425,6 +425,16 @@ KEPT = [
         [0, 1],
         id="two-lone-words",
     ),
+    pytest.param(  # a lone word no candidate's title holds, only a page's other name
+        "I want more information on hypertension and fibromyalgia.",
+        [
+            ("Fibromyalgia", "Fibromyalgia causes pain."),
+            ("High Blood Pressure", "High blood pressure, sometimes called hypertension, is."),
+            ("Diabetes", "Diabetes is high blood sugar."),
+        ],
+        [0, 1],
+        id="lone-word-only-a-stated-name",
+    ),
     pytest.param(  # words that are no body part: every page on them stays
         "My son has leigh disease, as in our family history. What treatment is there?",
         [
