@@ -408,11 +408,19 @@ def _names(title: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)
 def _defines(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Return the pattern of a sentence defining one of `names`."""
+    """Return the pattern of a sentence defining one of `names`.
+
+    "<name> is/are ...", not a ranking ("Ear infections are the most common reason parents
+    bring their child to a doctor"); or the page's subject named by what it is called
+    ("The infection usually affects the middle ear and is called otitis media").
+    """
     named = "|".join(re.escape(n) for n in names)
     return re.compile(
         rf"^(?:(?:an?|the)\s+)?(?:{named})(?:\s*\([^)]*\))?,?\s+"
-        r"(?:is|are|refers to|means|describes|(?:occurs|happens) when)\b",
+        r"(?:(?:is|are)(?!\s+(?:the|one of the)\s+(?:most|least|leading|main|second|third)\b)"
+        r"|refers to|means|describes|(?:occurs|happens) when)\b"
+        r"|^(?:The|This) (?:infection|condition|disease|disorder|illness|syndrome)\b[^.]*"
+        r"\b(?:is|are) (?:also )?(?:called|known as)\b",
         re.IGNORECASE,
     )
 

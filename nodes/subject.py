@@ -526,8 +526,9 @@ def lone_subject_words(
 
     A word some candidate's focus uses ("hypertension", of "Pulmonary Hypertension") or
     some candidate gives as its subject's one-word other name (the caller adds those to
-    `vocabulary`), and no subject phrase holds: a page giving it as another name for its own subject ("High
-    blood pressure, sometimes called hypertension") is on the subject (`gives_lone_name`).
+    `vocabulary`), and no subject phrase holds: a page giving it as another name for its
+    own subject ("High blood pressure, sometimes called hypertension") is on the subject
+    (`gives_lone_name`).
     A word inside a phrase is not ("anemia" of "sickle cell anemia").
     """
     inside = {stem for phrase in phrases for stem in phrase.stems}

@@ -186,6 +186,15 @@ def test_a_what_is_question_quotes_the_pages_definition_first() -> None:
     heart = [passage("P-3", "x", title="Heart Attack")]
     said = [("A heart attack happens when blood flow to the heart is blocked.", "P-3")]
     assert definition_rows(said, heart) == [0]
+    # a ranking is no definition; what the condition is called is one
+    ear = [passage("P-4", "x", title="Ear Infections")]
+    said = [
+        ("Ear infections are the most common reason parents bring their child to a doctor.", "P-4"),
+        ("Ear infections are one of the most common childhood illnesses.", "P-4"),
+        ("The infection usually affects the middle ear and is called otitis media.", "P-4"),
+        ("A doctor who treats ears is called an otolaryngologist.", "P-4"),
+    ]
+    assert definition_rows(said, ear) == [2]
 
 
 def test_a_passage_holding_only_its_question_has_nothing_to_quote() -> None:
