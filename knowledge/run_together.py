@@ -8,8 +8,10 @@ token back into two words, with " — " between them, when
 - the token is rare in the corpus (at most `MAX_TOKEN_COUNT` times) and is not an English
   word (pyspellchecker's list: "tractor", "uppermost", "leftover" stay whole);
 - it splits into a left word seen at least `MIN_LEFT_COUNT` times and a right word seen at
-  least `MIN_RIGHT_COUNT` times (the right one is a common word: "small", "the", "may"),
-  the longest such left word winning;
+  least `MIN_RIGHT_COUNT` times (the right one is a common word: "small", "the", "may",
+  or the article "a": "diarrheaa sign of ..." was "diarrhea—a sign of ..."; all 65 such
+  tokens of the bundled MedQuAD read so, "gastroenterologista", "strokea", ...), the
+  longest such left word winning;
 - the left part is not a prefix ("non", "pre", "pseudo", ...) and the right not a suffix
   ("less", "like", ...).
 
@@ -36,6 +38,10 @@ PREFIXES = frozenset(
     "intra hyper hypo micro macro co re un man you club lobe".split()
 )
 SUFFIXES = frozenset("less like ness ly ful able is forms made ship hip".split())
+SPECIALIST_A = re.compile(r"[a-z]+ista")
+"""A specialist run into "a" ("radiologista" 49 times, "gastroenterologista" 16): no English
+word ends so, so such a token is split however often it occurs ("chronica", "occulta" and
+"rheumatica", Latin names' words, occur often too and stay whole)."""
 WORD = re.compile(rf"\b[a-z]{{{MIN_LENGTH},}}\b")
 
 
@@ -48,12 +54,15 @@ class RunTogetherRepair:
         english = english_words()
         self.splits: dict[str, tuple[str, str]] = {}
         for token, count in counts.items():
-            if count > MAX_TOKEN_COUNT or len(token) < MIN_LENGTH or token in english:
+            if len(token) < MIN_LENGTH or token in english:
                 continue
-            for cut in range(len(token) - 2, 3, -1):
+            if count > MAX_TOKEN_COUNT and not SPECIALIST_A.fullmatch(token):
+                continue
+            for cut in range(len(token) - 1, 3, -1):
                 left, right = token[:cut], token[cut:]
                 if (
-                    counts[left] >= MIN_LEFT_COUNT
+                    (len(right) > 1 or right == "a")  # "diarrheaa sign": "diarrhea—a sign"
+                    and counts[left] >= MIN_LEFT_COUNT
                     and counts[right] >= MIN_RIGHT_COUNT
                     and left not in PREFIXES
                     and right not in SUFFIXES

@@ -106,6 +106,9 @@ def test_boilerplate_and_first_person_lines_are_left_out() -> None:
     [
         ("fissuressmall", "fissures — small"),
         ("fistulasabnormal", "fistulas — abnormal"),
+        ("diarrheaa", "diarrhea — a"),  # "bloody diarrheaa sign of ...": the article
+        ("gastroenterologista", "gastroenterologist — a"),
+        ("anemia", "anemia"),  # a word ending in "a": kept
         ("tractor", "tractor"),  # an English word: kept
         ("uppermost", "uppermost"),
         ("survivorship", "survivorship"),  # "hip" is on the suffix list
