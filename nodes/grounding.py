@@ -23,8 +23,8 @@ The pieces of the grounded default (`graphs/grounded.py`), each usable on its ow
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NotRequired, Protocol
 
 import numpy.typing as npt
@@ -34,7 +34,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.ranking import rank_rows
-from veriloop.knowledge.sources import SourcePassage, open_source
+from veriloop.knowledge.sources import PassageSource, SourcePassage, open_source
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.judges import (
@@ -46,15 +46,18 @@ from veriloop.nodes.judges import (
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
-from veriloop.nodes.question_type import AskedPart
+from veriloop.nodes.question_type import AskedPart, question_types
 from veriloop.nodes.subject import (
+    RARE_DISORDER_SITES,
     SubjectMatch,
     about_children,
     defines_phrase,
     kind_of,
     match_subject,
+    only_rare_kinds,
     stands_in,
     writes_name,
+    written_elsewhere,
 )
 from veriloop.quotable import has_quotable, quotable_texts
 from veriloop.text import split_sentences
@@ -295,9 +298,22 @@ def retrieve_ranked(
         on_focus += named  # writes it ("alcohol use disorder") is no neighbour
         focus_ids |= {p["id"] for p in named}
         subject = _subject_of(question, on_focus, found)
+    rare_kinds_only = only_rare_kinds(subject, on_focus) and written_elsewhere(
+        subject.phrases[0], _general_page_texts(source, found)
+    )
+    if rare_kinds_only:
+        subject = replace(  # "aortic stenosis": Supravalvular aortic stenosis is no answer
+            subject,
+            kept=[],
+            kin=[],
+            matched=False,
+            uncovered=subject.phrases[0],
+            nearest=list(dict.fromkeys(on_focus[i]["title"] for i in subject.kept))[:3],
+        )
     aside = list(dict.fromkeys(p["title"] for p in found if p["id"] not in focus_ids))
-    if subject.uncovered and asked in (None, "information"):  # "what is sleep paralysis":
-        defining = defines_phrase(subject.uncovered)  # other pages may say what it is
+    if subject.uncovered and asked in (None, "information") and not rare_kinds_only:
+        # "what is sleep paralysis": other pages may say what it is
+        defining = defines_phrase(subject.uncovered)
         passing = [
             p
             for p in on_focus
@@ -435,6 +451,21 @@ def retrieve_ranked(
         typed=typed,
         typed_far=typed_far and typed is False,
     )
+
+
+def _general_page_texts(source: PassageSource, found: Sequence[SourcePassage]) -> Iterator[str]:
+    """Yield the texts of the found general sites' subjects' pages (not GARD's or GHR's).
+
+    Every answer MedQuAD files under each such focus, of every question type, whole:
+    Heart Valve Disease writes "aortic stenosis" on one page the search did not return.
+    """
+    general = [p for p in found if p.get("site") and p.get("site") not in RARE_DISORDER_SITES]
+    yield from (p["text"] for p in general)
+    for title in dict.fromkeys(p["title"] for p in general if p["title"]):
+        for qtype in question_types().classes:
+            for opening in source.typed(title, qtype):
+                yield opening["text"]
+                yield from (part["text"] for part in source.parts(opening))
 
 
 class PartPassages(TypedDict):

@@ -33,9 +33,10 @@ cost and what it changed are measured in docs/results/mediqa_grounded_subject_n1
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
@@ -299,6 +300,33 @@ def stands_in(kind_site: str, own_sites: Iterable[str]) -> bool:
     """
     sites = set(own_sites)
     return kind_site not in RARE_DISORDER_SITES or bool(sites & RARE_DISORDER_SITES)
+
+
+def only_rare_kinds(subject: SubjectMatch, candidates: Sequence[Mapping[str, Any]]) -> bool:
+    """Tell whether the subject's pages are all kinds of it, each a rare disorder's page.
+
+    No page is the subject's own and every kind's page is from `RARE_DISORDER_SITES`;
+    `candidates` are the passages `subject` indexes. Whether the subject is a common
+    condition those kinds do not describe is `written_elsewhere`'s to say.
+    """
+    if not subject.matched or not subject.kin or not subject.phrases:
+        return False
+    if set(subject.kept) - set(subject.kin):
+        return False  # a page of its own
+    return all(candidates[i].get("site") in RARE_DISORDER_SITES for i in subject.kin)
+
+
+def written_elsewhere(phrase: SubjectPhrase, general_texts: Iterable[str]) -> bool:
+    """Tell whether a page of the general sites writes the subject's name.
+
+    "aortic stenosis" is written on Heart Valve Disease's pages: a common condition, which
+    Supravalvular aortic stenosis, a rare birth defect and its only kind's page, does not
+    describe (answered from it, rated bad). "leber amaurosis", which no general page
+    writes, keeps Leber congenital amaurosis. `general_texts`: the texts of the pages of
+    the general sites the search found (not of `RARE_DISORDER_SITES`).
+    """
+    written = re.compile(rf"\b{words_in_order(phrase.words)}\b", re.IGNORECASE)
+    return any(written.search(text) for text in general_texts)
 
 
 def _head(focus: str) -> str | None:

@@ -1050,6 +1050,27 @@ def test_a_rare_disorders_page_does_not_answer_a_type_for_a_common_condition(
     assert [p["title"] for p in kinds.ranked] == ["Pyridoxine-dependent epilepsy"]
 
 
+def test_a_common_condition_whose_only_pages_are_a_rare_kinds_is_not_answered_from_them(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    svas = "Supravalvular aortic stenosis is a heart defect that develops before birth."
+    pages = [
+        ("Supravalvular aortic stenosis", svas, "information", []),
+        ("Heart Valve Disease", "Aortic stenosis narrows the aortic valve.", "information", []),
+    ]
+    sites = {"Supravalvular aortic stenosis": "GHR", "Heart Valve Disease": "NHLBI"}
+    use_source(monkeypatch, TypedSource(pages, sites=sites))
+    question = "I want to know more about aortic stenosis."
+    got = retrieved(models, question, relevant_at=-1.0)
+    assert got.ranked == [] and not got.on_subject
+    assert got.subject.uncovered is not None and got.subject.uncovered.text == "aortic stenosis"
+    # no general page writes its name (a rare disorder's own variant): the kind answers
+    use_source(monkeypatch, TypedSource(pages[:1], sites=sites))
+    kinds = retrieved(models, question, relevant_at=-1.0)
+    assert [p["title"] for p in kinds.ranked] == ["Supravalvular aortic stenosis"]
+
+
 def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
