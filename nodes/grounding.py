@@ -51,11 +51,13 @@ from veriloop.nodes.subject import (
     RARE_DISORDER_SITES,
     SubjectMatch,
     about_children,
+    aspect_page,
     defines_phrase,
     kind_of,
     match_subject,
     only_rare_kinds,
     stands_in,
+    subject_name,
     writes_name,
     written_elsewhere,
 )
@@ -183,7 +185,7 @@ def off_focus(question: str, focus: str) -> bool:
     none (a synonym: "High Blood Pressure" for hypertension) or all of them is not ruled
     out here: retrieval and the re-ranker decide.
     """
-    named = focus_words(page_name(focus))
+    named = focus_words(page_name(subject_name(focus)))  # "HIV/AIDS Medicines": HIV/AIDS
     asked = focus_words(question)
     return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
 
@@ -286,10 +288,16 @@ def retrieve_ranked(
     if corrected != question:
         question, question_vector = corrected, None
     found, calls = source.search(question, candidates)
+    found = [_with_aspect_type(p) for p in found]
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
-    on_focus = [p for p in found if not (p["title"] and off_focus(question, p["title"]))]
+    on_focus = [
+        p
+        for p in found
+        if not (p["title"] and off_focus(question, p["title"]))
+        and _aspect_asked(p["title"], asked)  # "HIV/AIDS Medicines" only for treatment
+    ]
     subject = _subject_of(question, on_focus, found)
     focus_ids = {p["id"] for p in on_focus}
     named = [p for p in found if p["id"] not in focus_ids]
@@ -451,6 +459,27 @@ def retrieve_ranked(
         typed=typed,
         typed_far=typed_far and typed is False,
     )
+
+
+def _aspect_asked(title: str, asked: str | None) -> bool:
+    """Tell whether a page may answer: any but an aspect page of a type not asked.
+
+    "HIV/AIDS Medicines" answers how HIV/AIDS is treated, not what causes it.
+    """
+    aspect = aspect_page(title) if title else None
+    return aspect is None or aspect[1] == asked
+
+
+def _with_aspect_type(passage: SourcePassage) -> SourcePassage:
+    """Type an aspect page's overview by its aspect ("HIV/AIDS Medicines": treatment).
+
+    MedlinePlus files such pages' one answer as "information"; what it tells is the
+    aspect (`nodes.subject.aspect_page`).
+    """
+    aspect = aspect_page(passage["title"]) if passage["title"] else None
+    if aspect is None or passage.get("qtype") != "information":
+        return passage
+    return {**passage, "qtype": aspect[1]}
 
 
 def _general_page_texts(source: PassageSource, found: Sequence[SourcePassage]) -> Iterator[str]:

@@ -99,6 +99,42 @@ def focus_terms(focus: str) -> frozenset[str]:
     return frozenset(t for t in subject_tokens(page_name(focus)) if t is not None)
 
 
+ASPECT_TYPES = {
+    "medicines": "treatment",
+    "medications": "treatment",
+    "screening": "exams and tests",
+    "prevention": "prevention",
+}
+"""The last words of MedQuAD's pages on one aspect of a condition, and the question type each
+answers: "HIV/AIDS Medicines", "Diabetes Medicines", "Prostate Cancer Screening", "Heart
+Diseases--Prevention"."""
+
+ASPECT_PAGE = re.compile(
+    rf"^(?P<subject>.*\w)(?<!\band)(?:\s+|\s*-+\s*)(?P<aspect>{'|'.join(ASPECT_TYPES)})$",
+    re.IGNORECASE,
+)
+
+
+def aspect_page(focus: str) -> tuple[str, str] | None:
+    """Return the condition and the question type of a page on one aspect of a condition.
+
+    "HIV/AIDS Medicines" -> ("HIV/AIDS", "treatment"): a page of the subject's own, which
+    answers how it is treated ("What are the treatments of HIV/AIDS?" had set it aside as
+    a neighbouring condition and quoted how HIV spreads). None for other pages, and for
+    "Pregnancy and Medicines" (medicines in pregnancy, no aspect of a condition).
+    """
+    found = ASPECT_PAGE.match(page_name(focus))
+    if found is None:
+        return None
+    return found.group("subject"), ASPECT_TYPES[found.group("aspect").lower()]
+
+
+def subject_name(focus: str) -> str:
+    """Return the condition a page is about: an aspect page's condition, else its focus."""
+    aspect = aspect_page(focus)
+    return aspect[0] if aspect else focus
+
+
 @dataclass(frozen=True)
 class SubjectPhrase:
     """A run of the question's words that names its subject."""
@@ -183,7 +219,7 @@ def on_subject(
     candidates' focus words): "Anal Disorders" is not on "anal fissure"; "Throat Cancer" is
     on a question naming "throat cancer" and "strep throat".
     """
-    terms = focus_terms(focus)
+    terms = focus_terms(subject_name(focus))  # "HIV/AIDS Medicines": HIV/AIDS's page
     if not terms or not terms <= question_terms:
         return False
     touching = [p for p in phrases if p.terms & terms]

@@ -1071,6 +1071,29 @@ def test_a_common_condition_whose_only_pages_are_a_rare_kinds_is_not_answered_fr
     assert [p["title"] for p in kinds.ranked] == ["Supravalvular aortic stenosis"]
 
 
+def test_a_page_on_a_conditions_medicines_answers_how_it_is_treated_and_nothing_else(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [
+        ("HIV/AIDS", "HIV most often spreads through unprotected sex.", "information", []),
+        (
+            "HIV/AIDS Medicines",
+            "Medicines fight HIV and help people live longer.",
+            "information",
+            [],
+        ),
+    ]
+    use_source(monkeypatch, TypedSource(pages))
+    treated = retrieved(models, "What are the treatments of HIV/AIDS?", asked="treatment")
+    assert treated.typed is True
+    assert [(p["title"], p.get("qtype")) for p in treated.ranked] == [
+        ("HIV/AIDS Medicines", "treatment")
+    ]
+    caused = retrieved(models, "What causes HIV/AIDS?", asked="causes")
+    assert {p["title"] for p in caused.ranked} == {"HIV/AIDS"}  # no medicines for causes
+
+
 def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

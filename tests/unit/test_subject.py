@@ -515,3 +515,22 @@ def test_a_body_parts_family_page_is_one_part_and_a_plural_family_word() -> None
     assert organ_family("Eye Diseases") and organ_family("Foot Health")
     assert not organ_family("Muscle eye brain disease") and not organ_family("Heart Attack")
     assert not organ_family("Kidney Disease") and not organ_family("HAIR-AN syndrome")
+
+
+@pytest.mark.parametrize(
+    ("focus", "aspect"),
+    [
+        ("HIV/AIDS Medicines", ("HIV/AIDS", "treatment")),
+        ("Prostate Cancer Screening", ("Prostate Cancer", "exams and tests")),
+        ("Heart Diseases--Prevention", ("Heart Diseases", "prevention")),
+        ("Pregnancy and Medicines", None),  # medicines in pregnancy: no condition's aspect
+        ("Medicines", None),
+        ("Diabetes", None),
+    ],
+)
+def test_a_page_on_one_aspect_of_a_condition_is_read_as_such(
+    focus: str, aspect: tuple[str, str] | None
+) -> None:
+    from veriloop.nodes.subject import aspect_page
+
+    assert aspect_page(focus) == aspect
