@@ -410,17 +410,20 @@ def _names(title: str) -> tuple[str, ...]:
 def _defines(names: tuple[str, ...]) -> re.Pattern[str]:
     """Return the pattern of a sentence defining one of `names`.
 
-    "<name> is/are ...", not a ranking ("Ear infections are the most common reason parents
-    bring their child to a doctor"); or the page's subject named by what it is called
-    ("The infection usually affects the middle ear and is called otitis media").
+    "<name> is/are ...", not a ranking of reasons ("Ear infections are the most common
+    reason parents bring their child to a doctor"; "Alzheimer's disease is the most common
+    form of dementia" defines); or the page's subject named by what it is called ("The
+    infection usually affects the middle ear and is called otitis media"; not "This
+    syndrome is called ... because", "The infection inflames your lungs' air sacs, which
+    are called alveoli").
     """
     named = "|".join(re.escape(n) for n in names)
     return re.compile(
         rf"^(?:(?:an?|the)\s+)?(?:{named})(?:\s*\([^)]*\))?,?\s+"
-        r"(?:(?:is|are)(?!\s+(?:the|one of the)\s+(?:most|least|leading|main|second|third)\b)"
+        r"(?:(?:is|are)(?!\s+(?:the|one of the)\s+(?:\w+\s+){0,2}(?:reasons?|causes?)\b)"
         r"|refers to|means|describes|(?:occurs|happens) when)\b"
-        r"|^(?:The|This) (?:infection|condition|disease|disorder|illness|syndrome)\b[^.]*"
-        r"\b(?:is|are) (?:also )?(?:called|known as)\b",
+        r"|^The (?:infection|condition|disease|disorder|illness)\b[^.,;]*"
+        r"\b(?:is|are) (?:also )?(?:called|known as)\b(?![^.]*\b(?:because|when)\b)",
         re.IGNORECASE,
     )
 

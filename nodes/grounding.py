@@ -288,7 +288,7 @@ def retrieve_ranked(
     if corrected != question:
         question, question_vector = corrected, None
     found, calls = source.search(question, candidates)
-    found = [_with_aspect_type(p) for p in found]
+    found = [_with_aspect_type(p, asked) for p in found]
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
@@ -296,7 +296,7 @@ def retrieve_ranked(
         p
         for p in found
         if not (p["title"] and off_focus(question, p["title"]))
-        and _aspect_asked(p["title"], asked)  # "HIV/AIDS Medicines" only for treatment
+        and _aspect_asked(question, p["title"], asked)  # "HIV/AIDS Medicines": treatment
     ]
     subject = _subject_of(question, on_focus, found)
     focus_ids = {p["id"] for p in on_focus}
@@ -307,7 +307,9 @@ def retrieve_ranked(
         focus_ids |= {p["id"] for p in named}
         subject = _subject_of(question, on_focus, found)
     rare_kinds_only = only_rare_kinds(subject, on_focus) and written_elsewhere(
-        subject.phrases[0], _general_page_texts(source, found)
+        subject.phrases[0],
+        [on_focus[i]["title"] for i in subject.kin],
+        _general_page_texts(source, found),
     )
     if rare_kinds_only:
         subject = replace(  # "aortic stenosis": Supravalvular aortic stenosis is no answer
@@ -461,23 +463,27 @@ def retrieve_ranked(
     )
 
 
-def _aspect_asked(title: str, asked: str | None) -> bool:
-    """Tell whether a page may answer: any but an aspect page of a type not asked.
+def _aspect_asked(question: str, title: str, asked: str | None) -> bool:
+    """Tell whether a page may answer: any but an aspect page of another type than asked.
 
-    "HIV/AIDS Medicines" answers how HIV/AIDS is treated, not what causes it.
+    "HIV/AIDS Medicines" answers how HIV/AIDS is treated, not what causes it; it stays
+    when no type was read, and when the question names the page itself ("What is newborn
+    screening?", "What are HIV/AIDS medicines?").
     """
     aspect = aspect_page(title) if title else None
-    return aspect is None or aspect[1] == asked
+    if aspect is None or asked is None or aspect[1] == asked:
+        return True
+    return focus_words(page_name(title)) <= focus_words(question)
 
 
-def _with_aspect_type(passage: SourcePassage) -> SourcePassage:
-    """Type an aspect page's overview by its aspect ("HIV/AIDS Medicines": treatment).
+def _with_aspect_type(passage: SourcePassage, asked: str | None) -> SourcePassage:
+    """Type an aspect page's overview by its aspect when that type is asked.
 
-    MedlinePlus files such pages' one answer as "information"; what it tells is the
-    aspect (`nodes.subject.aspect_page`).
+    MedlinePlus files "HIV/AIDS Medicines"' one answer as "information"; what it tells a
+    treatment question is the treatment (`nodes.subject.aspect_page`).
     """
     aspect = aspect_page(passage["title"]) if passage["title"] else None
-    if aspect is None or passage.get("qtype") != "information":
+    if aspect is None or aspect[1] != asked or passage.get("qtype") != "information":
         return passage
     return {**passage, "qtype": aspect[1]}
 
@@ -493,8 +499,7 @@ def _general_page_texts(source: PassageSource, found: Sequence[SourcePassage]) -
     for title in dict.fromkeys(p["title"] for p in general if p["title"]):
         for qtype in question_types().classes:
             for opening in source.typed(title, qtype):
-                yield opening["text"]
-                yield from (part["text"] for part in source.parts(opening))
+                yield from (part["text"] for part in source.parts(opening) or [opening])
 
 
 class PartPassages(TypedDict):

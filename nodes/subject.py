@@ -42,7 +42,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import page_name
-from veriloop.knowledge.stated_names import stated_names
+from veriloop.knowledge.stated_names import own_name, stated_names
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
@@ -352,17 +352,26 @@ def only_rare_kinds(subject: SubjectMatch, candidates: Sequence[Mapping[str, Any
     return all(candidates[i].get("site") in RARE_DISORDER_SITES for i in subject.kin)
 
 
-def written_elsewhere(phrase: SubjectPhrase, general_texts: Iterable[str]) -> bool:
-    """Tell whether a page of the general sites writes the subject's name.
+def written_elsewhere(
+    phrase: SubjectPhrase, kinds: Iterable[str], general_texts: Iterable[str]
+) -> bool:
+    """Tell whether a page of the general sites writes the subject's name, not a kind's.
 
     "aortic stenosis" is written on Heart Valve Disease's pages: a common condition, which
     Supravalvular aortic stenosis, a rare birth defect and its only kind's page, does not
-    describe (answered from it, rated bad). "leber amaurosis", which no general page
-    writes, keeps Leber congenital amaurosis. `general_texts`: the texts of the pages of
-    the general sites the search found (not of `RARE_DISORDER_SITES`).
+    describe (answered from it, rated bad). The kinds' names (`kinds`, their pages'
+    foci) are read out of each text first: "often have supravalvular aortic stenosis"
+    names the rare kind, not the common condition. `general_texts`: the texts of the pages
+    of the general sites the search found (not of `RARE_DISORDER_SITES`).
     """
     written = re.compile(rf"\b{words_in_order(phrase.words)}\b", re.IGNORECASE)
-    return any(written.search(text) for text in general_texts)
+    names = sorted({own_name(kind) for kind in kinds if own_name(kind)}, key=len, reverse=True)
+    kind_names = re.compile(
+        "|".join(rf"\b{words_in_order(name.split())}\b" for name in names), re.IGNORECASE
+    )
+    return any(
+        written.search(kind_names.sub(" ", text) if names else text) for text in general_texts
+    )
 
 
 def _head(focus: str) -> str | None:

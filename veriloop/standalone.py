@@ -291,11 +291,14 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
 
 
 KINDS = re.compile(
-    r"\b(?:types|kinds|groups|phases|stages|grades|classes|categories|forms)\b|\bare used\b",
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|different|many|major|"
+    r"certain|new)\s+(?:[\w-]+\s+){0,2}(?:types|kinds|groups|phases|stages|grades|classes|"
+    r"categories|forms)\b|\bare used\b",
     re.IGNORECASE,
 )
-"""What a key point names when its own items follow ("Three kinds of standard treatment are
-used", "Chronic myelogenous leukemia has 3 phases")."""
+"""What a key point counts when its own items follow ("Three kinds of standard treatment are
+used", "Chronic myelogenous leukemia has 3 phases", "New types of treatment are being
+tested"); not "Most forms of the disease are mild", one of a list's items."""
 
 
 def _announces(item: str, following: list[str]) -> bool:

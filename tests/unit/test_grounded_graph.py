@@ -1069,6 +1069,15 @@ def test_a_common_condition_whose_only_pages_are_a_rare_kinds_is_not_answered_fr
     use_source(monkeypatch, TypedSource(pages[:1], sites=sites))
     kinds = retrieved(models, question, relevant_at=-1.0)
     assert [p["title"] for p in kinds.ranked] == ["Supravalvular aortic stenosis"]
+    # a general page naming only the kind does not make it common; one of its pages the
+    # search did not return, writing the name itself, does
+    only_kind = ("Heart Valve Disease", "Some children have supravalvular aortic stenosis.")
+    found = [pages[0], (*only_kind, "information", [])]
+    use_source(monkeypatch, TypedSource(found, sites=sites))
+    assert retrieved(models, question, relevant_at=-1.0).ranked != []
+    elsewhere = [("Heart Valve Disease", "Aortic stenosis narrows the valve.", "causes", [])]
+    use_source(monkeypatch, TypedSource(found, unsearched=elsewhere, sites=sites))
+    assert retrieved(models, question, relevant_at=-1.0).ranked == []
 
 
 def test_a_page_on_a_conditions_medicines_answers_how_it_is_treated_and_nothing_else(
@@ -1092,6 +1101,9 @@ def test_a_page_on_a_conditions_medicines_answers_how_it_is_treated_and_nothing_
     ]
     caused = retrieved(models, "What causes HIV/AIDS?", asked="causes")
     assert {p["title"] for p in caused.ranked} == {"HIV/AIDS"}  # no medicines for causes
+    named = retrieved(models, "What are HIV/AIDS medicines?", asked="information")
+    assert "HIV/AIDS Medicines" in {p["title"] for p in named.ranked}  # the page asked for
+    assert all(p.get("qtype") == "information" for p in named.ranked)
 
 
 def test_a_parts_passages_are_held_to_the_gate_and_said_too_far_when_below_it(

@@ -194,7 +194,13 @@ def test_a_what_is_question_quotes_the_pages_definition_first() -> None:
         ("The infection usually affects the middle ear and is called otitis media.", "P-4"),
         ("A doctor who treats ears is called an otolaryngologist.", "P-4"),
     ]
-    assert definition_rows(said, ear) == [2]
+    assert definition_rows(said, ear) == [1, 2]  # an illness, one of the most common
+    said = [
+        ("Ear infections are the most common form of infection in children.", "P-4"),
+        ("The infection inflames the air sacs, which are called alveoli.", "P-4"),
+        ("The infection is called otitis media because it is in the middle ear.", "P-4"),
+    ]
+    assert definition_rows(said, ear) == [0]  # a most common form defines
 
 
 def test_a_passage_holding_only_its_question_has_nothing_to_quote() -> None:
