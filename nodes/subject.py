@@ -573,6 +573,17 @@ THE_CONDITION_IS_CALLED = re.compile(
 that do not cause diverticulitis ..., the condition is called diverticulosis"."""
 
 
+@lru_cache(maxsize=4096)
+def names_given(text: str, focus: str) -> tuple[str, ...]:
+    """Return the other names a passage gives its page's subject right after its own.
+
+    `knowledge.stated_names.stated_names` with `adjacent`, read once per passage: the
+    subject rule asks it of every candidate twice (the lone-word vocabulary, then
+    `gives_lone_name`), and retrieval may match the subject twice per question.
+    """
+    return tuple(stated_names(text, focus, adjacent=True))
+
+
 def gives_lone_name(focus: str, text: str, lone: set[str]) -> bool:
     """Tell whether a page gives its subject one of the question's lone words as a name.
 
@@ -587,7 +598,7 @@ def gives_lone_name(focus: str, text: str, lone: set[str]) -> bool:
     """
     if not lone:
         return False
-    named = {name.lower() for name in stated_names(text, focus, adjacent=True)}
+    named = {name.lower() for name in names_given(text, focus)}
     named |= {m.group(1).lower() for m in THE_CONDITION_IS_CALLED.finditer(text)}
     return bool(named & lone)
 
@@ -811,7 +822,7 @@ def match_subject(
         t
         for i in every
         if titles[i]
-        for name in stated_names(texts[i], titles[i], adjacent=True)
+        for name in names_given(texts[i], titles[i])
         if len(name.split()) == 1
         for t in focus_terms(name)
     )
