@@ -48,6 +48,7 @@ from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
 from veriloop.nodes.question_type import AskedPart, question_types
 from veriloop.nodes.subject import (
+    PARENTHESIS,
     RARE_DISORDER_SITES,
     SubjectMatch,
     about_children,
@@ -183,9 +184,11 @@ def off_focus(question: str, focus: str) -> bool:
     ("anal" shared, "cancer" not asked), unless the page is a kind of what was asked
     (`nodes.subject.kind_of`: "Chronic Myeloid Leukemia" for leukemia). A focus sharing
     none (a synonym: "High Blood Pressure" for hypertension) or all of them is not ruled
-    out here: retrieval and the re-ranker decide.
+    out here: retrieval and the re-ranker decide. What the focus puts in parentheses (an
+    abbreviation, another name) is no word the question must share.
     """
-    named = focus_words(page_name(subject_name(focus)))  # "HIV/AIDS Medicines": HIV/AIDS
+    # "HIV/AIDS Medicines": HIV/AIDS; "Tuberculosis (TB)": a question need not write "TB"
+    named = focus_words(PARENTHESIS.sub(" ", page_name(subject_name(focus))))
     asked = focus_words(question)
     return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
 

@@ -381,6 +381,7 @@ TYPE_NOUNS = {
     "complications": "complications",
     "inheritance": "inheritance",
     "risk factors": "susceptibility",
+    "research": "research",
 }
 """Nouns naming a question type, as a message lists the things it asks ("the causes and
 treatments of gout")."""
@@ -400,9 +401,12 @@ ONE_TYPE_NOUN = re.compile(rf"\b(?:{_NOUN})\b", re.IGNORECASE)
 
 
 REQUEST = re.compile(
-    r"\b(?:inform|tell|know|learn|information|explain|describe|recommend\w*)\b", re.IGNORECASE
+    r"\b(?:inform|tell|know|learn|information|explain|describe|recommend\w*|"
+    r"(?:looking|look|searching|search) for|seeking)\b",
+    re.IGNORECASE,
 )
-"""Words of a sentence that asks without a question mark ("Please inform me of ...")."""
+"""Words of a sentence that asks without a question mark ("Please inform me of ...", "We are
+looking for the current research and treatments available.")."""
 
 
 def types_named_together(question: str) -> list[str]:

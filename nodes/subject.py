@@ -89,14 +89,21 @@ def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
     }
 
 
+PARENTHESIS = re.compile(r"\s*\([^)]*\)")
+"""A parenthesised part of a name, with the space before it."""
+
+
 @lru_cache(maxsize=16384)
 def focus_terms(focus: str) -> frozenset[str]:
     """Return a focus's specific words, stemmed ("Anal Disorders" -> {"anal"}).
 
     The focus is read as its page's name (`page_name`: "Body Lice" of "Parasites - Lice -
-    Body Lice").
+    Body Lice"), without what it puts in parentheses: an abbreviation or another name
+    ("Tuberculosis (TB)", "Klippel-Trenaunay Syndrome (KTS)", "Liver (Hepatocellular)
+    Cancer"), which a question on the subject need not write.
     """
-    return frozenset(t for t in subject_tokens(page_name(focus)) if t is not None)
+    name = PARENTHESIS.sub(" ", page_name(focus))
+    return frozenset(t for t in subject_tokens(name) if t is not None)
 
 
 ASPECT_TYPES = {
@@ -475,7 +482,7 @@ def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) ->
     by what it is, not by its name. A first clause that opens on a generic word ("... is a
     disease in which ...") or holds one question word only says nothing of the kind.
     """
-    name = re.sub(r"\s*\([^)]*\)", "", page_name(focus)).strip()
+    name = PARENTHESIS.sub("", page_name(focus)).strip()
     if len(name) < 3:
         return False
     defining = re.compile(

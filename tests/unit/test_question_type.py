@@ -176,6 +176,12 @@ def test_an_aspect_asked_alone_is_not_made_two_asks() -> None:
             "causes",
             ["complications", "outlook"],
         ),
+        (  # research is a type MedQuAD answers; "looking for" asks without a question mark
+            "My granddaughter was born with Klippel-Trenaunay Syndrome. We are looking for "
+            "the current research and treatments available.",
+            "research",
+            ["treatment"],
+        ),
     ],
 )
 def test_types_named_together_are_each_asked(question: str, first: str, more: list[str]) -> None:

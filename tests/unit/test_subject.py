@@ -50,6 +50,17 @@ def test_focus_terms_drop_generic_words() -> None:
     assert focus_terms("Crohn's Disease") == {"crohn"}
 
 
+def test_a_parenthesis_in_a_focus_is_no_word_the_question_must_hold() -> None:
+    # "Tuberculosis (TB)", CDC's page with its treatment answer, had needed "tb" in a
+    # question about tuberculosis; "Klippel-Trenaunay Syndrome (KTS)" NINDS's, "kts"
+    assert focus_terms("Tuberculosis (TB)") == {"tuberculosi"}
+    assert focus_terms("Liver (Hepatocellular) Cancer") == {"liver", "cancer"}
+    question = "My granddaughter was born with Klippel-Trenaunay Syndrome. What treatments?"
+    asked = frozenset(t for t in subject_tokens(question) if t)
+    assert on_subject(asked, "Klippel-Trenaunay Syndrome (KTS)", [])
+    assert on_subject(asked, "Klippel-Trenaunay syndrome", [])
+
+
 def test_the_subject_phrase_is_the_run_the_passages_also_write() -> None:
     vocabulary = {t for title in FISSURE_TITLES for t in focus_terms(title)}
     phrases = subject_phrases(FISSURE, [*FISSURE_TITLES, *FISSURE_TEXTS], vocabulary)
