@@ -409,6 +409,52 @@ REQUEST = re.compile(
 looking for the current research and treatments available.")."""
 
 
+GLUED_SENTENCE_END = re.compile(r"(?<=[a-z])\.(?=[A-Z][a-z])")
+"""A full stop with no space after it ("did not have the measles vaccination.Could SSPE")."""
+
+
+def message_sentences(question: str) -> list[str]:
+    """Return a message's sentences, split too where a full stop lost its space."""
+    return [
+        piece.strip()
+        for sentence in split_sentences(question)
+        for piece in GLUED_SENTENCE_END.split(sentence)
+        if piece.strip()
+    ]
+
+
+def asking_sentences(question: str) -> list[str]:
+    """Return the sentences of a message that ask: a question, or a request (`REQUEST`)."""
+    return [
+        sentence
+        for sentence in message_sentences(question)
+        if "?" in sentence or ASKING.match(sentence) or REQUEST.search(sentence)
+    ]
+
+
+VACCINE = re.compile(r"\b(?:vacc?in(?:e|es|ation|ations|ated|ate)|immuni[sz]ations?)\b", re.I)
+"""Words naming a vaccine ("vacine" as users write it). "vaccin" is one of prevention's
+learned cue stems: MedQuAD's prevention answers are where vaccines are described."""
+
+SUBJECT_LINE_WORDS = 4
+"""A message's first sentence of at most this many words is its subject line ("Shingles
+vacine."), as consumer messages open: what the message is about."""
+
+
+def asks_about_vaccine(question: str) -> bool:
+    """Tell whether a message asks about a vaccine, in an asking sentence or its subject line.
+
+    "Shingles vacine. At what age should you get the Shingles shot." asks prevention (the
+    classifier read "at what age" as who gets shingles); "My son did not have the measles
+    vaccination. Could SSPE occur at his age?" states the vaccine and asks who gets SSPE.
+    """
+    sentences = message_sentences(question)
+    subject_line = (
+        sentences[:1] if sentences and len(sentences[0].split()) <= SUBJECT_LINE_WORDS else []
+    )
+    return any(VACCINE.search(s) for s in [*subject_line, *asking_sentences(question)])
+
+
 def types_named_together(question: str) -> list[str]:
     """Return the types a message's listed type nouns name, in its order, each once.
 
@@ -416,12 +462,8 @@ def types_named_together(question: str) -> list[str]:
     tests and symptoms suggest anemia." lists no asks. Fewer than two types (one type
     named twice, "signs and symptoms"): none.
     """
-    asking = [
-        sentence
-        for sentence in split_sentences(question)
-        if "?" in sentence or ASKING.match(sentence.strip()) or REQUEST.search(sentence)
-    ]
     named: list[str] = []
+    asking = asking_sentences(question)
     for listed in (m for sentence in asking for m in TYPES_NAMED_TOGETHER.finditer(sentence)):
         for noun in ONE_TYPE_NOUN.finditer(listed.group(0)):
             qtype = TYPE_NOUNS[" ".join(noun.group(0).lower().split())]
@@ -439,7 +481,8 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     (the classifier's reading of "What are the <aspect> of <subject>?", at
     `PART_CONFIDENT_AT` or more), whatever type the whole message was read as. Type nouns
     listed together (`types_named_together`: "the causes and treatments of gout") are each
-    asked, in the message's order.
+    asked, in the message's order. A message asking about a vaccine (`asks_about_vaccine`)
+    asks prevention first.
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
@@ -465,6 +508,8 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
         named = [AskedPart(question, qtype, asked.best.probability, 1) for qtype in listed]
         lead = asks[:told] or [p for p in asks[:1] if p.qtype not in listed]  # asked before
         asks = [*lead, *named, *asks[len(lead) :]]
+    if asks_about_vaccine(question):  # "At what age should you get the shingles shot"
+        asks = [AskedPart(question, "prevention", asked.best.probability, 1), *asks]
     kept: list[AskedPart] = []
     for part in asks:  # each type once, in the order asked
         if part.qtype not in {p.qtype for p in kept}:

@@ -55,15 +55,19 @@ TITLE_RUN = re.compile(
 )
 """Up to seven capitalised words (and small words) before a capitalised word."""
 
+MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+
 OPENER_RUN = re.compile(
     r"^(?P<head>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+))*?"
     r"\s+[A-Z][\w'’-]*)\s+"
-    r"(?P<rest>(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
-    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on))\s+[a-z(].*)$"
+    r"(?P<rest>(?:(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
+    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on)|To)\s+[a-z(]|"
+    rf"In\s+(?:(?:{MONTHS})\s+)?(?:19|20)\d\d\b).*)$"
 )
 """Two to seven capitalised words, then a word only a sentence opens with ("Health
 Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...", "Diverticular
-Disease Based on symptoms ...")."""
+Disease Based on symptoms ...", "A One-time Dose To reduce the risk ...") or a date ("A
+Vaccine for Adults 60 and Older In May 2006, the ...")."""
 
 WORD_HEADING = re.compile(
     r"^(?!(?:For|In|With|And|Of|To|The|If|When|As|At|By|On|Or|But|So)\s)"

@@ -207,3 +207,25 @@ def test_the_rules_keep_what_was_asked_before_them() -> None:
     # type nouns in a statement are no asks
     said = asked_types(models, "My blood tests and symptoms suggest anemia. What do I do?", 0.5)
     assert said.more == [] and said.first == said.asked.qtype  # the classifier's reading
+
+
+def test_a_message_asking_about_a_vaccine_asks_prevention_first() -> None:
+    models: Any = OwnEncoder()
+    asked = asked_types(
+        models,
+        "Shingles vacine. At what age should you get the Shingles shot. My children are in "
+        "their late 30's.",
+        0.5,
+    )
+    assert asked.first == "prevention"
+    assert asked_types(models, "Should I get the flu vaccine when pregnant?", 0.5).first == (
+        "prevention"
+    )
+    # a vaccine stated, not asked about, asks nothing of it
+    stated = asked_types(
+        models,
+        "SSPE. My son is 33 years of age and did not have the measles vaccination.Could SSPE "
+        "occur at this age or in the future?",  # (no space after the full stop, as written)
+        0.5,
+    )
+    assert "prevention" not in [stated.first, *(p.qtype for p in stated.more)]

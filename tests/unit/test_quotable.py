@@ -120,6 +120,16 @@ from veriloop.quotable import (
             "evaluated by a surgeon.",
             "Based on symptoms and severity of illness, a person may be evaluated by a surgeon.",
         ),
+        (  # "To" + verb opens a sentence, never goes on with a heading (25 MedQuAD units)
+            "Physical Exam To check your carotid arteries, your doctor will listen to them.",
+            "To check your carotid arteries, your doctor will listen to them.",
+        ),
+        (  # so does a date
+            "A Vaccine for Adults 60 and Older In May 2006, the U.S. Food and Drug "
+            "Administration approved a vaccine (Zostavax) to prevent shingles.",
+            "In May 2006, the U.S. Food and Drug Administration approved a vaccine (Zostavax) "
+            "to prevent shingles.",
+        ),
         (  # the heading ends with the words the sentence opens with
             "Measuring Blood Pressure Blood pressure is the force of blood on the arteries.",
             "Blood pressure is the force of blood on the arteries.",
