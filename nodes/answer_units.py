@@ -170,6 +170,8 @@ def quote_parts(
         own = [p for p in passages if p["id"] in ids]
         asked = part["asked"]
         test = None if part["typed"] else TypeTest(asked, models, _kin_ids(own))
+        if test is not None:
+            own = not_research(own, asked)
         units, call = extract_sentences(
             models,
             part["question"],
@@ -193,6 +195,18 @@ def quote_parts(
             said.add(unit[0])
             found.append(unit)
     return found, calls, unanswered
+
+
+def not_research(passages: Sequence[SourcePassage], asked: str | None) -> list[SourcePassage]:
+    """Return the passages without research pages' when another type is read through its test.
+
+    A research answer says what scientists study ("Scientists are studying the underlying
+    causes of the epilepsies"), not what is known of the asked type, though it writes the
+    type's words; when every passage is a research page's, all stay.
+    """
+    if asked == "research":
+        return list(passages)
+    return [p for p in passages if p.get("qtype") != "research"] or list(passages)
 
 
 def _kin_ids(passages: Sequence[SourcePassage]) -> frozenset[str]:
@@ -236,6 +250,8 @@ def quote_answer(
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
         TypeTest(str(asked), models, _kin_ids(passages)) if elsewhere else None
     )
+    if elsewhere:
+        passages = not_research(passages, asked)
     defined = next((p["defines"] for p in passages if p.get("defines")), None)
     if defined:  # pages about something else: only what they say of the phrase
         about = writes_phrase(defined)

@@ -726,3 +726,37 @@ def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_alread
     question = "What is lupus? How is it treated?"
     quoted = _what_then(question, [treated], "treatment", ["P-2"], "How is it treated?")
     assert quoted.units == [(treated["text"], "P-2")] and quoted.parts_unanswered == []
+
+
+def test_a_research_page_does_not_answer_another_type_through_the_type_test() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    # NINDS's epilepsy research answer: what scientists study, not what causes it
+    studied = passage(
+        "R-1",
+        "Scientists are studying the underlying causes of the epilepsies in children, adults, "
+        "and the elderly, as well as seizures that occur following brain trauma.",
+        title="Epilepsy",
+    )
+    studied["qtype"] = "research"
+    known = passage(
+        "I-1",
+        "Epilepsy can be caused by an abnormality in brain wiring.",
+        title="Epilepsy",
+    )
+    known["qtype"] = "information"
+    quoted = quote_answer(
+        fake_models([]), "What causes epilepsy?", [studied, known], 2, asked="causes", typed=False
+    )
+    assert [pid for _, pid in quoted.units] == ["I-1"]
+    # asked about research, it answers
+    quoted = quote_answer(
+        fake_models([]),
+        "What research is being done on epilepsy?",
+        [studied],
+        2,
+        asked="research",
+        typed=True,
+    )
+    assert [pid for _, pid in quoted.units] == ["R-1"]
