@@ -513,6 +513,17 @@ class MedQuADIndex:
         pages = {p.id: p for name in missing[:NAMED_PAGES] for p in self._named[name]}
         return list(pages.values())
 
+    @cached_property
+    def _focus_openings(self) -> dict[str, list[Passage]]:
+        rows: dict[str, list[Passage]] = {}
+        for passage in self._first_parts:
+            rows.setdefault(passage.focus, []).append(passage)
+        return rows
+
+    def focus_openings(self, focus: str) -> list[Passage]:
+        """Return the openings of every answer about `focus`, of every question type."""
+        return list(self._focus_openings.get(focus, []))
+
     def typed_openings(self, focus: str, qtype: str) -> list[Passage]:
         """Return the openings of the answers to `qtype` questions about `focus`."""
         return list(self._typed_openings.get((focus, qtype), []))

@@ -220,6 +220,10 @@ class PassageSource(Protocol):
         """Return every passage of `passage`'s page, in order (none: no pages)."""
         ...
 
+    def pages(self, title: str) -> list[SourcePassage]:
+        """Return the openings of every page about `title`, of any type (none: no pages)."""
+        ...
+
 
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
@@ -288,6 +292,10 @@ class MedQuADSource:
         """Return every passage of `passage`'s MedQuAD answer, in order."""
         return [medquad_passage(p) for p in open_medquad().page_parts(passage.get("page", ""))]
 
+    def pages(self, title: str) -> list[SourcePassage]:
+        """Return the openings of MedQuAD's answers about `title`, of every question type."""
+        return [medquad_passage(p) for p in open_medquad().focus_openings(title)]
+
 
 class WithoutPages:
     """A source whose entries are not parts of typed pages (a knowledge base, a corpus)."""
@@ -305,6 +313,10 @@ class WithoutPages:
         return []
 
     def parts(self, passage: SourcePassage) -> list[SourcePassage]:
+        """Return nothing: entries are not parts of pages."""
+        return []
+
+    def pages(self, title: str) -> list[SourcePassage]:
         """Return nothing: entries are not parts of pages."""
         return []
 

@@ -46,7 +46,7 @@ from veriloop.nodes.judges import (
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
-from veriloop.nodes.question_type import AskedPart, question_types
+from veriloop.nodes.question_type import AskedPart
 from veriloop.nodes.subject import (
     PARENTHESIS,
     RARE_DISORDER_SITES,
@@ -500,9 +500,8 @@ def _general_page_texts(source: PassageSource, found: Sequence[SourcePassage]) -
     general = [p for p in found if p.get("site") and p.get("site") not in RARE_DISORDER_SITES]
     yield from (p["text"] for p in general)
     for title in dict.fromkeys(p["title"] for p in general if p["title"]):
-        for qtype in question_types().classes:
-            for opening in source.typed(title, qtype):
-                yield from (part["text"] for part in source.parts(opening) or [opening])
+        for opening in source.pages(title):
+            yield from (part["text"] for part in source.parts(opening) or [opening])
 
 
 class PartPassages(TypedDict):

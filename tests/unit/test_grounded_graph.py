@@ -537,6 +537,9 @@ class TitledSource:
     def typed(self, title: str, qtype: str) -> list[SourcePassage]:
         return []  # no index of pages by type
 
+    def pages(self, title: str) -> list[SourcePassage]:
+        return []  # no index of pages by subject
+
     def parts(self, passage: SourcePassage) -> list[SourcePassage]:
         return [passage]  # each page is one passage
 
@@ -776,6 +779,13 @@ class TypedSource(TitledSource):
             self._passage(f"U-{n}", page)
             for n, page in enumerate(self.unsearched, start=1)
             if page[0] == title and page[2] == qtype
+        ]
+
+    def pages(self, title: str) -> list[SourcePassage]:
+        return [
+            self._passage(f"U-{n}", page)
+            for n, page in enumerate(self.unsearched, start=1)
+            if page[0] == title
         ]
 
     def _passage(self, pid: str, page: tuple[str, str, str, list[str]]) -> SourcePassage:
