@@ -123,13 +123,28 @@ def _named_words(path: Path = QUESTION_TYPE_DIR / CUE_WORDS) -> dict[str, list[s
     return {qtype: list(listed) for qtype, listed in words.items() if not qtype.startswith("_")}
 
 
+def _dropped_stems(path: Path) -> dict[str, frozenset[str]]:
+    """Return the learned stems dropped from each type's cues (`CUE_WORDS`' "_dropped")."""
+    if not path.is_file():
+        return {}
+    dropped = json.loads(path.read_text(encoding="utf-8")).get("_dropped", {})
+    return {qtype: frozenset(stems) for qtype, stems in dropped.items() if qtype[0] != "_"}
+
+
 def _with_named_words(cues: dict[str, frozenset[str]], path: Path) -> dict[str, frozenset[str]]:
-    """Return the learned cue stems with the stems of the words naming each type added."""
+    """Return the learned cue stems with the stems of the words naming each type added.
+
+    The stems the file drops (words of any sentence: treatment's "might") are left out.
+    """
     named = {
         qtype: frozenset(lexical_tokens([" ".join(listed)])[0])
         for qtype, listed in _named_words(path).items()
     }
-    return {qtype: stems | named.get(qtype, frozenset()) for qtype, stems in cues.items()}
+    dropped = _dropped_stems(path)
+    return {
+        qtype: (stems - dropped.get(qtype, frozenset())) | named.get(qtype, frozenset())
+        for qtype, stems in cues.items()
+    }
 
 
 @cache

@@ -229,3 +229,14 @@ def test_a_message_asking_about_a_vaccine_asks_prevention_first() -> None:
         0.5,
     )
     assert "prevention" not in [stated.first, *(p.qtype for p in stated.more)]
+
+
+def test_stems_that_are_words_of_any_sentence_are_no_cues() -> None:
+    classifier = question_types()
+    # NHLBI's sickle cell treatment page opens on referral; "might" was a treatment stem
+    assert not classifier.mentions("treatment", "The doctor might be a hematologist.")
+    assert classifier.mentions("treatment", "Hydroxyurea might help, and it treats pain.")
+    assert not classifier.mentions(
+        "inheritance", "People with advanced dementia typically need round-the-clock care."
+    )
+    assert classifier.mentions("inheritance", "It is inherited in an autosomal dominant pattern.")
