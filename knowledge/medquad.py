@@ -464,9 +464,7 @@ class MedQuADIndex:
         for passage in self._first_parts:
             for name in _name_keys(passage.focus):
                 rows.setdefault(name, []).append(passage)
-        by_focus: dict[str, list[Passage]] = {}
-        for passage in self._first_parts:
-            by_focus.setdefault(passage.focus, []).append(passage)
+        by_focus = self._focus_openings
         stated: dict[str, list[Passage]] = {}  # another name -> its pages' openings
         for passage in self._first_parts:
             for other in stated_names(passage.text, passage.focus, adjacent=True):

@@ -220,8 +220,8 @@ class PassageSource(Protocol):
         """Return every passage of `passage`'s page, in order (none: no pages)."""
         ...
 
-    def pages(self, title: str) -> list[SourcePassage]:
-        """Return the openings of every page about `title`, of any type (none: no pages)."""
+    def openings_of(self, title: str) -> list[SourcePassage]:
+        """Return the opening of every page about `title`, of any type (none: no pages)."""
         ...
 
 
@@ -292,7 +292,7 @@ class MedQuADSource:
         """Return every passage of `passage`'s MedQuAD answer, in order."""
         return [medquad_passage(p) for p in open_medquad().page_parts(passage.get("page", ""))]
 
-    def pages(self, title: str) -> list[SourcePassage]:
+    def openings_of(self, title: str) -> list[SourcePassage]:
         """Return the openings of MedQuAD's answers about `title`, of every question type."""
         return [medquad_passage(p) for p in open_medquad().focus_openings(title)]
 
@@ -316,7 +316,7 @@ class WithoutPages:
         """Return nothing: entries are not parts of pages."""
         return []
 
-    def pages(self, title: str) -> list[SourcePassage]:
+    def openings_of(self, title: str) -> list[SourcePassage]:
         """Return nothing: entries are not parts of pages."""
         return []
 

@@ -22,6 +22,7 @@ from itertools import pairwise
 
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
+from veriloop.knowledge.stated_names import own_name
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
 from veriloop.nodes.question_type import classifier_vectors, names_type, question_types
@@ -153,7 +154,8 @@ def quote_parts(
     Each part is answered as a question of its type is on pages of that type
     (`extract_sentences` with the type's cue test, the page's opening first), or, when
     the subject has no page of that type (`typed` False), from its other pages through the
-    type's `TypeTest`; ranked against the part's own words. A unit already `quoted` (or
+    type's `TypeTest` (research pages set aside, `not_research`); ranked against the part's
+    own words. A unit already `quoted` (or
     quoted for an earlier part) is not quoted again; a part read through the type test
     whose units were all quoted already is unanswered (the test passed a unit of another
     type).
@@ -198,7 +200,7 @@ def quote_parts(
 
 
 def not_research(passages: Sequence[SourcePassage], asked: str | None) -> list[SourcePassage]:
-    """Return the passages without research pages' when another type is read through its test.
+    """Return the passages that are no research page's, for reading another type's test.
 
     A research answer says what scientists study ("Scientists are studying the underlying
     causes of the epilepsies"), not what is known of the asked type, though it writes the
@@ -242,7 +244,8 @@ def quote_answer(
 
     The first type is answered from the passages not kept only for a part (`for_part`):
     from pages of that type (`typed`) as such, else through its `TypeTest` (the subject's
-    kinds' pages apart, `kin`); "information" by a definition first. Passages marked
+    kinds' pages apart, `kin`; research pages set aside, `not_research`); "information"
+    by a definition first. Passages marked
     `defines` (pages about something else that say what the question's subject phrase is)
     give only their units that write the phrase. Then each part (`quote_parts`).
     """
@@ -250,15 +253,16 @@ def quote_answer(
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
         TypeTest(str(asked), models, _kin_ids(passages)) if elsewhere else None
     )
-    if elsewhere:
-        passages = not_research(passages, asked)
+    own = [p for p in passages if not p.get("for_part")] or list(passages)
+    if elsewhere:  # the parts keep every passage: a research part reads its own
+        own = not_research(own, asked)
     defined = next((p["defines"] for p in passages if p.get("defines")), None)
     if defined:  # pages about something else: only what they say of the phrase
         about = writes_phrase(defined)
     first, call = extract_sentences(
         models,
         question,
-        [p for p in passages if not p.get("for_part")] or passages,
+        own,
         count,
         relevance,
         about=about,
@@ -417,7 +421,7 @@ def _causing(names: tuple[str, ...]) -> re.Pattern[str]:
 
 def _names(title: str) -> tuple[str, ...]:
     """Return the names a page's title gives its subject, longest first."""
-    plain = re.sub(r"\s*\([^)]*\)", "", title).strip()
+    plain = own_name(title)
     names = {title.strip(), plain, plain.split(" - ")[-1].strip()}
     return tuple(sorted((n for n in names if len(n) > 2), key=len, reverse=True))
 

@@ -35,6 +35,7 @@ from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import PassageSource, SourcePassage, open_source
+from veriloop.knowledge.stated_names import own_name
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
 from veriloop.nodes.judges import (
@@ -48,7 +49,6 @@ from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
 from veriloop.nodes.question_type import AskedPart
 from veriloop.nodes.subject import (
-    PARENTHESIS,
     RARE_DISORDER_SITES,
     SubjectMatch,
     about_children,
@@ -187,10 +187,11 @@ def off_focus(question: str, focus: str) -> bool:
     out here: retrieval and the re-ranker decide. What the focus puts in parentheses (an
     abbreviation, another name) is no word the question must share.
     """
-    # "HIV/AIDS Medicines": HIV/AIDS; "Tuberculosis (TB)": a question need not write "TB"
-    named = focus_words(PARENTHESIS.sub(" ", page_name(subject_name(focus))))
+    name = page_name(subject_name(focus))  # "HIV/AIDS Medicines": HIV/AIDS's page
     asked = focus_words(question)
-    return bool(named & asked) and bool(named - asked) and not kind_of(question, focus)
+    readings = [focus_words(name), focus_words(own_name(name))]  # "Tuberculosis (TB)": the
+    off = all(bool(named & asked) and bool(named - asked) for named in readings if named)
+    return off and not kind_of(question, focus)  # question need not write "TB"
 
 
 def _subject_of(
@@ -500,7 +501,7 @@ def _general_page_texts(source: PassageSource, found: Sequence[SourcePassage]) -
     general = [p for p in found if p.get("site") and p.get("site") not in RARE_DISORDER_SITES]
     yield from (p["text"] for p in general)
     for title in dict.fromkeys(p["title"] for p in general if p["title"]):
-        for opening in source.pages(title):
+        for opening in source.openings_of(title):
             yield from (part["text"] for part in source.parts(opening) or [opening])
 
 

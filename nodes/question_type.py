@@ -128,7 +128,9 @@ def _dropped_stems(path: Path) -> dict[str, frozenset[str]]:
     if not path.is_file():
         return {}
     dropped = json.loads(path.read_text(encoding="utf-8")).get("_dropped", {})
-    return {qtype: frozenset(stems) for qtype, stems in dropped.items() if qtype[0] != "_"}
+    return {
+        qtype: frozenset(stems) for qtype, stems in dropped.items() if not qtype.startswith("_")
+    }
 
 
 def _with_named_words(cues: dict[str, frozenset[str]], path: Path) -> dict[str, frozenset[str]]:
@@ -447,27 +449,52 @@ def asking_sentences(question: str) -> list[str]:
     ]
 
 
-VACCINE = re.compile(r"\b(?:vacc?in(?:e|es|ation|ations|ated|ate)|immuni[sz]ations?)\b", re.I)
+VACCINE = re.compile(
+    r"\b(?:un)?(?:vacc?in(?:e|es|ation|ations|ated|ate)|immuni[sz](?:e|ed|ation|ations))\b",
+    re.IGNORECASE,
+)
 """Words naming a vaccine ("vacine" as users write it). "vaccin" is one of prevention's
 learned cue stems: MedQuAD's prevention answers are where vaccines are described."""
+
+ASKS_CAUSE = re.compile(r"\b(?:caus\w*|due to|lead to|leads to|trigger\w*)\b", re.IGNORECASE)
+"""A sentence asking what a vaccine causes ("Is autism caused by vaccines?"): no
+prevention ask."""
 
 SUBJECT_LINE_WORDS = 4
 """A message's first sentence of at most this many words is its subject line ("Shingles
 vacine."), as consumer messages open: what the message is about."""
 
+STATES = re.compile(
+    r"\b(?:i|we|you|he|she|they|my|our|got|get|had|have|has|was|were|is|are|am|did|do)\b",
+    re.IGNORECASE,
+)
+"""Words of a statement or a question, which a subject line (a noun phrase) has none of."""
 
-def asks_about_vaccine(question: str) -> bool:
-    """Tell whether a message asks about a vaccine, in an asking sentence or its subject line.
 
-    "Shingles vacine. At what age should you get the Shingles shot." asks prevention (the
-    classifier read "at what age" as who gets shingles); "My son did not have the measles
-    vaccination. Could SSPE occur at his age?" states the vaccine and asks who gets SSPE.
-    """
+def subject_line(question: str) -> str | None:
+    """Return a message's subject line: a first sentence of a few words stating nothing."""
     sentences = message_sentences(question)
-    subject_line = (
-        sentences[:1] if sentences and len(sentences[0].split()) <= SUBJECT_LINE_WORDS else []
-    )
-    return any(VACCINE.search(s) for s in [*subject_line, *asking_sentences(question)])
+    if len(sentences) < 2 or len(sentences[0].split()) > SUBJECT_LINE_WORDS:
+        return None
+    return None if STATES.search(sentences[0]) else sentences[0]
+
+
+def vaccine_asked(question: str) -> int | None:
+    """Return where a message asks about a vaccine: 0 first, 1 after another ask; None: not.
+
+    Read in its subject line and its asking sentences (`asking_sentences`), those asking
+    what a vaccine causes left out (`ASKS_CAUSE`). "Shingles vacine. At what age should you
+    get the Shingles shot." asks prevention first (the classifier read "at what age" as
+    who gets shingles); "What are the symptoms of shingles? Should I get the vaccine?"
+    asks it second; "My son did not have the measles vaccination. Could SSPE occur at his
+    age?" states the vaccine and asks who gets SSPE; "I got vaccinated." is no subject line.
+    """
+    line = subject_line(question)
+    asking = [*([line] if line else []), *asking_sentences(question)]
+    for at, sentence in enumerate(asking):
+        if VACCINE.search(sentence) and not ASKS_CAUSE.search(sentence):
+            return min(at, 1)
+    return None
 
 
 def types_named_together(question: str) -> list[str]:
@@ -496,8 +523,8 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     (the classifier's reading of "What are the <aspect> of <subject>?", at
     `PART_CONFIDENT_AT` or more), whatever type the whole message was read as. Type nouns
     listed together (`types_named_together`: "the causes and treatments of gout") are each
-    asked, in the message's order. A message asking about a vaccine (`asks_about_vaccine`)
-    asks prevention first.
+    asked, in the message's order. A message asking about a vaccine (`vaccine_asked`) asks
+    prevention: first when that is its first ask, else after the others.
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
@@ -523,8 +550,10 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
         named = [AskedPart(question, qtype, asked.best.probability, 1) for qtype in listed]
         lead = asks[:told] or [p for p in asks[:1] if p.qtype not in listed]  # asked before
         asks = [*lead, *named, *asks[len(lead) :]]
-    if asks_about_vaccine(question):  # "At what age should you get the shingles shot"
-        asks = [AskedPart(question, "prevention", asked.best.probability, 1), *asks]
+    vaccine = vaccine_asked(question)  # "At what age should you get the shingles shot"
+    if vaccine is not None:
+        prevention = AskedPart(question, "prevention", asked.best.probability, 1)
+        asks = [prevention, *asks] if vaccine == 0 else [*asks, prevention]
     kept: list[AskedPart] = []
     for part in asks:  # each type once, in the order asked
         if part.qtype not in {p.qtype for p in kept}:

@@ -89,10 +89,6 @@ def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
     }
 
 
-PARENTHESIS = re.compile(r"\s*\([^)]*\)")
-"""A parenthesised part of a name, with the space before it."""
-
-
 @lru_cache(maxsize=16384)
 def focus_terms(focus: str) -> frozenset[str]:
     """Return a focus's specific words, stemmed ("Anal Disorders" -> {"anal"}).
@@ -102,8 +98,19 @@ def focus_terms(focus: str) -> frozenset[str]:
     ("Tuberculosis (TB)", "Klippel-Trenaunay Syndrome (KTS)", "Liver (Hepatocellular)
     Cancer"), which a question on the subject need not write.
     """
-    name = PARENTHESIS.sub(" ", page_name(focus))
+    name = own_name(page_name(focus)) or page_name(focus)  # "(TB)" alone stays a name
     return frozenset(t for t in subject_tokens(name) if t is not None)
+
+
+@lru_cache(maxsize=16384)
+def name_terms(focus: str) -> frozenset[str]:
+    """Return every specific word of a focus's page name, its parenthesis's too, stemmed.
+
+    "Intraocular (Uveal) Melanoma" -> {"intraocular", "uveal", "melanoma"}: what a kind's
+    test reads ("uveal melanoma" is a kind of melanoma the page is about), where
+    `focus_terms` reads only the words a question must write.
+    """
+    return frozenset(t for t in subject_tokens(page_name(focus)) if t is not None)
 
 
 ASPECT_TYPES = {
@@ -310,7 +317,7 @@ def kind_of(question: str, focus: str) -> bool:
         re.findall(r"[a-z]+", question.lower())
     ):
         return False  # "Non-Hodgkin Lymphoma" is no kind of the Hodgkin lymphoma asked about
-    terms = focus_terms(focus)
+    terms = name_terms(focus)  # "Intraocular (Uveal) Melanoma" for "uveal melanoma"
     tokens = subject_tokens(question)
     narrowings = []  # the words before each place the question ends a run on the head
     for at, token in enumerate(tokens):
@@ -482,7 +489,7 @@ def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) ->
     by what it is, not by its name. A first clause that opens on a generic word ("... is a
     disease in which ...") or holds one question word only says nothing of the kind.
     """
-    name = PARENTHESIS.sub("", page_name(focus)).strip()
+    name = own_name(page_name(focus))
     if len(name) < 3:
         return False
     defining = re.compile(

@@ -39,6 +39,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import MEDQUAD_FILE
+from veriloop.knowledge.stated_names import own_name
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 LEXICON_FILE = DATA_DIR / "contrast_lexicon.tsv"
@@ -363,7 +364,7 @@ def disease_names() -> dict[str, tuple[tuple[str, ...], ...]]:
     with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as handle:
         for line in handle:
             focus = json.loads(line).get("focus") or ""
-            name = re.sub(r"\s*\([^)]*\)", "", focus).split(",")[0]
+            name = own_name(focus).split(",")[0]
             seq = tuple(stems(name))
             if seq and len(seq) <= 6 and not all(w in _STOP for w in words(name)):
                 by_first.setdefault(seq[0], set()).add(seq)

@@ -537,7 +537,7 @@ class TitledSource:
     def typed(self, title: str, qtype: str) -> list[SourcePassage]:
         return []  # no index of pages by type
 
-    def pages(self, title: str) -> list[SourcePassage]:
+    def openings_of(self, title: str) -> list[SourcePassage]:
         return []  # no index of pages by subject
 
     def parts(self, passage: SourcePassage) -> list[SourcePassage]:
@@ -781,7 +781,7 @@ class TypedSource(TitledSource):
             if page[0] == title and page[2] == qtype
         ]
 
-    def pages(self, title: str) -> list[SourcePassage]:
+    def openings_of(self, title: str) -> list[SourcePassage]:
         return [
             self._passage(f"U-{n}", page)
             for n, page in enumerate(self.unsearched, start=1)

@@ -234,3 +234,18 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> No
     staged = "Alzheimer's disease has stages: early (also called mild), then moderate."
     assert stated_names(staged, "Alzheimer's disease", adjacent=True) == []
     assert stated_names(said, "High Blood Pressure", adjacent=True) == ["hypertension"]
+
+
+def test_every_answer_about_a_focus_is_listed_whatever_its_type(tmp_path: Path) -> None:
+    rows = [
+        {**PAIRS[1], "qid": "2-1", "focus": "Flu", "qtype": "information"},
+        {**PAIRS[1], "qid": "2-2", "focus": "Flu", "qtype": "support groups"},
+        {**PAIRS[1], "qid": "3-1", "focus": "Bird Flu", "qtype": "treatment"},
+    ]
+    medquad._open.clear()
+    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
+    medquad._open.clear()
+    # a type no question classifier knows ("support groups") is listed too
+    assert sorted(p.qtype for p in index.focus_openings("Flu")) == ["information", "support groups"]
+    assert [p.qtype for p in index.typed_openings("Flu", "support groups")] == ["support groups"]
+    assert index.focus_openings("Measles") == []

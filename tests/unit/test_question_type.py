@@ -229,6 +229,21 @@ def test_a_message_asking_about_a_vaccine_asks_prevention_first() -> None:
         0.5,
     )
     assert "prevention" not in [stated.first, *(p.qtype for p in stated.more)]
+    # what a vaccine causes is no prevention ask; a statement is no subject line
+    for message in ("Is autism caused by vaccines?", "I got vaccinated. Why am I sick?"):
+        asked = asked_types(models, message, 0.5)
+        assert "prevention" not in [asked.first, *(p.qtype for p in asked.more)]
+    # asked after another ask, it comes after it
+    later = asked_types(
+        models, "What are the symptoms and treatment of shingles? Should I get the vaccine?", 0.5
+    )
+    assert [later.first, *(p.qtype for p in later.more)] == ["symptoms", "treatment", "prevention"]
+
+
+def test_a_search_for_a_doctor_lists_no_types() -> None:
+    models: Any = OwnEncoder()
+    asked = asked_types(models, "I have been looking for a doctor. My knee hurts.", 0.5)
+    assert asked.more == []
 
 
 def test_stems_that_are_words_of_any_sentence_are_no_cues() -> None:

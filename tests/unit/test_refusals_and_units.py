@@ -760,3 +760,43 @@ def test_a_research_page_does_not_answer_another_type_through_the_type_test() ->
         typed=True,
     )
     assert [pid for _, pid in quoted.units] == ["R-1"]
+
+
+def test_research_pages_set_aside_for_the_first_type_still_answer_a_research_part() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+    from veriloop.nodes.grounding import PartPassages
+
+    studied = passage(
+        "R-1", "Scientists are studying the genes behind the epilepsies.", title="Epilepsy"
+    )
+    studied["qtype"] = "research"
+    known = passage(
+        "I-1", "Epilepsy can be caused by an abnormality in brain wiring.", title="Epilepsy"
+    )
+    known["qtype"] = "information"
+    part = PartPassages(
+        question="What research is being done on epilepsy?",
+        asked="research",
+        passage_ids=["R-1"],
+        typed=True,
+    )
+    quoted = quote_answer(
+        fake_models([]),
+        "What causes epilepsy? What research is being done on epilepsy?",
+        [known, studied],
+        2,
+        asked="causes",
+        typed=False,
+        parts=[part],
+    )
+    assert [pid for _, pid in quoted.units] == ["I-1", "R-1"]
+    assert quoted.parts_unanswered == []
+
+
+def test_research_pages_alone_are_read_for_another_type() -> None:
+    from veriloop.nodes.answer_units import not_research
+
+    studied = passage("R-1", "Scientists are studying its causes.", title="Epilepsy")
+    studied["qtype"] = "research"
+    assert not_research([studied], "causes") == [studied]  # nothing else: it stays

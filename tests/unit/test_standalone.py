@@ -138,17 +138,20 @@ def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
     assert off_focus(question, "Anal Cancer")
     assert not off_focus(question, "Anal Disorders")  # "disorders" names nothing in particular
     assert not off_focus("What is hypertension?", "High Blood Pressure")
-
-
-def test_an_abbreviation_in_parentheses_does_not_make_a_page_a_neighbour() -> None:
-    question = "My granddaughter has Klippel-Trenaunay Syndrome. What treatments are there?"
-    assert not off_focus(question, "Klippel-Trenaunay Syndrome (KTS)")
-    assert not off_focus("How is tuberculosis treated?", "Tuberculosis (TB)")
-    assert off_focus(question, "Klippel Feil Syndrome")  # still a neighbour
     assert not off_focus("Is Noonan syndrome inherited?", "Noonan syndrome 6")  # subtype number
     assert off_focus("What are the symptoms of type 2 diabetes?", "Diabetes Insipidus")
     # "gene" and "mutation" say what about a subject, not which: the gene is the subject
     assert not off_focus("Homozygous MTHFR A1298C long term prognosis?", "MTHFR gene mutation")
+
+
+def test_a_parenthesis_in_a_focus_neither_makes_nor_unmakes_a_neighbour() -> None:
+    question = "My granddaughter has Klippel-Trenaunay Syndrome. What treatments are there?"
+    assert not off_focus(question, "Klippel-Trenaunay Syndrome (KTS)")  # "KTS" not needed
+    assert not off_focus("How is tuberculosis treated?", "Tuberculosis (TB)")
+    assert off_focus(question, "Klippel Feil Syndrome")  # still a neighbour
+    # the parenthesis's words still name the page ("uveal melanoma" is its kind of melanoma)
+    assert not off_focus("What is uveal melanoma?", "Intraocular (Uveal) Melanoma")
+    assert not off_focus("What are the symptoms of swine flu?", "H1N1 Flu (Swine Flu)")
 
 
 def test_a_list_whose_bullets_the_scrape_lost_is_cut_into_its_items() -> None:

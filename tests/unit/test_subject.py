@@ -59,6 +59,7 @@ def test_a_parenthesis_in_a_focus_is_no_word_the_question_must_hold() -> None:
     asked = frozenset(t for t in subject_tokens(question) if t)
     assert on_subject(asked, "Klippel-Trenaunay Syndrome (KTS)", [])
     assert on_subject(asked, "Klippel-Trenaunay syndrome", [])
+    assert focus_terms("(TB)") == {"tb"}  # a name that is only a parenthesis stays one
 
 
 def test_the_subject_phrase_is_the_run_the_passages_also_write() -> None:
