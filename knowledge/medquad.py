@@ -32,11 +32,11 @@ import shutil
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import bm25s
 import numpy as np
@@ -442,10 +442,7 @@ class MedQuADIndex:
 
     @cached_property
     def _pages(self) -> dict[str, list[Passage]]:
-        rows: dict[str, list[Passage]] = {}
-        for passage in self.passages:
-            rows.setdefault(passage.page, []).append(passage)
-        return rows
+        return grouped(self.passages, lambda p: p.page)
 
     def page_parts(self, page: str) -> list[Passage]:
         """Return the passages of the answer `page` keys, in order (none: no such page)."""
@@ -453,10 +450,7 @@ class MedQuADIndex:
 
     @cached_property
     def _typed_openings(self) -> dict[tuple[str, str], list[Passage]]:
-        rows: dict[tuple[str, str], list[Passage]] = {}
-        for passage in self._first_parts:
-            rows.setdefault((passage.focus, passage.qtype), []).append(passage)
-        return rows
+        return grouped(self._first_parts, lambda p: (p.focus, p.qtype))
 
     @cached_property
     def _named(self) -> dict[str, list[Passage]]:
@@ -513,10 +507,7 @@ class MedQuADIndex:
 
     @cached_property
     def _focus_openings(self) -> dict[str, list[Passage]]:
-        rows: dict[str, list[Passage]] = {}
-        for passage in self._first_parts:
-            rows.setdefault(passage.focus, []).append(passage)
-        return rows
+        return grouped(self._first_parts, lambda p: p.focus)
 
     def focus_openings(self, focus: str) -> list[Passage]:
         """Return the openings of every answer about `focus`, of every question type."""
@@ -536,6 +527,17 @@ class MedQuADIndex:
             (self.passages[row], score)
             for row, score in bm25_search(self.bm25, len(self.passages), query, k)
         ]
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def grouped(passages: Iterable[Passage], key: Callable[[Passage], K]) -> dict[K, list[Passage]]:
+    """Return the passages grouped by `key`, each group in the passages' order."""
+    rows: dict[K, list[Passage]] = {}
+    for passage in passages:
+        rows.setdefault(key(passage), []).append(passage)
+    return rows
 
 
 def open_medquad(path: Path = MEDQUAD_FILE, cache_root: Path | None = None) -> MedQuADIndex:

@@ -115,19 +115,21 @@ CUE_WORDS = "cue_words.json"
 
 
 @cache
+def _cue_file(path: Path) -> dict[str, Any]:
+    """Return `CUE_WORDS` as read, once per process (empty when the file is missing)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+@cache
 def _named_words(path: Path = QUESTION_TYPE_DIR / CUE_WORDS) -> dict[str, list[str]]:
     """Return the words naming each type (`CUE_WORDS`; none when the file is missing)."""
-    if not path.is_file():
-        return {}
-    words = json.loads(path.read_text(encoding="utf-8"))
+    words = _cue_file(path)
     return {qtype: list(listed) for qtype, listed in words.items() if not qtype.startswith("_")}
 
 
 def _dropped_stems(path: Path) -> dict[str, frozenset[str]]:
     """Return the learned stems dropped from each type's cues (`CUE_WORDS`' "_dropped")."""
-    if not path.is_file():
-        return {}
-    dropped = json.loads(path.read_text(encoding="utf-8")).get("_dropped", {})
+    dropped = _cue_file(path).get("_dropped", {})
     return {
         qtype: frozenset(stems) for qtype, stems in dropped.items() if not qtype.startswith("_")
     }

@@ -8,6 +8,7 @@ import pytest
 
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.nodes.answer_units import Quoted, asked_cues, quotable_units
+from veriloop.nodes.grounding import PartPassages
 from veriloop.nodes.refusals import hard_refusal_detail, not_covered_detail
 
 
@@ -653,10 +654,6 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
 
 
 def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found() -> None:
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import quote_answer
-    from veriloop.nodes.grounding import PartPassages
-
     causes = passage("P-1", "Too much insulin lowers blood sugar too far.", title="Hypoglycemia")
     # a cue word of causes, on the prevention page only the second part's search found
     avoid = passage(
@@ -666,30 +663,41 @@ def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found()
     second = PartPassages(
         question="how to avoid it", asked="prevention", passage_ids=["P-2"], typed=True
     )
-    quoted = quote_answer(
-        fake_models([]),
+    quoted = _quote_with_part(
         "What causes hypoglycemia? And how to avoid it?",
         [causes, avoid],
-        1,
+        second,
         asked="causes",
         typed=True,
-        parts=[second],
     )
     assert [source for _, source in quoted.units] == ["P-1", "P-2"]
+
+
+def _quote_with_part(
+    question: str,
+    passages: list[SourcePassage],
+    part: PartPassages,
+    *,
+    asked: str,
+    typed: bool,
+    count: int = 1,
+) -> Quoted:
+    """Quote the answer to a question of type `asked` with one more part, on fake models."""
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    return quote_answer(
+        fake_models([]), question, passages, count, asked=asked, typed=typed, parts=[part]
+    )
 
 
 def _what_then(
     question: str, passages: list[SourcePassage], asked: str, ids: list[str], part: str
 ) -> Quoted:
     """Quote a "what is" answer with one more part, read through the type test."""
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import quote_answer
-    from veriloop.nodes.grounding import PartPassages
 
     read = PartPassages(question=part, asked=asked, passage_ids=ids, typed=False)
-    return quote_answer(
-        fake_models([]), question, passages, 1, asked="information", typed=True, parts=[read]
-    )
+    return _quote_with_part(question, passages, read, asked="information", typed=True)
 
 
 def test_a_part_no_page_of_its_type_answers_is_read_through_the_type_test() -> None:
@@ -728,11 +736,8 @@ def test_a_part_read_through_the_type_test_is_not_answered_by_a_unit_said_alread
     assert quoted.units == [(treated["text"], "P-2")] and quoted.parts_unanswered == []
 
 
-def test_a_research_page_does_not_answer_another_type_through_the_type_test() -> None:
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import quote_answer
-
-    # NINDS's epilepsy research answer: what scientists study, not what causes it
+def _epilepsy_pages() -> tuple[SourcePassage, SourcePassage]:
+    """Return NINDS's epilepsy research answer (what scientists study) and an overview."""
     studied = passage(
         "R-1",
         "Scientists are studying the underlying causes of the epilepsies in children, adults, "
@@ -741,11 +746,17 @@ def test_a_research_page_does_not_answer_another_type_through_the_type_test() ->
     )
     studied["qtype"] = "research"
     known = passage(
-        "I-1",
-        "Epilepsy can be caused by an abnormality in brain wiring.",
-        title="Epilepsy",
+        "I-1", "Epilepsy can be caused by an abnormality in brain wiring.", title="Epilepsy"
     )
     known["qtype"] = "information"
+    return studied, known
+
+
+def test_a_research_page_does_not_answer_another_type_through_the_type_test() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    studied, known = _epilepsy_pages()  # the research answer says no cause
     quoted = quote_answer(
         fake_models([]), "What causes epilepsy?", [studied, known], 2, asked="causes", typed=False
     )
@@ -763,32 +774,20 @@ def test_a_research_page_does_not_answer_another_type_through_the_type_test() ->
 
 
 def test_research_pages_set_aside_for_the_first_type_still_answer_a_research_part() -> None:
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import quote_answer
-    from veriloop.nodes.grounding import PartPassages
-
-    studied = passage(
-        "R-1", "Scientists are studying the genes behind the epilepsies.", title="Epilepsy"
-    )
-    studied["qtype"] = "research"
-    known = passage(
-        "I-1", "Epilepsy can be caused by an abnormality in brain wiring.", title="Epilepsy"
-    )
-    known["qtype"] = "information"
+    studied, known = _epilepsy_pages()
     part = PartPassages(
         question="What research is being done on epilepsy?",
         asked="research",
         passage_ids=["R-1"],
         typed=True,
     )
-    quoted = quote_answer(
-        fake_models([]),
+    quoted = _quote_with_part(
         "What causes epilepsy? What research is being done on epilepsy?",
         [known, studied],
-        2,
+        part,
         asked="causes",
         typed=False,
-        parts=[part],
+        count=2,
     )
     assert [pid for _, pid in quoted.units] == ["I-1", "R-1"]
     assert quoted.parts_unanswered == []
