@@ -69,6 +69,7 @@ from veriloop.nodes.judges import DecisionSettings, JudgeName, supported_at_of
 from veriloop.nodes.question_type import AskedTypes, asked_types
 from veriloop.nodes.refusals import (
     hard_refusal_detail,
+    named_kind_note,
     not_covered_detail,
     part_retrieval_record,
     retrieval_record,
@@ -242,6 +243,9 @@ class State(OutputState, TracedState):
     parts: list[PartPassages] = field(default_factory=list)
     """The question's other parts asking types of their own, with the passages (among
     `passages`) of the subject's pages that answer them."""
+    stand_ins: list[SourcePassage] = field(default_factory=list)
+    """The asked type's pages of kinds the subject's own pages name (`nodes.named_kinds`):
+    quoted when none of the subject's own sentences answers the type."""
     missing_types: list[str] = field(default_factory=list)
     """Types the question asks that the subject's pages do not answer (said with the
     answer, `not_covered`)."""
@@ -356,6 +360,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "asked": first,
         "typed": got.typed if got.on_subject else None,
         "parts": found.parts,
+        "stand_ins": got.stand_ins if got.on_subject else [],
         "missing_types": found.missing,
         "far_types": [*([first] if first and got.typed_far else []), *found.far],
         "source_name": got.source.split(" (")[0],
@@ -372,6 +377,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     calls: list[ModelCall] = []
     units: list[str] = []
     missing = list(state.missing_types)
+    passages = state.passages
     if context.answer_mode == "extract":
         quoted = quote_answer(
             models,
@@ -384,6 +390,20 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             parts=state.parts,
         )
         calls.extend(quoted.calls)
+        if quoted.first_unanswered and state.stand_ins:  # a kind its pages name answers
+            instead = quote_answer(
+                models,
+                state.question,
+                state.stand_ins,
+                context.extract_sentences,
+                relevance_judge(context.relevance_judge),
+                asked=state.asked,
+                typed=True,
+            )
+            calls.extend(instead.calls)
+            quoted.units = [*instead.units, *quoted.units]  # the parts' units follow
+            quoted.first_unanswered = instead.first_unanswered
+            passages = [*passages, *state.stand_ins]
         if quoted.first_unanswered:
             missing = [str(state.asked), *missing]
         missing += [t for t in quoted.parts_unanswered if t not in missing]
@@ -410,6 +430,7 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         text, error = generated.text, generated.error
     candidate = single_pass_answer(text, error)
     return {
+        "passages": passages,
         "draft": text or None,
         "quoted": units,
         "missing_types": missing,
@@ -512,12 +533,14 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
     else:
         reason = "no_usable_output"
     answered = reason == "single_pass"
-    not_covered = (
-        not_covered_detail(state.source_name, subject, state.missing_types, far=state.far_types)
-        if answered and state.missing_types
-        else None
-    )
     cited = [source["id"] for source in state.sources]
+    notes = [
+        not_covered_detail(state.source_name, subject, state.missing_types, far=state.far_types)
+        if state.missing_types
+        else None,
+        named_kind_note(state.source_name, state.asked, state.passages, cited),
+    ]
+    not_covered = ("; ".join(n for n in notes if n) or None) if answered else None
     stop = LoopStop(
         loop="grounded",
         round=0,

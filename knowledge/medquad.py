@@ -505,6 +505,28 @@ class MedQuADIndex:
         pages = {p.id: p for name in missing[:NAMED_PAGES] for p in self._named[name]}
         return list(pages.values())
 
+    def foci_named(self, name: str) -> list[str]:
+        """Return the foci of the pages a condition's name names, as `named_openings` reads.
+
+        The name is read with and without a possessive before its last word: NINDS writes
+        "Alzheimers disease" (its apostrophes dropped), MedlinePlus "Alzheimer's disease",
+        and the pages are "Alzheimer's Disease" and "Alzheimer disease".
+        """
+        words = _NAME_WORD.findall(name.lower())
+        if not words:
+            return []
+        readings: list[list[str]] = [[]]
+        for at, word in enumerate(words):
+            forms = [word]
+            if at < len(words) - 1:
+                bare = word.removesuffix("'s")
+                if bare == word and len(word) > 3 and word.endswith("s") and word[-2] != "s":
+                    bare = word[:-1]
+                forms += [bare, f"{bare}'s"]
+            readings = [[*r, form] for r in readings for form in dict.fromkeys(forms)]
+        pages = [p for r in readings for p in self._named.get(" ".join(r), [])]
+        return list(dict.fromkeys(p.focus for p in pages))
+
     @cached_property
     def _focus_openings(self) -> dict[str, list[Passage]]:
         return grouped(self._first_parts, lambda p: p.focus)

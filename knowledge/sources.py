@@ -85,6 +85,12 @@ class SourcePassage(TypedDict):
     kin: NotRequired[bool]
     """The page is about a kind of the question's subject, not the subject itself
     ("Bird Flu" for a flu question; `nodes.subject.kind_of`)."""
+    named_in: NotRequired[str]
+    """For a kind's page answering for its subject: the sentence of the subject's own page
+    that names the kind ("Many different diseases can cause dementia, including
+    Alzheimer's disease and stroke"; `nodes.named_kinds`)."""
+    named_by: NotRequired[str]
+    """With `named_in`: the focus of the subject's page that names the kind."""
     defines: NotRequired[str]
     """The question's subject phrase, which this passage of a page about something else
     says what it is ("sleep paralysis" on Narcolepsy's: `nodes.subject.defines_phrase`):
@@ -224,6 +230,10 @@ class PassageSource(Protocol):
         """Return the opening of every page about `title`, of any type (none: no pages)."""
         ...
 
+    def foci_named(self, name: str) -> list[str]:
+        """Return the foci of the pages a condition's name names (none: no pages)."""
+        ...
+
 
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
@@ -296,6 +306,10 @@ class MedQuADSource:
         """Return the openings of MedQuAD's answers about `title`, of every question type."""
         return [medquad_passage(p) for p in open_medquad().focus_openings(title)]
 
+    def foci_named(self, name: str) -> list[str]:
+        """Return the foci of MedQuAD's pages that `name` names (`MedQuADIndex.foci_named`)."""
+        return open_medquad().foci_named(name)
+
 
 class WithoutPages:
     """A source whose entries are not parts of typed pages (a knowledge base, a corpus)."""
@@ -318,6 +332,10 @@ class WithoutPages:
 
     def openings_of(self, title: str) -> list[SourcePassage]:
         """Return nothing: entries are not parts of pages."""
+        return []
+
+    def foci_named(self, name: str) -> list[str]:
+        """Return nothing: entries have no page names."""
         return []
 
 

@@ -46,6 +46,7 @@ from veriloop.nodes.judges import (
     supported_at_of,
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
+from veriloop.nodes.named_kinds import named_kind_pages
 from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
 from veriloop.nodes.question_type import AskedPart
 from veriloop.nodes.subject import (
@@ -237,6 +238,10 @@ class Retrieved:
     no_subject: bool = False
     """No page was on the question's subject and none of its words named one: `ranked` is
     empty (`off_subject` False) and the caller refuses."""
+    stand_ins: list[SourcePassage] = field(default_factory=list)
+    """With `typed` False: the asked type's pages of the kinds the subject's own pages name
+    (`nodes.named_kinds`), ranked and held to the gate; quoted only when no sentence of the
+    subject's own pages answers the type."""
 
     @property
     def best_relevance(self) -> float | None:
@@ -416,6 +421,7 @@ def retrieve_ranked(
         and (relevant_at is None or on_subject[0]["relevance"] >= relevant_at)
     )
     typed_far = False
+    stand_ins: list[SourcePassage] = []
     if is_on and asked and not any(p.get("qtype") == asked for p in own):
         missing = missing_typed(source, own, asked)
         looked_up, call_typed = rank_passages(
@@ -428,6 +434,15 @@ def retrieve_ranked(
         if looked_up:  # the subject's own pages answer it after all, outside the candidates
             on_subject = sorted([*own, *looked_up], key=lambda p: -p["relevance"])
         typed_far = bool(missing) and not looked_up
+        if not missing and not any(p.get("qtype") == asked for p in on_subject):
+            # none of its own pages is of the type: the kinds they name may stand in where
+            # no sentence of theirs answers it (Dementia's pages name Alzheimer's disease,
+            # whose page says how it is inherited)
+            named, call_named = rank_named_kinds(
+                models, question, named_kind_pages(source, own, asked), own
+            )
+            calls = [*calls, *call_named]
+            stand_ins = [p for p in named if relevant_at is None or p["relevance"] >= relevant_at]
     if subject.matched:  # close enough or not: other pages answering for the subject's
         # gave 16 rated answers, 14 bad (issue 38)
         kept = {p["id"] for p in on_subject}
@@ -464,7 +479,34 @@ def retrieve_ranked(
         asked=asked,
         typed=typed,
         typed_far=typed_far and typed is False,
+        stand_ins=stand_ins if typed is False else [],
     )
+
+
+def rank_named_kinds(
+    models: Models, question: str, named: Sequence[SourcePassage], own: Sequence[SourcePassage]
+) -> tuple[list[SourcePassage], list[ModelCall]]:
+    """Rank the pages of the kinds the subject's pages name, each as asked of its kind.
+
+    "Is dementia genetically passed down?" is asked of Alzheimer disease's inheritance page
+    as "Is Alzheimer disease genetically passed down?": the page answers for its kind, and
+    its closeness to the question is the closeness of that question (the subject's own
+    name, as the question writes it, replaced by the kind's). A question that does not
+    write the subject's name is read as it is.
+    """
+    subjects = sorted(
+        {own_name(page_name(p["title"])) for p in own if p["title"]}, key=len, reverse=True
+    )
+    written = re.compile("|".join(rf"\b{re.escape(s)}\b" for s in subjects if s), re.I)
+    ranked: list[SourcePassage] = []
+    calls: list[ModelCall] = []
+    for title in dict.fromkeys(p["title"] for p in named):
+        pages = [p for p in named if p["title"] == title]
+        asked = written.sub(page_name(title), question) if subjects else question
+        got, call = rank_passages(models, asked, pages, len(pages))
+        ranked += got
+        calls += [call] if call else []
+    return sorted(ranked, key=lambda p: -p["relevance"]), calls
 
 
 def _aspect_asked(question: str, title: str, asked: str | None) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from veriloop.knowledge.medquad import page_name
+from veriloop.knowledge.sources import SourcePassage
 from veriloop.nodes.grounding import CheckedSentence, Retrieved, off_question
 from veriloop.trace import Candidate
 
@@ -164,6 +166,32 @@ def not_covered_detail(
             "enough to this question to quote"
         )
     return "; ".join(parts)
+
+
+def named_kind_note(
+    source: str, asked: str | None, passages: Sequence[SourcePassage], cited: Sequence[str]
+) -> str | None:
+    """Say whose pages an answer quotes when a kind its subject's pages name answered.
+
+    "MedQuAD describes Dementia but says nothing about how it is inherited; quoted
+    instead: Alzheimer disease, which its pages name ("Many different diseases can cause
+    dementia, including Alzheimer's disease and stroke.")". None when no cited passage is
+    a named kind's (`named_in`, `nodes.named_kinds`).
+
+    Args:
+        source: The source's name ("MedQuAD").
+        asked: The question type the subject's own pages do not answer.
+        passages: The answer's passages.
+        cited: The ids of the passages the answer cites.
+    """
+    named = [p for p in passages if p.get("named_in") and p["id"] in cited]
+    if not named or not asked:
+        return None
+    first = named[0]
+    subject = page_name(first.get("named_by", "")) or "its subject"
+    kinds = ", ".join(dict.fromkeys(page_name(p["title"]) for p in named))
+    said = not_covered_detail(source, subject, asked)
+    return f'{said}; quoted instead: {kinds}, which its pages name ("{first["named_in"]}")'
 
 
 def soft_refusal_detail(sentences: Sequence[CheckedSentence], relevant_sentence_at: float) -> str:

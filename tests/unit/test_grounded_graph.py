@@ -540,6 +540,9 @@ class TitledSource:
     def openings_of(self, title: str) -> list[SourcePassage]:
         return []  # no index of pages by subject
 
+    def foci_named(self, name: str) -> list[str]:
+        return []  # no index of pages by name
+
     def parts(self, passage: SourcePassage) -> list[SourcePassage]:
         return [passage]  # each page is one passage
 
@@ -787,6 +790,10 @@ class TypedSource(TitledSource):
             for n, page in enumerate(self.unsearched, start=1)
             if page[0] == title
         ]
+
+    def foci_named(self, name: str) -> list[str]:
+        titles = [page[0] for page in [*self.pages_typed, *self.unsearched]]
+        return list(dict.fromkeys(t for t in titles if t.lower() == name.lower()))
 
     def _passage(self, pid: str, page: tuple[str, str, str, list[str]]) -> SourcePassage:
         title, text, qtype, cuis = page
@@ -1058,6 +1065,58 @@ def test_a_rare_disorders_page_does_not_answer_a_type_for_a_common_condition(
     kinds = retrieved(models, question, relevant_at=-1.0, asked="symptoms")
     assert kinds.typed is True
     assert [p["title"] for p in kinds.ranked] == ["Pyridoxine-dependent epilepsy"]
+
+
+DEMENTIA_OVERVIEW = (
+    "Dementia is a group of symptoms caused by disorders that affect the brain. Many "
+    "different diseases can cause dementia, including Alzheimer disease and stroke."
+)
+ALZHEIMER_INHERITANCE = "The early-onset form of Alzheimer disease is inherited in families."
+
+
+def test_a_kind_the_subjects_pages_name_answers_a_type_they_do_not(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, _, _ = setup(
+        fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
+    )
+    pages = [("Dementia", DEMENTIA_OVERVIEW, "information", [])]
+    kinds = [
+        ("Alzheimer disease", "Alzheimer disease affects millions.", "frequency", []),
+        ("Alzheimer disease", ALZHEIMER_INHERITANCE, "inheritance", []),
+        ("Stroke", "A stroke is inherited in no family.", "treatment", []),  # not asked
+    ]
+    sites = {"Dementia": "MPlusHealthTopics", "Alzheimer disease": "GHR"}
+    use_source(monkeypatch, TypedSource(pages, unsearched=kinds, sites=sites))
+    settings: dict[str, Any] = {
+        "answer_mode": "extract",
+        "relevant_at": -1.0,
+        "subject_relevant_at": -1.0,
+    }
+    question = "Is dementia genetically passed down?"
+    result = run(backend, "", question, **settings)
+    assert result["answer"] == f"{ALZHEIMER_INHERITANCE[:-1]} [1]."
+    assert result["not_covered"] == (
+        "titled pages describes Dementia but says nothing about how it is inherited; quoted "
+        'instead: Alzheimer disease, which its pages name ("Many different diseases can '
+        'cause dementia, including Alzheimer disease and stroke.")'
+    )
+    assert [s["title"] for s in result["sources"]] == ["Alzheimer disease"]
+    # a page of the subject's own that says it is quoted, and no kind's
+    said = "Dementia is inherited in a few families."
+    own = [("Dementia", f"{DEMENTIA_OVERVIEW} {said}", "information", [])]
+    use_source(monkeypatch, TypedSource(own, unsearched=kinds, sites=sites))
+    result = run(backend, "", question, **settings)
+    assert result["answer"] == f"{said[:-1]} [1]."
+    assert result["not_covered"] is None
+    # a kind the subject's pages do not name is no stand-in: refused as before
+    unnamed = [("Dementia", "Dementia is a group of symptoms.", "information", [])]
+    use_source(monkeypatch, TypedSource(unnamed, unsearched=kinds, sites=sites))
+    result = run(backend, "", question, **settings)
+    assert result["answer"] is None
+    assert result["refusal"]["detail"].startswith(
+        "titled pages describes Dementia but says nothing about how it is inherited"
+    )
 
 
 def test_a_common_condition_whose_only_pages_are_a_rare_kinds_is_not_answered_from_them(

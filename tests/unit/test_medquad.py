@@ -202,6 +202,28 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("What is influenza?") == []
 
 
+def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {**PAIRS[0], "qid": "2-1", "focus": "Alzheimer disease", "answer": "A disease. " * 3},
+        {**PAIRS[1], "qid": "3-1", "focus": "Alzheimer's Disease", "answer": "A disease."},
+        {**PAIRS[1], "qid": "4-1", "focus": "Stroke", "answer": "A stroke."},
+        {**PAIRS[1], "qid": "5-1", "focus": "Glass Disease", "answer": "Another."},
+    ]
+    medquad._open.clear()
+    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
+    medquad._open.clear()
+    both = ["Alzheimer disease", "Alzheimer's Disease"]
+    assert sorted(index.foci_named("Alzheimers disease")) == both  # NINDS drops apostrophes
+    assert sorted(index.foci_named("Alzheimer's disease")) == both
+    assert sorted(index.foci_named("Alzheimer disease")) == both
+    assert index.foci_named("stroke") == ["Stroke"]
+    assert index.foci_named("strokes") == []  # a last word keeps its ending
+    assert index.foci_named("Glas disease") == []  # no "s" added, only taken off
+    assert index.foci_named("") == []
+
+
 def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> None:
     said = "High blood pressure, sometimes called hypertension, happens when blood pushes."
     rows = [
