@@ -402,9 +402,13 @@ MODIFIED = (
 
 
 CAUSED = re.compile(
-    r"\bcaused by\b|\bcauses? of\b|\bdue to\b|\bresults? from\b|\bwhat causes?\b", re.I
+    r"\bcaused by\b|\bcauses? of\b|\bdue to\b|\bresults? from\b|\bwhat causes?\b"
+    r"|\b(?:has|have)\s+(?:(?:many|several|multiple|different|various|possible|known|"
+    r"other|common|no|some)\s+){0,3}causes\b",
+    re.I,
 )
-"""Wording that names what causes something: a unit holding it is about causes."""
+"""Wording that names what causes something: a unit holding it is about causes ("Epilepsy
+has many possible causes, including illness ..." names its causes, the noun)."""
 
 
 @lru_cache(maxsize=4096)

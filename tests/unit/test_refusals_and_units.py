@@ -502,6 +502,13 @@ def test_a_causes_answer_leaves_out_what_the_subject_itself_causes() -> None:
     )
     assert not says_what_it_causes("Smoking causes lung cancer.", "Lung Cancer")
     assert not says_what_it_causes("It is not known what causes psoriasis.", "Psoriasis")
+    # "causes" the noun: what the subject has are its causes (35 MedQuAD units, all so)
+    assert not says_what_it_causes(
+        "Epilepsy has many possible causes, including illness and brain injury.", "Epilepsy"
+    )
+    assert not says_what_it_causes("Seizures can have many causes.", "Seizures")
+    assert not says_what_it_causes("Cirrhosis has various causes.", "Cirrhosis")
+    assert says_what_it_causes("Epilepsy has seizures that cause falls.", "Epilepsy")
     page = passage(
         "P-1",
         "Flu is an infection caused by viruses. Flu almost never causes an upset stomach.",
