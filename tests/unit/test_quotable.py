@@ -241,6 +241,13 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "and drug use Noncompliance of medication",
             "glued list items",
         ),
+        (
+            "the degree of the hearing loss the pattern of hearing loss across different "
+            "frequencies (pitches) whether one or both ears is affected",
+            "fragment",  # list items run together without their lead-in
+        ),
+        ("gambiense infection is found in West Africa.", "fragment"),  # after "T. b."
+        ("is the rarest and most dangerous form of psoriasis.", "fragment"),
         ("Treatment Options", "heading only"),
         ("Sleep paralysis (pah-RAL-ih-sis).", "heading only"),  # a name and how to say it
         ("Asbestosis (as-bes-TOE-sis)", "heading only"),
@@ -248,6 +255,18 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
 )
 def test_non_answers_are_named(unit: str, reason: str) -> None:
     assert unquotable_reason(unit) == reason
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "mTOR inhibitors are being studied to treat low-grade astrocytoma.",  # a capital
+        "pH levels in the blood fall when the kidneys fail.",
+        "Hearing loss is a common problem caused by noise, aging, disease, and heredity.",
+    ],
+)
+def test_a_sentence_whose_first_word_has_a_capital_is_no_fragment(unit: str) -> None:
+    assert unquotable_reason(unit) is None
 
 
 def test_the_same_sentence_from_two_pages_is_said_once() -> None:
@@ -296,10 +315,10 @@ def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
         "in the size of the breast.",
         "Ask a doctor.",
     ]
-    # a sentence that announces nothing, or a next unit that is a sentence, stays apart
+    # a sentence that announces nothing, or a next unit that is a sentence, stays apart;
+    # an item it does not lead in is a fragment, not quoted alone
     assert quoted("Signs are listed below. - a lump in the breast") == [
         "Signs are listed below.",
-        "a lump in the breast",
     ]
     assert quoted("Note the following advice. Rest is best.") == [
         "Note the following advice.",
