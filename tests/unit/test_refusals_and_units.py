@@ -128,6 +128,26 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
     assert causes(unit) is caught
 
 
+@pytest.mark.parametrize(
+    ("unit", "counts"),
+    [
+        ("Rheumatoid arthritis affects about 1.3 million adults in the United States.", True),
+        ("Medullary sponge kidney affects about one person per 5,000 people.", True),
+        ("The prevalence of this condition is unknown.", True),  # a stem of its own
+        (
+            "It is a descriptive term for symptoms that can be caused by a number of "
+            "disorders that affect the brain.",  # quoted for "How many people get dementia?"
+            False,
+        ),
+        ("Alcohol affects the brain and the liver.", False),
+    ],
+)
+def test_affects_says_how_many_only_with_a_count(unit: str, counts: bool) -> None:
+    frequency = asked_cues("frequency")
+    assert frequency is not None
+    assert frequency(unit) is counts
+
+
 def test_medquad_page_keys_are_unique_where_sites_share_a_qid() -> None:
     from veriloop.knowledge.medquad import page_keys
 
