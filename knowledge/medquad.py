@@ -496,6 +496,7 @@ class MedQuADIndex:
                     after = words[i + n] if i + n < len(words) else None
                     if after is None or after in STOPWORDS_EN_PLUS or after in ASKING_WORDS:
                         grams.add(" ".join(words[i : i + n]))
+        grams |= {f"{gram}s" for gram in grams if not gram.endswith("s")}  # "burn": Burns
         names = sorted(grams & self._named.keys(), key=lambda name: -len(name.split()))
         kept: list[str] = []
         for name in names:

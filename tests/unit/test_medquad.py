@@ -173,6 +173,7 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
         {**PAIRS[0], "qid": "4-1", "focus": "HIV/AIDS", "answer": "HIV is a virus. " * 3},
         {**PAIRS[0], "qid": "5-1", "focus": "Alcohol", "answer": "Alcohol is a drug. " * 3},
         {**PAIRS[1], "qid": "6-1", "focus": "Parasites - Lice - Body Lice", "answer": "Lice."},
+        {**PAIRS[1], "qid": "8-1", "focus": "Burns", "answer": "A burn is damage to tissue."},
         {
             **PAIRS[1],
             "qid": "7-1",
@@ -200,6 +201,8 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("flu and hiv/aids and bird flu", ("Flu", "HIV/AIDS")) == ["Bird Flu"]
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []
+    # a page named in the plural is named by the singular ("a burn to my wrist")
+    assert foci("burn to my wrist. What should I do?") == ["Burns"]
 
 
 def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
