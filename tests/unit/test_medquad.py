@@ -201,6 +201,7 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("flu and hiv/aids and bird flu", ("Flu", "HIV/AIDS")) == ["Bird Flu"]
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []
+    assert foci("Is flu contagious?") == ["Flu"]  # what is asked of it, no longer name
     # a page named in the plural is named by the singular ("a burn to my wrist")
     assert foci("burn to my wrist. What should I do?") == ["Burns"]
 
