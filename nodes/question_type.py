@@ -309,7 +309,7 @@ def question_parts(question: str) -> list[str]:
     """
     pieces = [
         re.sub(r"(?:[\s,]+(?:and|also))+$", "", piece.strip(" ,."), flags=re.IGNORECASE)
-        for sentence in split_sentences(question)
+        for sentence in message_sentences(question)  # "... worse.How do I ...": two
         for piece in PART_BREAK.split(sentence)
     ]
     return [

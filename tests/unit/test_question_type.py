@@ -93,6 +93,11 @@ def test_the_bundled_classifier_has_every_medquad_type_and_cues_for_each() -> No
             "My son has asthma. I'd like to know how it is treated. I'm wondering if it lasts.",
             ["I'd like to know how it is treated", "I'm wondering if it lasts"],
         ),
+        # a full stop that lost its space still ends a question
+        (
+            "What causes shingles in older adults.How is shingles treated in older adults?",
+            ["What causes shingles in older adults", "How is shingles treated in older adults?"],
+        ),
         # statements, thanks and short follow-ups are no parts
         ("My son is 4 months old. Is that normal? Thank you very much", []),
         ("is conception a requirement of a molar pregnancy. if so, when ?", []),
