@@ -401,9 +401,10 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
                 typed=True,
             )
             calls.extend(instead.calls)
-            quoted.units = [*instead.units, *quoted.units]  # the parts' units follow
-            quoted.first_unanswered = instead.first_unanswered
-            passages = [*passages, *state.stand_ins]
+            if instead.units:  # the parts' units follow
+                quoted.units = [*instead.units, *quoted.units]
+                quoted.first_unanswered = False
+                passages = [*passages, *state.stand_ins]
         if quoted.first_unanswered:
             missing = [str(state.asked), *missing]
         missing += [t for t in quoted.parts_unanswered if t not in missing]
@@ -534,13 +535,20 @@ def finish(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         reason = "no_usable_output"
     answered = reason == "single_pass"
     cited = [source["id"] for source in state.sources]
-    notes = [
-        not_covered_detail(state.source_name, subject, state.missing_types, far=state.far_types)
-        if state.missing_types
-        else None,
-        named_kind_note(state.source_name, state.asked, state.passages, cited),
-    ]
-    not_covered = ("; ".join(n for n in notes if n) or None) if answered else None
+    named_note = named_kind_note(
+        state.source_name,
+        state.asked,
+        state.passages,
+        cited,
+        state.missing_types,
+        state.far_types,
+    )
+    if answered and (named_note or state.missing_types):
+        not_covered = named_note or not_covered_detail(
+            state.source_name, subject, state.missing_types, far=state.far_types
+        )
+    else:
+        not_covered = None
     stop = LoopStop(
         loop="grounded",
         round=0,

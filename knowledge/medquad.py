@@ -476,7 +476,8 @@ class MedQuADIndex:
         BM25 over a long message can rank thirty passages of other pages above every one of
         the page the message names ("Body Lice", "Lung Cancer"), and the subject rule then
         never sees it; pages of a focus in `found` (the foci the search returned) are not
-        returned again. A page is named by its `page_name`, and by the words before a
+        returned again. A page is named by its `page_name` (in the plural too where the
+        question's words name no page: "a burn" names Burns), and by the words before a
         parenthesis or comma in it ("African Trypanosomiasis" of "African
         Trypanosomiasis (also known as Sleeping Sickness)"), and by the other names its
         pages give it ("High blood pressure, sometimes called hypertension":
@@ -497,8 +498,10 @@ class MedQuADIndex:
                     after = words[i + n] if i + n < len(words) else None
                     if after is None or after in STOPWORDS_EN_PLUS or after in ASKING_WORDS:
                         grams.add(" ".join(words[i : i + n]))
-        grams |= {f"{gram}s" for gram in grams if not gram.endswith("s")}  # "burn": Burns
-        names = sorted(grams & self._named.keys(), key=lambda name: -len(name.split()))
+        named = grams & self._named.keys()
+        if not named:  # "burn": Burns, where the words as written name no page
+            named = {f"{gram}s" for gram in grams if not gram.endswith("s")} & self._named.keys()
+        names = sorted(named, key=lambda name: (-len(name.split()), name))
         kept: list[str] = []
         for name in names:
             if not any(f" {name} " in f" {longer} " for longer in kept):
@@ -517,15 +520,13 @@ class MedQuADIndex:
         words = _NAME_WORD.findall(name.lower())
         if not words:
             return []
-        readings: list[list[str]] = [[]]
-        for at, word in enumerate(words):
-            forms = [word]
-            if at < len(words) - 1:
-                bare = word.removesuffix("'s")
-                if bare == word and len(word) > 3 and word.endswith("s") and word[-2] != "s":
-                    bare = word[:-1]
-                forms += [bare, f"{bare}'s"]
-            readings = [[*r, form] for r in readings for form in dict.fromkeys(forms)]
+        readings = [words]
+        if len(words) > 1:  # the word before the last, as written, bare and possessive
+            *head, word, last = words
+            bare = word.removesuffix("'s")
+            if bare == word and len(word) > 3 and word.endswith("s") and word[-2] != "s":
+                bare = word[:-1]
+            readings += [[*head, form, last] for form in (bare, f"{bare}'s") if form != word]
         pages = [p for r in readings for p in self._named.get(" ".join(r), [])]
         return list(dict.fromkeys(p.focus for p in pages))
 

@@ -656,12 +656,20 @@ def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
     return lambda text: classifier.mentions(asked, text)
 
 
-COUNT = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|hundreds?|"
-    r"thousands?|millions?|billions?|percent)\b",
-    re.IGNORECASE,
+NUMBER = (
+    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|hundreds?|"
+    r"thousands?|millions?|billions?|percent)\b)"
 )
 """A number, in digits or words."""
+
+COUNTED_BY_AFFECT = re.compile(
+    rf"\baffect\w*\s+(?:[\w,.-]+\s+){{0,4}}?{NUMBER}"
+    rf"|{NUMBER}[\w,.-]*(?:\s+[\w,.-]+){{0,5}}?\s+(?:(?:are|is|were|was|be|been)\s+)?"
+    r"affected\b",
+    re.IGNORECASE,
+)
+""""affects" with a count within a few words: "affects about 1 in 5,000 people", "About
+2 percent of people are affected" (not "Type 2 diabetes affects how the body ...")."""
 
 
 def says_how_many(text: str) -> bool:
@@ -669,13 +677,13 @@ def says_how_many(text: str) -> bool:
 
     "Rheumatoid arthritis affects about 1.3 million adults" says how many; "symptoms that
     can be caused by a number of disorders that affect the brain" (quoted for "How many
-    people get dementia?") does not. On 20,000 MedQuAD units (benchmarks/cue_words.py's
-    sample, seed 0): recall 0.77 -> 0.76, precision 0.12 -> 0.26; without "affects" at all
-    0.71 / 0.35.
+    people get dementia?") and "Type 2 diabetes affects how the body uses sugar" do not
+    (`COUNTED_BY_AFFECT`). On 20,000 MedQuAD units (benchmarks/cue_words.py's sample, seed
+    0): recall 0.77 -> 0.75, precision 0.12 -> 0.31 (any number in the unit: 0.76 / 0.26;
+    without "affects" at all: 0.71 / 0.35).
     """
-    cues = question_types().cues.get("frequency", frozenset())
-    held = cues & set(lexical_tokens([text])[0])
-    return bool(held - AFFECTS) or (bool(held) and bool(COUNT.search(text)))
+    held = question_types().cues.get("frequency", frozenset()) & set(lexical_tokens([text])[0])
+    return bool(held - AFFECTS) or (bool(held) and bool(COUNTED_BY_AFFECT.search(text)))
 
 
 @dataclass

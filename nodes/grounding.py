@@ -60,6 +60,7 @@ from veriloop.nodes.subject import (
     only_rare_kinds,
     stands_in,
     subject_name,
+    words_in_order,
     writes_name,
     written_elsewhere,
 )
@@ -493,16 +494,28 @@ def rank_named_kinds(
     its closeness to the question is the closeness of that question (the subject's own
     name, as the question writes it, replaced by the kind's). A question that does not
     write the subject's name is read as it is.
+
+    Args:
+        models: The run's models (the embedder ranks).
+        question: The question as asked.
+        named: The kinds' pages (`nodes.named_kinds.named_kind_pages`).
+        own: The subject's own passages (their foci are the names replaced).
+
+    Returns:
+        The pages, best first, each with its `relevance`, and the embedding calls made.
     """
     subjects = sorted(
-        {own_name(page_name(p["title"])) for p in own if p["title"]}, key=len, reverse=True
+        {name for p in own if (name := own_name(page_name(p["title"])))}, key=len, reverse=True
     )
-    written = re.compile("|".join(rf"\b{re.escape(s)}\b" for s in subjects if s), re.I)
+    written = re.compile(
+        "|".join(rf"\b{words_in_order(s.split())}s?\b" for s in subjects), re.IGNORECASE
+    )
     ranked: list[SourcePassage] = []
     calls: list[ModelCall] = []
     for title in dict.fromkeys(p["title"] for p in named):
         pages = [p for p in named if p["title"] == title]
-        asked = written.sub(page_name(title), question) if subjects else question
+        kind = page_name(title)
+        asked = written.sub(kind.replace("\\", "\\\\"), question) if subjects else question
         got, call = rank_passages(models, asked, pages, len(pages))
         ranked += got
         calls += [call] if call else []

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.sources import PassageSource, SourcePassage
+from veriloop.knowledge.stated_names import own_name
+from veriloop.nodes.subject import GENERIC_SUBJECT_WORDS, words_in_order
 from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
 
@@ -30,21 +33,42 @@ lists of causes are written most common first, and the second answered by releva
 ("Is dementia genetically passed down?" got Huntington disease's autosomal dominant
 inheritance, a rare cause's, ahead of Alzheimer disease's)."""
 
+SUBJECT = "<subject>"
 _LISTED = (
     r"(?:diseases|disorders|conditions|illnesses)\s+(?:that|which)\s+(?:can\s+|may\s+)?"
-    r"cause\s+(?:symptoms\s+of\s+)?{subject}\s+(?:are|include)\s+(?P<list>[^.;:]+)"
-    r"|(?:diseases|disorders|conditions|illnesses)\s+(?:can|may)\s+cause\s+{subject},?\s+"
+    r"cause\s+(?:symptoms\s+of\s+)?<subject>\s+(?:are|include)\s+(?P<list>[^.;:]+)"
+    r"|(?:diseases|disorders|conditions|illnesses)\s+(?:can|may)\s+cause\s+<subject>,?\s+"
     r"(?:including|such\s+as)\s+(?P<list2>[^.;:]+)"
-    r"|(?:types|kinds|forms)\s+of\s+{subject}\s+(?:are|include)\s+(?P<list3>[^.;:]+)"
+    r"|(?:types|kinds|forms)\s+of\s+<subject>\s+(?:are|include)\s+(?P<list3>[^.;:]+)"
 )
 """A sentence listing the subject's kinds or causes ("Some of the diseases that can cause
 symptoms of dementia are ...", "Many different diseases can cause dementia, including ...",
-"The main types of diabetes are ..."); the list runs to the clause's end."""
+"The main types of diabetes are ..."); the list runs to the clause's end. `SUBJECT` is
+replaced by the subject's words."""
 
 _ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
-_LEAD = re.compile(r"^(?:the|a|an|other|some|many|such\s+as)\s+", re.IGNORECASE)
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+_LEAD = re.compile(
+    r"^(?:(?:the|a|an|other|some|many|certain|various|several|different|such\s+as)\s+)+",
+    re.IGNORECASE,
+)
 _NAME = re.compile(r"^[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}$")
 """A condition's name: up to five words, no digits first, no parentheses."""
+NO_NAME_WORDS = GENERIC_SUBJECT_WORDS | frozenset(
+    "infection infections medicine medicines medication medications drug drugs injury "
+    "injuries tumor tumors".split()
+)
+"""Words a list item made only of names no condition ("infections", "certain medicines",
+"other conditions"): a page named so ("Medicines") is no kind of anything."""
+
+
+@dataclass(frozen=True)
+class NamedKind:
+    """A condition a subject's page lists as its kind or cause, and the sentence listing it."""
+
+    name: str
+    """As written ("Alzheimer's disease"), its parenthesis and curly apostrophe undone."""
+    sentence: str
 
 
 def named_kinds(subject: str, text: str) -> list[str]:
@@ -58,21 +82,34 @@ def named_kinds(subject: str, text: str) -> list[str]:
         Each listed name once, as written ("Alzheimer's disease", "stroke"); nothing
         when no sentence lists the subject's kinds, or the subject is another's.
     """
-    words = [re.escape(w) for w in subject.lower().split()]
+    return [kind.name for kind in listed_kinds(subject, text)]
+
+
+def listed_kinds(subject: str, text: str) -> list[NamedKind]:
+    """Return what `named_kinds` returns, each with the sentence that lists it.
+
+    Args:
+        subject: The subject's name as its pages write it; a parenthesis in it is no word
+            the text must write ("Dementia (Major Neurocognitive Disorder)").
+        text: A page of the subject's, or any text.
+    """
+    words = own_name(subject).lower().split()
     if not words:
         return []
-    written = r"\s+".join(words) + r"s?"  # "dementia", "the dementias"
-    listed = re.compile(_LISTED.format(subject=written), re.IGNORECASE)
-    names: list[str] = []
-    for sentence in split_sentences(text):
+    written = words_in_order(words) + "s?"  # "dementia", "the dementias"
+    listed = re.compile(_LISTED.replace(SUBJECT, written), re.IGNORECASE)
+    seen = {" ".join(words), " ".join(words) + "s"}  # the subject is no kind of itself
+    kinds: list[NamedKind] = []
+    for sentence in split_sentences(text.replace("\u2019", "'")):
         for match in listed.finditer(sentence):
             items = match.group("list") or match.group("list2") or match.group("list3")
-            for item in _ITEM_BREAK.split(items):
+            for item in _ITEM_BREAK.split(_ASIDE.sub("", items)):
                 name = _LEAD.sub("", item.strip())
-                if _NAME.match(name) and name.lower() not in names:
-                    names.append(name)
-    seen = {subject.lower(), f"{subject.lower()}s"}
-    return [n for n in dict.fromkeys(names) if n.lower() not in seen]
+                key = name.lower()
+                if _NAME.match(name) and key not in seen and not set(key.split()) <= NO_NAME_WORDS:
+                    seen.add(key)
+                    kinds.append(NamedKind(name, sentence))
+    return kinds
 
 
 def named_kind_pages(
@@ -81,12 +118,17 @@ def named_kind_pages(
     """Return the asked type's page openings of the kinds the subject's own pages name.
 
     The own pages (the first two foci of `own`; `own`'s passages and every page of theirs
-    the source has, of every type, whole) are read for lists of
-    kinds (`named_kinds`); each name is looked up by the source's page names
-    (`PassageSource.foci_named`), and the first `NAMED_KINDS` names whose pages answer the
-    asked type give their openings. A kind's page from a rare-disorder site answers here:
-    the subject's own page names it, so it is no namesake (`nodes.subject.stands_in` keeps
-    those out for kinds known by name only). Unranked, like `missing_typed`'s.
+    the source has, of every type, whole) are read for lists of kinds (`listed_kinds`);
+    each name is looked up by the source's page names (`PassageSource.foci_named`), and
+    the first `NAMED_KINDS` names whose pages answer the asked type give their openings.
+    A kind's page from a rare-disorder site answers here: the subject's own page names
+    it, so it is no namesake (`nodes.subject.stands_in` keeps those out for kinds known
+    by name only). Unranked, like `missing_typed`'s.
+
+    Args:
+        source: The source the subject's pages come from.
+        own: The subject's own passages, best first.
+        asked: The question type none of them answers.
 
     Returns:
         The openings, each marked `kin`, with `named_in`, the sentence that named it, and
@@ -97,24 +139,19 @@ def named_kind_pages(
     found: list[SourcePassage] = []
     kinds = 0
     for title in titles:
-        subject = page_name(title)
         read = [p for p in own if p["title"] == title]
         read += [part for opening in source.openings_of(title) for part in _whole(source, opening)]
-        pages = list({p["id"]: p for p in read}.values())
-        for page in pages:
-            for name in named_kinds(subject, page["text"]):
+        for page in {p["id"]: p for p in read}.values():
+            for kind in listed_kinds(page_name(title), page["text"]):
                 if kinds >= NAMED_KINDS:
                     return found
-                said = _sentence_naming(page["text"], name)
-                typed: list[SourcePassage] = []
-                for focus in source.foci_named(name):
-                    for p in source.typed(focus, asked) if focus not in titles else []:
-                        if p["id"] not in have and has_quotable(p["text"]):
-                            marked = p.copy()
-                            marked["kin"] = True
-                            marked["named_in"] = said
-                            marked["named_by"] = title
-                            typed.append(marked)
+                typed = [
+                    _marked(p, kind.sentence, title)
+                    for focus in source.foci_named(kind.name)
+                    if focus not in titles
+                    for p in source.typed(focus, asked)
+                    if p["id"] not in have and has_quotable(p["text"])
+                ]
                 if typed:
                     kinds += 1
                     have |= {p["id"] for p in typed}
@@ -123,8 +160,14 @@ def named_kind_pages(
 
 
 def _whole(source: PassageSource, opening: SourcePassage) -> list[SourcePassage]:
+    """Return every passage of an opening's page (the opening alone: no pages)."""
     return source.parts(opening) or [opening]
 
 
-def _sentence_naming(text: str, name: str) -> str:
-    return next((s for s in split_sentences(text) if name in s), name)
+def _marked(passage: SourcePassage, sentence: str, title: str) -> SourcePassage:
+    """Return a copy of a kind's passage marked as standing in for the subject `title`."""
+    marked = passage.copy()
+    marked["kin"] = True
+    marked["named_in"] = sentence
+    marked["named_by"] = title
+    return marked

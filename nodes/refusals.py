@@ -169,29 +169,47 @@ def not_covered_detail(
 
 
 def named_kind_note(
-    source: str, asked: str | None, passages: Sequence[SourcePassage], cited: Sequence[str]
+    source: str,
+    asked: str | None,
+    passages: Sequence[SourcePassage],
+    cited: Sequence[str],
+    missing: Sequence[str] = (),
+    far: Sequence[str] = (),
 ) -> str | None:
     """Say whose pages an answer quotes when a kind its subject's pages name answered.
 
-    "MedQuAD describes Dementia but says nothing about how it is inherited; quoted
-    instead: Alzheimer disease, which its pages name ("Many different diseases can cause
-    dementia, including Alzheimer's disease and stroke.")". None when no cited passage is
-    a named kind's (`named_in`, `nodes.named_kinds`).
+    "MedQuAD describes Dementia but says nothing about how it is inherited; for how it is
+    inherited, quoted instead: Alzheimer disease, which its pages name ("Many different
+    diseases can cause dementia, including Alzheimer's disease and stroke.")". The other
+    parts' types the subject's pages do not answer (`missing`, `far`) are said in the same
+    first clause, as `not_covered_detail` says them.
 
     Args:
         source: The source's name ("MedQuAD").
         asked: The question type the subject's own pages do not answer.
         passages: The answer's passages.
         cited: The ids of the passages the answer cites.
+        missing: The other parts' types the subject's pages do not answer.
+        far: Of those, the types its pages answer too far from the question to quote.
+
+    Returns:
+        The note; None when no cited passage is a named kind's (`named_in`,
+        `nodes.named_kinds`).
     """
+    from veriloop.nodes.question_type import QUESTION_TYPE_NAMES
+
     named = [p for p in passages if p.get("named_in") and p["id"] in cited]
     if not named or not asked:
         return None
     first = named[0]
     subject = page_name(first.get("named_by", "")) or "its subject"
     kinds = ", ".join(dict.fromkeys(page_name(p["title"]) for p in named))
-    said = not_covered_detail(source, subject, asked)
-    return f'{said}; quoted instead: {kinds}, which its pages name ("{first["named_in"]}")'
+    said = not_covered_detail(source, subject, [asked, *missing], far=far)
+    instead = QUESTION_TYPE_NAMES.get(asked, asked)
+    return (
+        f"{said}; for {instead}, quoted instead: {kinds}, which its pages name "
+        f'("{first["named_in"]}")'
+    )
 
 
 def soft_refusal_detail(sentences: Sequence[CheckedSentence], relevant_sentence_at: float) -> str:

@@ -162,13 +162,16 @@ Flu pages', whose only other lines are the news they linked to."""
 GLUED_ITEMS = re.compile(r":\s+((?:[A-Z][a-z]+(?:\s+[a-z]+){0,4})\s+){3,}[A-Z]")
 """Three or more capitalised list items run together after a colon, no punctuation."""
 
-MID_SENTENCE = re.compile(r"[a-z]+\b(?![.'’-]\w)")
+MID_SENTENCE = re.compile(
+    r"(?!(?:von|van|de|del|della|da|di|du|le|la|al|el|den|der|ter)\s+[A-Z])[a-z]+\b(?![.'’-]\w)"
+)
 """A unit whose first word is all small letters: no sentence's start but a piece of one
 (list items glued without their lead-in, "the degree of the hearing loss the pattern of
 hearing loss ..."; a clause split off at an abbreviation, "gambiense infection."; "is the
 rarest and most dangerous form of psoriasis ..."): 664 of 111,209 distinct MedQuAD units
 (2026-11-27; 60 read, all pieces). A word with a capital ("mTOR inhibitors ...") starts
-sentences."""
+sentences, and so does a name's particle before its capital ("von Hippel-Lindau disease
+(VHL) is a rare, genetic ...": 1 distinct MedQuAD unit)."""
 
 WORD = re.compile(r"[a-z0-9]+")
 STOP = frozenset("a an the of and or to in for with is are be by on at as that this it".split())

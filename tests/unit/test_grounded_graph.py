@@ -1072,19 +1072,20 @@ DEMENTIA_OVERVIEW = (
     "different diseases can cause dementia, including Alzheimer disease and stroke."
 )
 ALZHEIMER_INHERITANCE = "The early-onset form of Alzheimer disease is inherited in families."
+STROKE_TREATMENT = "Medicines that break up clots treat a stroke."
 
 
 def test_a_kind_the_subjects_pages_name_answers_a_type_they_do_not(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    backend, _, _, _ = setup(
+    backend, models, _, _ = setup(
         fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
     )
     pages = [("Dementia", DEMENTIA_OVERVIEW, "information", [])]
     kinds = [
         ("Alzheimer disease", "Alzheimer disease affects millions.", "frequency", []),
         ("Alzheimer disease", ALZHEIMER_INHERITANCE, "inheritance", []),
-        ("Stroke", "A stroke is inherited in no family.", "treatment", []),  # not asked
+        ("Stroke", STROKE_TREATMENT, "treatment", []),
     ]
     sites = {"Dementia": "MPlusHealthTopics", "Alzheimer disease": "GHR"}
     use_source(monkeypatch, TypedSource(pages, unsearched=kinds, sites=sites))
@@ -1096,12 +1097,35 @@ def test_a_kind_the_subjects_pages_name_answers_a_type_they_do_not(
     question = "Is dementia genetically passed down?"
     result = run(backend, "", question, **settings)
     assert result["answer"] == f"{ALZHEIMER_INHERITANCE[:-1]} [1]."
+    named = (
+        'quoted instead: Alzheimer disease, which its pages name ("Many different diseases '
+        'can cause dementia, including Alzheimer disease and stroke.")'
+    )
     assert result["not_covered"] == (
-        "titled pages describes Dementia but says nothing about how it is inherited; quoted "
-        'instead: Alzheimer disease, which its pages name ("Many different diseases can '
-        'cause dementia, including Alzheimer disease and stroke.")'
+        "titled pages describes Dementia but says nothing about how it is inherited; for how "
+        f"it is inherited, {named}"
     )
     assert [s["title"] for s in result["sources"]] == ["Alzheimer disease"]
+    # the message asks treatment first (the classifier's reading of it whole): the first
+    # kind named with a treatment page answers (Alzheimer disease has none here), and the
+    # inheritance part the subject's pages do not answer is said in the same clause
+    two = f"{question} What are the treatments for dementia?"
+    both = run(backend, "", two, **settings)
+    assert both["answer"] == f"{STROKE_TREATMENT[:-1]} [1]."
+    assert both["not_covered"] == (
+        "titled pages describes Dementia but says nothing about how it is treated or how "
+        "it is inherited; for how it is treated, quoted instead: Stroke, which its pages "
+        'name ("Many different diseases can cause dementia, including Alzheimer disease '
+        'and stroke.")'
+    )
+    # the kind's page is held to the gate the subject's passed, read as asked of the kind
+    near = retrieved(models, question, relevant_at=-1.0, asked="inheritance")
+    assert [p["title"] for p in near.stand_ins] == ["Alzheimer disease"]
+    own_relevance = near.ranked[0]["relevance"]
+    assert near.stand_ins[0]["relevance"] < own_relevance  # the fake embedder's order
+    gate = (near.stand_ins[0]["relevance"] + own_relevance) / 2
+    far = retrieved(models, question, relevant_at=gate, asked="inheritance")
+    assert far.on_subject and far.stand_ins == []
     # a page of the subject's own that says it is quoted, and no kind's
     said = "Dementia is inherited in a few families."
     own = [("Dementia", f"{DEMENTIA_OVERVIEW} {said}", "information", [])]

@@ -202,8 +202,10 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []
     assert foci("Is flu contagious?") == ["Flu"]  # what is asked of it, no longer name
-    # a page named in the plural is named by the singular ("a burn to my wrist")
+    # a page named in the plural is named by the singular ("a burn to my wrist"), where
+    # the question's words name no page as written
     assert foci("burn to my wrist. What should I do?") == ["Burns"]
+    assert foci("I have the flu and a burn on my wrist.") == ["Flu"]
 
 
 def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
@@ -226,6 +228,8 @@ def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
     assert index.foci_named("strokes") == []  # a last word keeps its ending
     assert index.foci_named("Glas disease") == []  # no "s" added, only taken off
     assert index.foci_named("") == []
+    assert index.foci_named("early Alzheimers disease") == []  # three words, none such
+    assert index.foci_named(" ".join(["Alzheimers"] * 40 + ["disease"])) == []  # no blow-up
 
 
 def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> None:

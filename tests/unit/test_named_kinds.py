@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veriloop.nodes.named_kinds import named_kinds
+from veriloop.nodes.named_kinds import listed_kinds, named_kinds
 
 MEDLINEPLUS = (
     "Although dementia is common in very elderly people, it is not part of normal aging. "
@@ -39,9 +39,34 @@ def test_a_list_about_another_subject_names_no_kind_of_this_one() -> None:
 
 
 def test_list_items_that_are_no_names_are_left_out() -> None:
-    text = (
-        "Conditions that can cause anemia include (rarely) 2 rare forms, long-standing "
-        "kidney disease with high blood pressure and its many complications of the body, "
-        "and lead poisoning."
+    long_items = (
+        "Conditions that can cause anemia include 2 rare forms, long-standing kidney "
+        "disease with high blood pressure and its many complications of the body, and lead "
+        "poisoning."
     )
-    assert named_kinds("anemia", text) == ["lead poisoning"]
+    assert named_kinds("anemia", long_items) == ["lead poisoning"]  # too long, a digit first
+    generic = (
+        "Diseases that can cause anemia include infections, certain medicines, other "
+        "conditions and kidney disease."
+    )
+    assert named_kinds("anemia", generic) == ["kidney disease"]  # no condition's names
+
+
+def test_a_name_is_read_without_its_parenthesis_and_once_whatever_its_case() -> None:
+    text = (
+        "Many diseases can cause dementia, including Alzheimer\u2019s disease (AD), Stroke "
+        "and stroke."
+    )
+    assert named_kinds("dementia", text) == ["Alzheimer's disease", "Stroke"]
+    # the subject's page name in parentheses is no word the text must write
+    subject = "Dementia (Major Neurocognitive Disorder)"
+    assert named_kinds(subject, MEDLINEPLUS) == ["Alzheimer's disease", "stroke"]
+
+
+def test_each_kind_keeps_the_sentence_that_lists_it() -> None:
+    text = f"Vascular dementia can follow a stroke. {MEDLINEPLUS}"
+    kinds = listed_kinds("dementia", text)
+    assert [k.name for k in kinds] == ["Alzheimer's disease", "stroke"]
+    assert {k.sentence for k in kinds} == {
+        "Many different diseases can cause dementia, including Alzheimer's disease and stroke."
+    }

@@ -262,10 +262,13 @@ def test_non_answers_are_named(unit: str, reason: str) -> None:
     [
         "mTOR inhibitors are being studied to treat low-grade astrocytoma.",  # a capital
         "pH levels in the blood fall when the kidneys fail.",
+        "von Hippel-Lindau disease (VHL) is a rare, genetic multi-system disorder.",
         "Hearing loss is a common problem caused by noise, aging, disease, and heredity.",
     ],
 )
-def test_a_sentence_whose_first_word_has_a_capital_is_no_fragment(unit: str) -> None:
+def test_a_sentence_whose_first_word_has_a_capital_or_is_a_names_particle_is_no_fragment(
+    unit: str,
+) -> None:
     assert unquotable_reason(unit) is None
 
 

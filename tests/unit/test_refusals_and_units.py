@@ -140,6 +140,8 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
             False,
         ),
         ("Alcohol affects the brain and the liver.", False),
+        ("Type 2 diabetes affects how the body uses sugar.", False),  # a number, no count
+        ("About 2 percent of people are affected.", True),
     ],
 )
 def test_affects_says_how_many_only_with_a_count(unit: str, counts: bool) -> None:
