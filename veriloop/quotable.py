@@ -153,12 +153,14 @@ information on lupus"): the page's pointer to its publisher, no answer. GARD's l
 treatment page holds only that and a pointer to a handout."""
 SITE_NOTICE = re.compile(
     r"\bcontent on this (page|website|site)\b|\barchived for historic|"
-    r"\bfrontline questions and expert opinion",
+    r"\bfrontline questions and expert opinion|\bregistration is free\b",
     re.IGNORECASE,
 )
 """A website's notice about itself ("Content on this page was developed during the
 2009-2010 H1N1 pandemic and has not been updated"): 5 MedQuAD units, all the 2009 H1N1
-Flu pages', whose only other lines are the news they linked to."""
+Flu pages', whose only other lines are the news they linked to; or about a linked site
+("You may have to register to view the article, but registration is free": 12 distinct
+MedQuAD units, one of them quoted for "How is lupus diagnosed?")."""
 GLUED_ITEMS = re.compile(r":\s+((?:[A-Z][a-z]+(?:\s+[a-z]+){0,4})\s+){3,}[A-Z]")
 """Three or more capitalised list items run together after a colon, no punctuation."""
 
@@ -172,6 +174,12 @@ rarest and most dangerous form of psoriasis ..."): 664 of 111,209 distinct MedQu
 (2026-11-27; 60 read, all pieces). A word with a capital ("mTOR inhibitors ...") starts
 sentences, and so does a name's particle before its capital ("von Hippel-Lindau disease
 (VHL) is a rare, genetic ...": 1 distinct MedQuAD unit)."""
+
+ASIDE_LEAD = re.compile(r"\([^()]*[.!?]\)\s*:\s")
+"""List items read under a parenthesised sentence, their own heading lost ("(High levels
+of uric acid in the blood can lead to gout.): alcohol consumption", quoted for "what
+foods should I avoid with gout"): 25 distinct MedQuAD units, all so; a letter in
+parentheses ("(C): calcinosis ...", CREST syndrome's) is a label and stays."""
 
 WORD = re.compile(r"[a-z0-9]+")
 STOP = frozenset("a an the of and or to in for with is are be by on at as that this it".split())
@@ -441,8 +449,8 @@ def unquotable_reason(unit: str) -> str | None:
     """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
 
     Returns "resource list", "symptom table", "pointer line", "site notice", "glued list
-    items", "fragment" (`MID_SENTENCE`) or "heading only" (fewer than four words and no
-    stop after removing the heading, or a name and its pronunciation alone:
+    items", "fragment" (`MID_SENTENCE`, `ASIDE_LEAD`) or "heading only" (fewer than four
+    words and no stop after removing the heading, or a name and its pronunciation alone:
     `PRONOUNCED_NAME`).
     """
     text = unit.strip()
@@ -456,7 +464,7 @@ def unquotable_reason(unit: str) -> str | None:
         return "site notice"
     if GLUED_ITEMS.search(text):
         return "glued list items"
-    if MID_SENTENCE.match(text):
+    if MID_SENTENCE.match(text) or ASIDE_LEAD.match(text):
         return "fragment"
     if (len(text.split()) < 4 and not text.endswith(".")) or PRONOUNCED_NAME.match(text):
         return "heading only"

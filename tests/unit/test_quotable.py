@@ -236,6 +236,7 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "not been updated.",
             "site notice",
         ),
+        ("You may have to register to view the article, but registration is free.", "site notice"),
         (
             "Symptoms can be precipitated by: Sleep deprivation Psychological stress Alcohol "
             "and drug use Noncompliance of medication",
@@ -248,6 +249,7 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ),
         ("gambiense infection is found in West Africa.", "fragment"),  # after "T. b."
         ("is the rarest and most dangerous form of psoriasis.", "fragment"),
+        ("(High levels of uric acid in the blood can lead to gout.): diet.", "fragment"),
         ("Treatment Options", "heading only"),
         ("Sleep paralysis (pah-RAL-ih-sis).", "heading only"),  # a name and how to say it
         ("Asbestosis (as-bes-TOE-sis)", "heading only"),
@@ -263,6 +265,7 @@ def test_non_answers_are_named(unit: str, reason: str) -> None:
         "mTOR inhibitors are being studied to treat low-grade astrocytoma.",  # a capital
         "pH levels in the blood fall when the kidneys fail.",
         "von Hippel-Lindau disease (VHL) is a rare, genetic multi-system disorder.",
+        "(C): calcinosis: the formation of calcium deposits in the connective tissues.",
         "Hearing loss is a common problem caused by noise, aging, disease, and heredity.",
     ],
 )
