@@ -653,6 +653,8 @@ def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
         return lambda text: classifier.mentions(asked, text) or says_how_caught(text)
     if asked == "frequency":  # "disorders that affect the brain" count nobody
         return says_how_many
+    if asked == "inheritance":  # "light passes through the lens" passes nothing down
+        return says_how_inherited
     return lambda text: classifier.mentions(asked, text)
 
 
@@ -670,6 +672,32 @@ COUNTED_BY_AFFECT = re.compile(
 )
 """"affects" with a count within a few words: "affects about 1 in 5,000 people", "About
 2 percent of people are affected" (not "Type 2 diabetes affects how the body ...")."""
+
+
+PASS = frozenset(lexical_tokens(["passes"])[0])
+"""Inheritance's learned stem "pass", a word of any sentence ("Air and food pass through
+the pharynx")."""
+
+PASSED_DOWN = re.compile(
+    r"\bpass(?:es|ed|ing)?\s+(?:[\w-]+\s+){0,4}?(?:down|along|on\s+to|from\s+(?:an?\s+|the\s+|"
+    r"one\s+|their\s+|his\s+|her\s+)?(?:parents?|mothers?|fathers?|generation)|to\s+(?:[\w-]+\s+)?"
+    r"(?:children|child|offspring|sons?|daughters?|bab(?:y|ies)|next\s+generation))\b",
+    re.IGNORECASE,
+)
+"""Passing something down a family: "pass the faulty CFTR gene to their children",
+"passed down", "passed from parent to child"."""
+
+
+def says_how_inherited(text: str) -> bool:
+    """Tell whether a unit holds inheritance's words: a cue stem, "pass" only passed down.
+
+    "In a normal eye, light passes through the transparent lens to the retina" was quoted
+    for "are cataracts hereditary"; of the 92 units in benchmarks/cue_words.py's sample
+    (20,000 MedQuAD units, seed 0) whose only inheritance stem is "pass", 5 are of the
+    type. With `PASSED_DOWN`: recall 0.920 -> 0.920, precision 0.274 -> 0.284.
+    """
+    held = question_types().cues.get("inheritance", frozenset()) & set(lexical_tokens([text])[0])
+    return bool(held - PASS) or (bool(held) and bool(PASSED_DOWN.search(text)))
 
 
 def says_how_many(text: str) -> bool:

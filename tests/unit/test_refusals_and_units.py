@@ -150,6 +150,22 @@ def test_affects_says_how_many_only_with_a_count(unit: str, counts: bool) -> Non
     assert frequency(unit) is counts
 
 
+@pytest.mark.parametrize(
+    ("unit", "inherited"),
+    [
+        ("However, they can pass the faulty CFTR gene to their children.", True),
+        ("It is passed from parent to child.", True),
+        ("In a normal eye, light passes through the transparent lens to the retina.", False),
+        ("A small stone may pass on its own.", False),
+        ("This condition is inherited in an autosomal recessive pattern.", True),
+    ],
+)
+def test_pass_says_how_it_is_inherited_only_when_passed_down(unit: str, inherited: bool) -> None:
+    inheritance = asked_cues("inheritance")
+    assert inheritance is not None
+    assert inheritance(unit) is inherited
+
+
 def test_medquad_page_keys_are_unique_where_sites_share_a_qid() -> None:
     from veriloop.knowledge.medquad import page_keys
 
