@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
-from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.ranking import rank_rows
 from veriloop.knowledge.sources import SourcePassage
 from veriloop.knowledge.stated_names import own_name
@@ -499,9 +498,6 @@ CONTINUES = re.compile(
 cancer may not cause any symptoms at first.") goes on to say ("Later, you may have pelvic
 pain ...") is about the same thing, cue word or not."""
 
-AFFECTS = frozenset(lexical_tokens(["affects"])[0])
-"""Frequency's naming word as the index stems it ("affect"): a word of any sentence."""
-
 SHOWS_SIGNS = re.compile(
     r"(?:(?:most|many|some|affected) )?(?:people|persons|individuals|children|adults|"
     r"patients|women|men|infants|babies) (?:with|who have) [^.,;]{2,60}? "
@@ -651,67 +647,7 @@ def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
         return lambda text: classifier.mentions(asked, text) or bool(SHOWS_SIGNS.match(text))
     if asked == "causes":  # "HIV most often spreads through unprotected sex": how caught
         return lambda text: classifier.mentions(asked, text) or says_how_caught(text)
-    if asked == "frequency":  # "disorders that affect the brain" count nobody
-        return says_how_many
-    if asked == "inheritance":  # "light passes through the lens" passes nothing down
-        return says_how_inherited
     return lambda text: classifier.mentions(asked, text)
-
-
-NUMBER = (
-    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|hundreds?|"
-    r"thousands?|millions?|billions?|percent)\b)"
-)
-"""A number, in digits or words."""
-
-COUNTED_BY_AFFECT = re.compile(
-    rf"\baffect\w*\s+(?:[\w,.-]+\s+){{0,4}}?{NUMBER}"
-    rf"|{NUMBER}[\w,.-]*(?:\s+[\w,.-]+){{0,5}}?\s+(?:(?:are|is|were|was|be|been)\s+)?"
-    r"affected\b",
-    re.IGNORECASE,
-)
-""""affects" with a count within a few words: "affects about 1 in 5,000 people", "About
-2 percent of people are affected" (not "Type 2 diabetes affects how the body ...")."""
-
-
-PASS = frozenset(lexical_tokens(["passes"])[0])
-"""Inheritance's learned stem "pass", a word of any sentence ("Air and food pass through
-the pharynx")."""
-
-PASSED_DOWN = re.compile(
-    r"\bpass(?:es|ed|ing)?\s+(?:[\w-]+\s+){0,4}?(?:down|along|on\s+to|from\s+(?:an?\s+|the\s+|"
-    r"one\s+|their\s+|his\s+|her\s+)?(?:parents?|mothers?|fathers?|generation)|to\s+(?:[\w-]+\s+)?"
-    r"(?:children|child|offspring|sons?|daughters?|bab(?:y|ies)|next\s+generation))\b",
-    re.IGNORECASE,
-)
-"""Passing something down a family: "pass the faulty CFTR gene to their children",
-"passed down", "passed from parent to child"."""
-
-
-def says_how_inherited(text: str) -> bool:
-    """Tell whether a unit holds inheritance's words: a cue stem, "pass" only passed down.
-
-    "In a normal eye, light passes through the transparent lens to the retina" was quoted
-    for "are cataracts hereditary"; of the 92 units in benchmarks/cue_words.py's sample
-    (20,000 MedQuAD units, seed 0) whose only inheritance stem is "pass", 5 are of the
-    type. With `PASSED_DOWN`: recall 0.920 -> 0.920, precision 0.274 -> 0.284.
-    """
-    held = question_types().cues.get("inheritance", frozenset()) & set(lexical_tokens([text])[0])
-    return bool(held - PASS) or (bool(held) and bool(PASSED_DOWN.search(text)))
-
-
-def says_how_many(text: str) -> bool:
-    """Tell whether a unit holds frequency's words: a cue stem, "affects" only with a count.
-
-    "Rheumatoid arthritis affects about 1.3 million adults" says how many; "symptoms that
-    can be caused by a number of disorders that affect the brain" (quoted for "How many
-    people get dementia?") and "Type 2 diabetes affects how the body uses sugar" do not
-    (`COUNTED_BY_AFFECT`). On 20,000 MedQuAD units (benchmarks/cue_words.py's sample, seed
-    0): recall 0.77 -> 0.75, precision 0.12 -> 0.31 (any number in the unit: 0.76 / 0.26;
-    without "affects" at all: 0.71 / 0.35).
-    """
-    held = question_types().cues.get("frequency", frozenset()) & set(lexical_tokens([text])[0])
-    return bool(held - AFFECTS) or (bool(held) and bool(COUNTED_BY_AFFECT.search(text)))
 
 
 @dataclass

@@ -47,7 +47,13 @@ from veriloop.nodes.judges import (
 )
 from veriloop.nodes.judges.claim_check import ClaimCheck, check_claims
 from veriloop.nodes.named_kinds import named_kind_pages
-from veriloop.nodes.page_types import missing_typed, prefer_type, with_opening, with_whole_pages
+from veriloop.nodes.page_types import (
+    missing_typed,
+    pages_about,
+    prefer_type,
+    with_opening,
+    with_whole_pages,
+)
 from veriloop.nodes.question_type import AskedPart
 from veriloop.nodes.subject import (
     RARE_DISORDER_SITES,
@@ -556,8 +562,7 @@ def _general_page_texts(source: PassageSource, found: Sequence[SourcePassage]) -
     general = [p for p in found if p.get("site") and p.get("site") not in RARE_DISORDER_SITES]
     yield from (p["text"] for p in general)
     for title in dict.fromkeys(p["title"] for p in general if p["title"]):
-        for opening in source.openings_of(title):
-            yield from (part["text"] for part in source.parts(opening) or [opening])
+        yield from (part["text"] for part in pages_about(source, title))
 
 
 class PartPassages(TypedDict):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.sources import PassageSource, SourcePassage
 from veriloop.knowledge.stated_names import own_name
+from veriloop.nodes.page_types import pages_about
 from veriloop.nodes.subject import GENERIC_SUBJECT_WORDS, words_in_order
 from veriloop.quotable import has_quotable
 from veriloop.text import split_sentences
@@ -140,7 +141,7 @@ def named_kind_pages(
     kinds = 0
     for title in titles:
         read = [p for p in own if p["title"] == title]
-        read += [part for opening in source.openings_of(title) for part in _whole(source, opening)]
+        read += pages_about(source, title)
         for page in {p["id"]: p for p in read}.values():
             for kind in listed_kinds(page_name(title), page["text"]):
                 if kinds >= NAMED_KINDS:
@@ -157,11 +158,6 @@ def named_kind_pages(
                     have |= {p["id"] for p in typed}
                     found += typed
     return found
-
-
-def _whole(source: PassageSource, opening: SourcePassage) -> list[SourcePassage]:
-    """Return every passage of an opening's page (the opening alone: no pages)."""
-    return source.parts(opening) or [opening]
 
 
 def _marked(passage: SourcePassage, sentence: str, title: str) -> SourcePassage:

@@ -36,6 +36,13 @@ def prefer_type(
     return (typed, True) if typed else (ranked, False)
 
 
+def pages_about(source: PassageSource, title: str) -> list[SourcePassage]:
+    """Return every passage of every page the source files under `title`, page by page."""
+    return [
+        part for opening in source.openings_of(title) for part in source.parts(opening) or [opening]
+    ]
+
+
 def missing_typed(
     source: PassageSource, own: Sequence[SourcePassage], asked: str
 ) -> list[SourcePassage]:

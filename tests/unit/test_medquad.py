@@ -40,6 +40,14 @@ def write_pairs(path: Path, rows: list[dict[str, str]], extra: str = "") -> Path
     return path
 
 
+def fresh_index(tmp_path: Path, rows: list[dict[str, str]]) -> medquad.MedQuADIndex:
+    """Build an index of `rows` in `tmp_path`, leaving no index open for other tests."""
+    medquad._open.clear()
+    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
+    medquad._open.clear()
+    return index
+
+
 def test_long_answers_split_into_cited_passages(tmp_path: Path) -> None:
     passages = load_passages(write_pairs(tmp_path / "m.jsonl.gz", PAIRS))
     noonan = [p for p in passages if p.focus == "Noonan syndrome"]
@@ -181,9 +189,7 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
             "answer": "A parasite.",
         },
     ]
-    medquad._open.clear()
-    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
-    medquad._open.clear()
+    index = fresh_index(tmp_path, rows)
 
     def foci(question: str, found: tuple[str, ...] = ()) -> list[str]:
         return [p.focus for p in index.named_openings(question, found)]
@@ -217,9 +223,7 @@ def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
         {**PAIRS[1], "qid": "4-1", "focus": "Stroke", "answer": "A stroke."},
         {**PAIRS[1], "qid": "5-1", "focus": "Glass Disease", "answer": "Another."},
     ]
-    medquad._open.clear()
-    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
-    medquad._open.clear()
+    index = fresh_index(tmp_path, rows)
     both = ["Alzheimer disease", "Alzheimer's Disease"]
     assert sorted(index.foci_named("Alzheimers disease")) == both  # NINDS drops apostrophes
     assert sorted(index.foci_named("Alzheimer's disease")) == both
@@ -249,9 +253,7 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> No
             "answer": "Schindler disease, also called the infantile type, is rare.",
         },
     ]
-    medquad._open.clear()
-    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
-    medquad._open.clear()
+    index = fresh_index(tmp_path, rows)
     assert [p.focus for p in index.named_openings("What is hypertension?")] == [
         "High Blood Pressure"
     ]
@@ -272,9 +274,7 @@ def test_every_answer_about_a_focus_is_listed_whatever_its_type(tmp_path: Path) 
         {**PAIRS[1], "qid": "2-2", "focus": "Flu", "qtype": "support groups"},
         {**PAIRS[1], "qid": "3-1", "focus": "Bird Flu", "qtype": "treatment"},
     ]
-    medquad._open.clear()
-    index = open_medquad(write_pairs(tmp_path / "m.jsonl.gz", rows), cache_root=tmp_path / "c")
-    medquad._open.clear()
+    index = fresh_index(tmp_path, rows)
     # a type no question classifier knows ("support groups") is listed too
     assert sorted(p.qtype for p in index.focus_openings("Flu")) == ["information", "support groups"]
     assert [p.qtype for p in index.typed_openings("Flu", "support groups")] == ["support groups"]

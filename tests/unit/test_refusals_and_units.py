@@ -129,41 +129,35 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
 
 
 @pytest.mark.parametrize(
-    ("unit", "counts"),
+    ("asked", "unit", "holds"),
     [
-        ("Rheumatoid arthritis affects about 1.3 million adults in the United States.", True),
-        ("Medullary sponge kidney affects about one person per 5,000 people.", True),
-        ("The prevalence of this condition is unknown.", True),  # a stem of its own
+        # frequency's "affects" only with a count (`question_type.CUES_IN_CONTEXT`)
+        ("frequency", "Rheumatoid arthritis affects about 1.3 million adults in the US.", True),
+        ("frequency", "Medullary sponge kidney affects about one person per 5,000 people.", True),
+        ("frequency", "The prevalence of this condition is unknown.", True),  # its own stem
         (
+            "frequency",
             "It is a descriptive term for symptoms that can be caused by a number of "
             "disorders that affect the brain.",  # quoted for "How many people get dementia?"
             False,
         ),
-        ("Alcohol affects the brain and the liver.", False),
-        ("Type 2 diabetes affects how the body uses sugar.", False),  # a number, no count
-        ("About 2 percent of people are affected.", True),
+        ("frequency", "Alcohol affects the brain and the liver.", False),
+        ("frequency", "Type 2 diabetes affects how the body uses sugar.", False),  # no count
+        ("frequency", "About 2 percent of people are affected.", True),
+        # inheritance's "pass" only for something passed down a family
+        ("inheritance", "However, they can pass the faulty CFTR gene to their children.", True),
+        ("inheritance", "It is passed from parent to child.", True),
+        ("inheritance", "In a normal eye, light passes through the lens to the retina.", False),
+        ("inheritance", "A small stone may pass on its own.", False),
+        ("inheritance", "This condition is inherited in an autosomal recessive pattern.", True),
     ],
 )
-def test_affects_says_how_many_only_with_a_count(unit: str, counts: bool) -> None:
-    frequency = asked_cues("frequency")
-    assert frequency is not None
-    assert frequency(unit) is counts
-
-
-@pytest.mark.parametrize(
-    ("unit", "inherited"),
-    [
-        ("However, they can pass the faulty CFTR gene to their children.", True),
-        ("It is passed from parent to child.", True),
-        ("In a normal eye, light passes through the transparent lens to the retina.", False),
-        ("A small stone may pass on its own.", False),
-        ("This condition is inherited in an autosomal recessive pattern.", True),
-    ],
-)
-def test_pass_says_how_it_is_inherited_only_when_passed_down(unit: str, inherited: bool) -> None:
-    inheritance = asked_cues("inheritance")
-    assert inheritance is not None
-    assert inheritance(unit) is inherited
+def test_a_word_of_any_sentence_is_a_types_word_only_in_its_sense(
+    asked: str, unit: str, holds: bool
+) -> None:
+    words = asked_cues(asked)
+    assert words is not None
+    assert words(unit) is holds
 
 
 def test_medquad_page_keys_are_unique_where_sites_share_a_qid() -> None:
