@@ -169,6 +169,23 @@ from veriloop.quotable import (
             "Is Ewing sarcoma an inherited condition? This condition is generally not inherited.",
             "This condition is generally not inherited.",
         ),
+        (  # a pointer down the page in an aside: the sentence reads well without it
+            "22q11.2 deletion syndrome (which is also known by several other names, listed "
+            "below) is a disorder caused by the deletion of a small piece of chromosome 22.",
+            "22q11.2 deletion syndrome is a disorder caused by the deletion of a small piece "
+            "of chromosome 22.",
+        ),
+        (
+            "The major risk factors for carotid artery disease, listed below, also are the "
+            "major risk factors for coronary heart disease.",
+            "The major risk factors for carotid artery disease also are the major risk "
+            "factors for coronary heart disease.",
+        ),
+        (  # a list in brackets keeps its items
+            "The problems with movement (dystonia and parkinsonism, described below) usually "
+            "start in infancy.",
+            "The problems with movement (dystonia and parkinsonism) usually start in infancy.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -240,6 +257,12 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         (
             "Symptoms can be precipitated by: Sleep deprivation Psychological stress Alcohol "
             "and drug use Noncompliance of medication",
+            "glued list items",
+        ),
+        (  # two longer items run together
+            "The goals of treating sleep apnea are to: Restore regular breathing during sleep "
+            "Relieve symptoms such as loud snoring and daytime sleepiness Treatment may "
+            "improve other medical problems.",
             "glued list items",
         ),
         (
@@ -323,8 +346,14 @@ def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
     ]
     # a sentence that announces nothing, or a next unit that is a sentence, stays apart;
     # an item it does not lead in is a fragment, not quoted alone
-    assert quoted("Signs are listed below. - a lump in the breast") == [
-        "Signs are listed below.",
+    assert quoted("Signs differ from person to person. - a lump in the breast") == [
+        "Signs differ from person to person.",
+    ]
+    # a pointer down the page is quoted only as the lead-in of the list it announces
+    assert quoted("Signs are listed below. - a lump in the breast") == []
+    assert quoted("The signs listed below are common: a lump. Ask a doctor.") == [
+        "The signs listed below are common: a lump.",
+        "Ask a doctor.",
     ]
     assert quoted("Note the following advice. Rest is best.") == [
         "Note the following advice.",
@@ -339,6 +368,10 @@ def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
         "(Watch the video to learn more about shingles.",
         "For more information on genetic testing for SCA, please click here.",
         "To read more about the different types, click on the links below.",
+        # a sentence pointing further down its page, quoted without what it points at
+        "In addition to the environmental factors listed below, falls can also be caused "
+        "by impaired vision or balance.",
+        "These types are described below.",
     ],
 )
 def test_a_line_pointing_at_what_the_page_shows_is_no_answer(unit: str) -> None:
