@@ -119,6 +119,10 @@ def extract_sentences(
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
     passing = {unit for unit in found if prefer(unit[0])} if prefer is not None else set()
+    if passing and not any(pid == opening for _, pid in passing):
+        opening = None  # an opening that never says the type ("Babies with sickle cell
+        # disease should be referred to a doctor ...") is no answer's start: its page's
+        # sentences that do say it are ranked with the rest
     if passing:  # the opening stays whole: its preamble may still be quoted
         found = _whole_lists(found, [u for u in found if u in passing or u[1] == opening])
     if not found or count < 1:

@@ -427,6 +427,39 @@ def test_the_openings_sentences_that_say_the_asked_type_come_before_its_preamble
     ]
 
 
+def test_an_opening_that_never_says_the_asked_type_does_not_lead() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    opening = passage(
+        "P-1",
+        "Babies with sickle cell disease should see a doctor early. The doctor might be a "
+        "hematologist. The first visit should be before 8 weeks of age.",
+        title="Sickle Cell Disease",
+    )
+    opening.update(part=1, page="P")
+    later = passage(
+        "P-2",
+        "Hydroxyurea is a medicine that reduces pain crises. Stem cell transplants are "
+        "the only cure. Caretakers should ask questions.",
+        title="Sickle Cell Disease",
+    )
+    later.update(part=2, page="P")
+    quoted, _ = extract_sentences(
+        fake_models([]),
+        "What are the treatments of sickle cell disease?",
+        [opening, later],
+        2,
+        _LaterFirst(),  # type: ignore[arg-type]
+        prefer=asked_cues("treatment"),
+        lead=True,
+    )
+    assert [text for text, _ in quoted] == [
+        "Hydroxyurea is a medicine that reduces pain crises.",
+        "Stem cell transplants are the only cure.",
+    ]
+
+
 def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import extract_sentences
