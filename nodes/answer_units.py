@@ -25,7 +25,13 @@ from veriloop.knowledge.sources import SourcePassage
 from veriloop.knowledge.stated_names import own_name
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
-from veriloop.nodes.question_type import classifier_vectors, names_type, question_types
+from veriloop.nodes.question_type import (
+    SIDE_EFFECTS,
+    classifier_vectors,
+    names_type,
+    question_types,
+    side_effects_asked,
+)
 from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
@@ -271,7 +277,7 @@ def quote_answer(
         relevance,
         about=about,
         define=asked == "information",
-        prefer=asked_cues(asked) if typed else None,
+        prefer=_preferred(asked, question) if typed else None,
         lead=bool(typed),
         causes=asked == "causes",
         symptoms=asked == "symptoms",
@@ -289,6 +295,17 @@ def quote_answer(
         first_unanswered=asked not in (None, "information") and not first,
         parts_unanswered=parts_unanswered,
     )
+
+
+def _preferred(asked: str | None, question: str) -> Callable[[str], bool] | None:
+    """Return the test of the units of a page of the asked type that say what was asked.
+
+    The type's cue words (`asked_cues`); for a question about side effects
+    (`side_effects_asked`) on a treatment page, the units naming side effects.
+    """
+    if asked == "treatment" and side_effects_asked(question):
+        return lambda text: bool(SIDE_EFFECTS.search(text))
+    return asked_cues(asked)
 
 
 def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:

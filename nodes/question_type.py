@@ -555,6 +555,35 @@ def vaccine_asked(question: str) -> int | None:
     return None
 
 
+SIDE_EFFECTS = re.compile(r"\b(?:side|adverse)[\s-]+effects?\b", re.IGNORECASE)
+"""Words naming a treatment's side effects: MedQuAD says them on its treatment pages (202
+of the 369 answers that write them)."""
+
+
+NAMES_SIGNS = re.compile(r"\b(?:symptoms?|signs?)\b", re.IGNORECASE)
+
+
+ASKS_SIDE_EFFECTS = re.compile(
+    r"\b(?:side|adverse)[\s-]+effects?\s+(?:of|from|with|for|does|do|are|is|can)\b|"
+    r"\b(?:what|which|any)\s+(?:\w+\s+)?(?:side|adverse)[\s-]+effects?\b",
+    re.IGNORECASE,
+)
+"""Side effects asked for ("the side effects of chemotherapy", "what side effects does it
+have"), not a wish about them ("a treatment that has minimal side effects")."""
+
+
+def side_effects_asked(question: str) -> bool:
+    """Tell whether a message asks about a treatment's side effects.
+
+    Read in its asking sentences (`asking_sentences`): "What are the side effects of
+    chemotherapy for breast cancer?" asks it (the classifier read it as symptoms), "The
+    prednisone was causing other side effects." states it, "Please inform me of the
+    treatment ..., particularly one that has minimal side effects." wishes for few
+    (`ASKS_SIDE_EFFECTS`).
+    """
+    return any(ASKS_SIDE_EFFECTS.search(sentence) for sentence in asking_sentences(question))
+
+
 def types_named_together(question: str) -> list[str]:
     """Return the types a message's listed type nouns name, in its order, each once.
 
@@ -582,7 +611,10 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     `PART_CONFIDENT_AT` or more), whatever type the whole message was read as. Type nouns
     listed together (`types_named_together`: "the causes and treatments of gout") are each
     asked, in the message's order. A message asking about a vaccine (`vaccine_asked`) asks
-    prevention: first when that is its first ask, else after the others.
+    prevention: first when that is its first ask, else after the others. A message asking
+    about side effects (`side_effects_asked`) asks treatment first, where a treatment's
+    side effects are said, and no symptoms in a part naming them and no symptom (the
+    classifier's reading of "side effects").
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
@@ -608,6 +640,16 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
         named = [AskedPart(question, qtype, asked.best.probability, 1) for qtype in listed]
         lead = asks[:told] or [p for p in asks[:1] if p.qtype not in listed]  # asked before
         asks = [*lead, *named, *asks[len(lead) :]]
+    if side_effects_asked(question):  # "What are the side effects of chemotherapy ...?"
+        misread = [  # symptoms read from "side effects" alone, no symptom named
+            p
+            for p in asks
+            if p.qtype == "symptoms"
+            and SIDE_EFFECTS.search(p.text)
+            and not NAMES_SIGNS.search(p.text)
+        ]
+        treatment = AskedPart(question, "treatment", asked.best.probability, 1)
+        asks = [treatment, *(p for p in asks if p not in misread)]
     vaccine = vaccine_asked(question)  # "At what age should you get the shingles shot"
     if vaccine is not None:
         prevention = AskedPart(question, "prevention", asked.best.probability, 1)

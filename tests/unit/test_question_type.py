@@ -245,6 +245,30 @@ def test_a_message_asking_about_a_vaccine_asks_prevention_first() -> None:
     assert [later.first, *(p.qtype for p in later.more)] == ["symptoms", "treatment", "prevention"]
 
 
+def test_a_message_asking_about_side_effects_asks_treatment_not_symptoms() -> None:
+    models: Any = OwnEncoder()
+    asked = asked_types(models, "what are the side effects of chemotherapy for breast cancer", 0.5)
+    assert asked.asked.qtype == "symptoms"  # the classifier's reading of "side effects"
+    assert [asked.first, *(p.qtype for p in asked.more)] == ["treatment"]
+    # side effects stated, not asked about, ask nothing of them
+    stated = asked_types(
+        models, "The prednisone was causing other side effects. How long until I feel well?", 0.5
+    )
+    assert "treatment" not in [stated.first, *(p.qtype for p in stated.more)]
+    from veriloop.nodes.question_type import side_effects_asked
+
+    assert side_effects_asked("What side effects does hydroxyurea have?")
+    assert not side_effects_asked(  # a wish about them, no ask
+        "Please inform me of the recommended treatment for mite infestation, particularly "
+        "one that is non-toxic or has minimal side effects."
+    )
+    # a symptoms part of its own is still asked
+    both = asked_types(
+        models, "What are the symptoms of gout? What are the side effects of allopurinol?", 0.5
+    )
+    assert both.first == "treatment" and "symptoms" in [p.qtype for p in both.more]
+
+
 def test_a_search_for_a_doctor_lists_no_types() -> None:
     models: Any = OwnEncoder()
     asked = asked_types(models, "I have been looking for a doctor. My knee hurts.", 0.5)

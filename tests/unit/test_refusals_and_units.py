@@ -460,6 +460,17 @@ def test_an_opening_that_never_says_the_asked_type_does_not_lead() -> None:
     ]
 
 
+def test_a_question_about_side_effects_prefers_the_treatment_units_naming_them() -> None:
+    from veriloop.nodes.answer_units import _preferred
+
+    prefer = _preferred("treatment", "What are the side effects of hydroxyurea?")
+    assert prefer is not None
+    assert prefer("These side effects usually go away quickly.")
+    assert not prefer("Hydroxyurea is a medicine that reduces pain crises.")
+    cues = _preferred("treatment", "How is sickle cell disease treated?")
+    assert cues is not None and cues("Hydroxyurea is a medicine that reduces pain crises.")
+
+
 def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import extract_sentences
