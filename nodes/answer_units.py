@@ -501,11 +501,13 @@ LIST_ITEMS_QUOTED = 10
 
 DANGLING = re.compile(
     r"^(?:(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"
+    r"(?:Some|Many|Most|One|Each|All|Both) of (?:its|their|these|those|them)|"
     r"In addition|Otherwise|Instead|Still|Other|If (?:this|that|these|those|they|it|he|she))\b"
     r"|If (?:so|not),)"
 )
 """An opening that leans on the sentence before it ("Or, ...", "This information ...",
-"If they do, causes may include ...", "If not, ask ...")."""
+"If they do, causes may include ...", "If not, ask ...", "Some of its causes are ...":
+whose causes the sentence before says)."""
 
 POINTS_BACK = re.compile(r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b")
 """A pointer inside a sentence to text before it ("... mild benefits from some of these

@@ -150,6 +150,8 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("inheritance", "In a normal eye, light passes through the lens to the retina.", False),
         ("inheritance", "A small stone may pass on its own.", False),
         ("inheritance", "This condition is inherited in an autosomal recessive pattern.", True),
+        # heredity said in a list of causes says whether it runs in families
+        ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
     ],
 )
 def test_a_word_of_any_sentence_is_a_types_word_only_in_its_sense(
@@ -298,6 +300,7 @@ def test_a_sentence_leaning_on_the_one_before_brings_it_along() -> None:
         "If they do, causes may include the following: brief intolerance to fasting.",
         "If so, a doctor may order a blood test.",
         "If not, ask if the dosage can be safely reduced.",
+        "Some of its causes are aging, loud noise and heredity.",  # whose causes: the one before
         "If this happens, your doctor may recommend a procedure.",
     ],
 )
