@@ -51,6 +51,7 @@ from veriloop.nodes.page_types import (
     missing_typed,
     pages_about,
     prefer_type,
+    stand_in_pages,
     with_opening,
     with_whole_pages,
 )
@@ -450,6 +451,14 @@ def retrieve_ranked(
             )
             calls = [*calls, *call_named]
             stand_ins = [p for p in named if relevant_at is None or p["relevance"] >= relevant_at]
+    if is_on and asked and not any(p.get("qtype") == asked for p in on_subject):
+        # what causes a cancer: its risk factors, on its who-is-at-risk page, which the
+        # search for "causes" does not return (read like its other pages: `TypeTest`)
+        risk, call_risk = rank_passages(
+            models, question, stand_in_pages(source, own, asked), keep, question_vector
+        )
+        calls = [*calls, *([call_risk] if call_risk else [])]
+        on_subject = sorted([*on_subject, *risk], key=lambda p: -p["relevance"])
     if subject.matched:  # close enough or not: other pages answering for the subject's
         # gave 16 rated answers, 14 bad (issue 38)
         kept = {p["id"] for p in on_subject}

@@ -10,7 +10,9 @@ answers its question in its first lines. The grounded default's retrieval
 - `with_opening`: put the opening of the best passage's page first when retrieval found
   only a later part of it;
 - `with_whole_pages`: when no page answers the asked type, the rest of the best pages'
-  parts, where a sentence about the type may sit that the search did not return.
+  parts, where a sentence about the type may sit that the search did not return;
+- `stand_in_pages`: when no page answers the asked type, the subject's pages of a type
+  that says it in other words (its risk factors for what causes it).
 """
 
 from __future__ import annotations
@@ -34,6 +36,27 @@ def prefer_type(
         return ranked, None
     typed = [p for p in ranked if p.get("qtype") == asked]
     return (typed, True) if typed else (ranked, False)
+
+
+STANDS_IN_FOR = {"causes": "susceptibility"}
+"""A type MedQuAD answers on another type's pages where a subject has no page of its own:
+what causes a cancer is said as its risk factors ("Risk factors for colorectal cancer
+include: ..."): CancerGov files no causes page, and 123 of MedQuAD's 4,742 foci have a
+who-is-at-risk page and no causes page."""
+
+
+def stand_in_pages(
+    source: PassageSource, own: Sequence[SourcePassage], asked: str | None
+) -> list[SourcePassage]:
+    """Return the subject's own pages of the type that stands in for the asked one.
+
+    None when no type stands in for it (`STANDS_IN_FOR`) or the subject has a page of the
+    asked type (the caller checks). Unranked, like `missing_typed`.
+    """
+    stand_in = STANDS_IN_FOR.get(asked or "")
+    if stand_in is None:
+        return []
+    return missing_typed(source, own, stand_in)
 
 
 def pages_about(source: PassageSource, title: str) -> list[SourcePassage]:

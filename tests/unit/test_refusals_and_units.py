@@ -737,6 +737,23 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         False,
         True,
     ]
+    # where a who-is-at-risk page stands in for causes, its units saying a risk pass, and
+    # elsewhere only the type's words count (no unit the classifier alone passes)
+    risky = "Smoking raises the risk of flu."
+    stand = fake_models([], vectors={risky: [0.0, 1.0], **vectors}, dim=2)
+    units = [
+        (risky, "R-1"),
+        ("Flu comes from viruses.", "P-1"),  # P(causes) 0.98, no cue word
+        ("Flu is caused by a virus.", "P-1"),  # 0.33 and its cue
+        ("Flu spreads in winter.", "R-1"),  # the risk page's unit saying no risk
+    ]
+    assert TypeTest("causes", stand)(units) == [False, True, True, False]
+    assert TypeTest("causes", stand, stand_in=frozenset({"R-1"}))(units) == [
+        True,
+        False,
+        True,
+        False,
+    ]
 
 
 def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found() -> None:
