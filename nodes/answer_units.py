@@ -274,6 +274,7 @@ def quote_answer(
     give only their units that write the phrase. Then each part (`quote_parts`).
     """
     elsewhere = asked not in (None, "information") and typed is False
+    effects = asked == "treatment" and side_effects_asked(question)
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
         TypeTest(str(asked), models, _kin_ids(passages), _stand_in_ids(passages, asked))
         if elsewhere
@@ -294,7 +295,7 @@ def quote_answer(
         about=about,
         define=asked == "information",
         prefer=_preferred(asked, question) if typed else None,
-        lead=bool(typed),
+        lead=bool(typed) and not effects,  # side effects: not the page's opening words
         causes=asked == "causes",
         symptoms=asked == "symptoms",
     )

@@ -134,12 +134,14 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
         ),
     ),
     "inheritance": (
-        "passes",
+        "passes carries",
         re.compile(
             r"\bpass(?:es|ed|ing)?\s+(?:[\w-]+\s+){0,4}?(?:down|along|on\s+to|from\s+"
             r"(?:an?\s+|the\s+|one\s+|their\s+|his\s+|her\s+)?(?:parents?|mothers?|fathers?|"
             r"generation)|to\s+(?:[\w-]+\s+)?(?:children|child|offspring|sons?|daughters?|"
-            r"bab(?:y|ies)|next\s+generation))\b",
+            r"bab(?:y|ies)|next\s+generation))\b|\bcarriers?\b|"
+            r"\bcarr(?:y|ies|ied|ying)\s+(?:[\w-]+\s+){0,3}?(?:genes?|mutations?|traits?|"
+            r"cop(?:y|ies)|alleles?|variants?|changes?|chromosomes?|(?:\w+\s+)?translocations?)\b",
             re.IGNORECASE,
         ),
     ),
@@ -154,7 +156,11 @@ units (benchmarks/cue_words.py's sample, seed 0) recall 0.77 -> 0.75, precision 
 Inheritance's learned "pass" needs something passed down a family ("pass the faulty
 CFTR gene to their children"; not "light passes through the transparent lens", quoted
 for "are cataracts hereditary"; 5 of the sample's 92 units whose only inheritance stem
-is "pass" are of the type): recall 0.920 unchanged, precision 0.274 -> 0.284."""
+is "pass" are of the type): recall 0.920 unchanged, precision 0.274 -> 0.284.
+Its learned "carri" likewise needs a carrier or something carried in the genes ("people who
+carry this type of balanced translocation"; not "insulin to carry glucose into the
+body's cells", quoted for "Is type 2 diabetes hereditary?"): of MedQuAD's 634 distinct
+units whose only inheritance stem it is, 1 is of the type, and 9 keep it (2026-11-27)."""
 
 
 @cache

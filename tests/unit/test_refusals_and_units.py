@@ -150,6 +150,10 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("inheritance", "In a normal eye, light passes through the lens to the retina.", False),
         ("inheritance", "A small stone may pass on its own.", False),
         ("inheritance", "This condition is inherited in an autosomal recessive pattern.", True),
+        # inheritance's "carry" only for genes carried
+        ("inheritance", "Women who carry a BRCA1 mutation have a higher risk.", True),
+        ("inheritance", "Carriers of one copy have no symptoms.", True),
+        ("inheritance", "Fat cells do not use insulin to carry glucose into the cells.", False),
         # heredity said in a list of causes says whether it runs in families
         ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
     ],
@@ -472,6 +476,45 @@ def test_a_question_about_side_effects_prefers_the_treatment_units_naming_them()
     assert not prefer("Hydroxyurea is a medicine that reduces pain crises.")
     cues = _preferred("treatment", "How is sickle cell disease treated?")
     assert cues is not None and cues("Hydroxyurea is a medicine that reduces pain crises.")
+
+
+class _EarlierFirst:
+    """A relevance judge that ranks a passage's earlier units above its later ones."""
+
+    def scores(self, question: str, texts: list[str]) -> list[float]:
+        return [-float(i) for i in range(len(texts))]
+
+
+def test_a_question_about_side_effects_quotes_them_not_the_pages_opening_words() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    opening = passage(
+        "P-1",
+        "There are many ways to treat prostate cancer. Doctors weigh the treatments and "
+        "their possible side effects. Treatment may involve surgery.",
+        title="Prostate Cancer",
+    )
+    opening.update(part=1, page="P", qtype="treatment")
+    later = passage(
+        "P-6",
+        "Side effects can include impotence and hot flashes. Radiation is given daily.",
+        title="Prostate Cancer",
+    )
+    later.update(part=6, page="P", qtype="treatment")
+    quoted = quote_answer(
+        fake_models([]),
+        "What are the side effects of radiation therapy for prostate cancer?",
+        [opening, later],
+        2,
+        _EarlierFirst(),  # type: ignore[arg-type]
+        asked="treatment",
+        typed=True,
+    )
+    assert [text for text, _ in quoted.units] == [
+        "Doctors weigh the treatments and their possible side effects.",
+        "Side effects can include impotence and hot flashes.",
+    ]
 
 
 def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
