@@ -88,7 +88,9 @@ def extract_sentences(
             is ..."): the author's answer, not the sentences nearest the question's
             wording. With `prefer`, the opening's units that pass it come first (a
             preamble, "However, they can develop over hours", waits), what the opening
-            lists before the rest of it; the others stay quotable.
+            lists before the rest of it; the others stay quotable. An opening with no
+            unit passing `prefer` while other passages have some does not lead (NHLBI's
+            sickle cell treatment page opens on referring babies to a hematologist).
         causes: The question asks what causes its subject: a unit saying what the page's
             subject itself causes ("Flu almost never causes an upset stomach", an effect)
             is not quoted while others are (`says_what_it_causes`).
@@ -182,7 +184,8 @@ def quote_parts(
         ids = set(part["passage_ids"])
         own = [p for p in passages if p["id"] in ids]
         asked = part["asked"]
-        test = None if part["typed"] else TypeTest(asked, models, _kin_ids(own))
+        test = None if part["typed"] else type_test(asked, models, own)
+        prefer, lead = on_type_pages(asked, part["question"])
         if test is not None:
             own = not_research(own, asked)
         units, call = extract_sentences(
@@ -192,8 +195,8 @@ def quote_parts(
             count,
             relevance,
             about=test,
-            prefer=asked_cues(asked) if part["typed"] else None,
-            lead=part["typed"],
+            prefer=prefer if part["typed"] else None,
+            lead=part["typed"] and lead,
             causes=asked == "causes",
             symptoms=asked == "symptoms" and not part["typed"],
         )
@@ -268,18 +271,18 @@ def quote_answer(
 
     The first type is answered from the passages not kept only for a part (`for_part`):
     from pages of that type (`typed`) as such, else through its `TypeTest` (the subject's
-    kinds' pages apart, `kin`; research pages set aside, `not_research`); "information"
-    by a definition first. Passages marked
+    kinds' pages apart, `kin`, and where a type stands in for the asked one its pages'
+    units saying it, `stand_in`; research pages set aside, `not_research`); "information"
+    by a definition first; a question about side effects by the treatment units naming
+    them (`on_type_pages`). Passages marked
     `defines` (pages about something else that say what the question's subject phrase is)
     give only their units that write the phrase. Then each part (`quote_parts`).
     """
     elsewhere = asked not in (None, "information") and typed is False
-    effects = asked == "treatment" and side_effects_asked(question)
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
-        TypeTest(str(asked), models, _kin_ids(passages), _stand_in_ids(passages, asked))
-        if elsewhere
-        else None
+        type_test(str(asked), models, passages) if elsewhere else None
     )
+    prefer, lead = on_type_pages(asked, question)
     own = [p for p in passages if not p.get("for_part")] or list(passages)
     if elsewhere:  # the parts keep every passage: a research part reads its own
         own = not_research(own, asked)
@@ -294,8 +297,8 @@ def quote_answer(
         relevance,
         about=about,
         define=asked == "information",
-        prefer=_preferred(asked, question) if typed else None,
-        lead=bool(typed) and not effects,  # side effects: not the page's opening words
+        prefer=prefer if typed else None,
+        lead=bool(typed) and lead,
         causes=asked == "causes",
         symptoms=asked == "symptoms",
     )
@@ -314,15 +317,22 @@ def quote_answer(
     )
 
 
-def _preferred(asked: str | None, question: str) -> Callable[[str], bool] | None:
-    """Return the test of the units of a page of the asked type that say what was asked.
+def on_type_pages(asked: str | None, question: str) -> tuple[Callable[[str], bool] | None, bool]:
+    """Return how pages of the asked type are quoted: the units preferred, and the lead.
 
-    The type's cue words (`asked_cues`); for a question about side effects
-    (`side_effects_asked`) on a treatment page, the units naming side effects.
+    The type's cue words (`asked_cues`) pick the units, and the page's opening leads; for
+    a question about side effects (`side_effects_asked`) on a treatment page, the units
+    naming side effects, with no lead (the opening's preamble, "There are a number of ways
+    to treat prostate cancer", is not what was asked).
     """
     if asked == "treatment" and side_effects_asked(question):
-        return lambda text: bool(SIDE_EFFECTS.search(text))
-    return asked_cues(asked)
+        return (lambda text: bool(SIDE_EFFECTS.search(text))), False
+    return asked_cues(asked), True
+
+
+def type_test(asked: str, models: Models, passages: Sequence[SourcePassage]) -> TypeTest:
+    """Return the asked type's test of the units of pages of other types (`TypeTest`)."""
+    return TypeTest(asked, models, _kin_ids(passages), _stand_in_ids(passages, asked))
 
 
 def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:

@@ -451,13 +451,15 @@ def retrieve_ranked(
             )
             calls = [*calls, *call_named]
             stand_ins = [p for p in named if relevant_at is None or p["relevance"] >= relevant_at]
-    if is_on and asked and not any(p.get("qtype") == asked for p in on_subject):
+    if is_on and asked and not typed_far and not any(p.get("qtype") == asked for p in on_subject):
         # what causes a cancer: its risk factors, on its who-is-at-risk page, which the
-        # search for "causes" does not return (read like its other pages: `TypeTest`)
+        # search for "causes" does not return (read like its other pages: `TypeTest`);
+        # held to the gate the subject's pages passed
         risk, call_risk = rank_passages(
             models, question, stand_in_pages(source, own, asked), keep, question_vector
         )
         calls = [*calls, *([call_risk] if call_risk else [])]
+        risk = [p for p in risk if relevant_at is None or p["relevance"] >= relevant_at]
         on_subject = sorted([*on_subject, *risk], key=lambda p: -p["relevance"])
     if subject.matched:  # close enough or not: other pages answering for the subject's
         # gave 16 rated answers, 14 bad (issue 38)

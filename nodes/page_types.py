@@ -50,8 +50,8 @@ def stand_in_pages(
 ) -> list[SourcePassage]:
     """Return the subject's own pages of the type that stands in for the asked one.
 
-    None when no type stands in for it (`STANDS_IN_FOR`) or the subject has a page of the
-    asked type (the caller checks). Unranked, like `missing_typed`.
+    None of them when no type stands in for it (`STANDS_IN_FOR`); the caller asks only
+    when the subject has no page of the asked type. Unranked, like `missing_typed`.
     """
     stand_in = STANDS_IN_FOR.get(asked or "")
     if stand_in is None:

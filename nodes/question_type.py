@@ -139,9 +139,9 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
             r"\bpass(?:es|ed|ing)?\s+(?:[\w-]+\s+){0,4}?(?:down|along|on\s+to|from\s+"
             r"(?:an?\s+|the\s+|one\s+|their\s+|his\s+|her\s+)?(?:parents?|mothers?|fathers?|"
             r"generation)|to\s+(?:[\w-]+\s+)?(?:children|child|offspring|sons?|daughters?|"
-            r"bab(?:y|ies)|next\s+generation))\b|\bcarriers?\b|"
+            r"bab(?:y|ies)|next\s+generation))\b|"
             r"\bcarr(?:y|ies|ied|ying)\s+(?:[\w-]+\s+){0,3}?(?:genes?|mutations?|traits?|"
-            r"cop(?:y|ies)|alleles?|variants?|changes?|chromosomes?|(?:\w+\s+)?translocations?)\b",
+            r"cop(?:y|ies)|alleles?|variants?|chromosomes?|(?:\w+\s+)?translocations?)\b",
             re.IGNORECASE,
         ),
     ),
@@ -157,7 +157,7 @@ Inheritance's learned "pass" needs something passed down a family ("pass the fau
 CFTR gene to their children"; not "light passes through the transparent lens", quoted
 for "are cataracts hereditary"; 5 of the sample's 92 units whose only inheritance stem
 is "pass" are of the type): recall 0.920 unchanged, precision 0.274 -> 0.284.
-Its learned "carri" likewise needs a carrier or something carried in the genes ("people who
+Its learned "carri" likewise needs something carried in the genes ("people who
 carry this type of balanced translocation"; not "insulin to carry glucose into the
 body's cells", quoted for "Is type 2 diabetes hereditary?"): of MedQuAD's 634 distinct
 units whose only inheritance stem it is, 1 is of the type, and 9 keep it (2026-11-27)."""
@@ -567,15 +567,23 @@ of the 369 answers that write them)."""
 
 
 NAMES_SIGNS = re.compile(r"\b(?:symptoms?|signs?)\b", re.IGNORECASE)
+"""Words naming symptoms: a part holding one asks them, side effects named or not."""
 
 
+_EFFECTS = r"(?:side|adverse)[\s-]+effects?"
 ASKS_SIDE_EFFECTS = re.compile(
-    r"\b(?:side|adverse)[\s-]+effects?\s+(?:of|from|with|for|does|do|are|is|can)\b|"
-    r"\b(?:what|which|any)\s+(?:\w+\s+)?(?:side|adverse)[\s-]+effects?\b",
+    r"(?<!without )(?<!without any )(?<!with no )(?<!no )(?<!minimal )(?<!fewer )"
+    r"(?<!few )(?<!less )(?<!least )(?<!mild )\b(?:"
+    rf"{_EFFECTS}\s+(?:of|from|with|for|does|do|are|is|can|to)\b|"
+    rf"(?:what|which|any|its|their|the)\s+(?:\w+\s+)?{_EFFECTS}\s*(?:[?.!]|$)|"
+    rf"(?:what|which)\s+(?:\w+\s+)?{_EFFECTS}|"
+    rf"(?:have|has|cause|causes)\s+(?:any\s+)?{_EFFECTS}\s*(?:[?.!]|$))",
     re.IGNORECASE,
 )
 """Side effects asked for ("the side effects of chemotherapy", "what side effects does it
-have"), not a wish about them ("a treatment that has minimal side effects")."""
+have", "What are its side effects?", "Does metformin have side effects?"), not a wish
+about them ("a treatment that has minimal side effects", "a cure without any side
+effects")."""
 
 
 def side_effects_asked(question: str) -> bool:
@@ -618,9 +626,9 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     listed together (`types_named_together`: "the causes and treatments of gout") are each
     asked, in the message's order. A message asking about a vaccine (`vaccine_asked`) asks
     prevention: first when that is its first ask, else after the others. A message asking
-    about side effects (`side_effects_asked`) asks treatment first, where a treatment's
-    side effects are said, and no symptoms in a part naming them and no symptom (the
-    classifier's reading of "side effects").
+    about side effects (`side_effects_asked`) asks treatment, where a treatment's side
+    effects are said, in the place of the classifier's symptoms reading of a part naming
+    them and no symptom (after the other asks when there is none).
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
@@ -655,7 +663,9 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
             and not NAMES_SIGNS.search(p.text)
         ]
         treatment = AskedPart(question, "treatment", asked.best.probability, 1)
-        asks = [treatment, *(p for p in asks if p not in misread)]
+        at = asks.index(misread[0]) if misread else len(asks)  # in the place it was asked
+        asks = [p for p in asks if p not in misread]
+        asks.insert(min(at, len(asks)), treatment)
     vaccine = vaccine_asked(question)  # "At what age should you get the shingles shot"
     if vaccine is not None:
         prevention = AskedPart(question, "prevention", asked.best.probability, 1)

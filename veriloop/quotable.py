@@ -170,22 +170,29 @@ lead-in of the list it announces ("... the medicines listed below: Corticosteroi
 24 MedQuAD sentences say it (2026-11-27); "These glands are found below the jawbone"
 points nowhere."""
 BELOW_ASIDE = re.compile(
-    rf"\s*\((?:(?:which|each|that|as)\b[^()]*\s)?{BELOW}\)|,\s*{BELOW}(?=\))|"
+    rf"\s*\((?:(?:which|each|that|as)\b(?:(?!\b(?:and|or)\b)[^()])*\s)?{BELOW}\)|"
+    rf",\s*{BELOW}(?=\))|"
     rf",\s*{BELOW}(?:,|(?=\s+(?:is|are|also)\b))",
     re.IGNORECASE,
 )
 """A pointer down the page in an aside, which the sentence reads well without: "The major
 risk factors for carotid artery disease, listed below, also are ...", "22q11.2 deletion
 syndrome (which is also known by several other names, listed below) is a disorder ...";
-a list in brackets keeps its items: "(dystonia and parkinsonism, described below)"."""
+a list in brackets keeps its items: "(dystonia and parkinsonism, described below)",
+"(which include fever, cough and rash, described below)"."""
 GLUED_ITEMS = re.compile(
     r":\s+(?:(?:[A-Z][a-z]+(?:\s+[a-z]+){0,4})\s+){3,}[A-Z]|"
     r":\s+(?:[A-Z][a-z]+(?:\s+[a-z]+){1,12}\s+){2,}[A-Z][a-z]"
 )
 """Capitalised list items run together after a colon, no punctuation: three or more short
 ones, or two or more of up to thirteen words ("The goals of treating sleep apnea are to:
-Restore regular breathing during sleep Relieve symptoms such as loud snoring ...": 30
-more distinct MedQuAD units, all read, all glued items, 2026-11-27)."""
+Restore regular breathing during sleep Relieve symptoms such as loud snoring ...": 31
+more distinct MedQuAD units, all read: 30 glued items, and one sentence after
+MedlinePlus's "Summary :" heading, "Acupuncture has been practiced in China and other
+Asian countries ...", 2026-11-27). A sentence after a colon naming two names ("Note:
+People who live in Texas or Florida are ...") reads as glued too; excluding capitals
+after "or", "in", "such as" brought back that one sentence and 6 glued or resource-list
+units ("such as Down syndrome Infants whose ..."), so it is not done."""
 
 MID_SENTENCE = re.compile(
     r"(?!(?:von|van|de|del|della|da|di|du|le|la|al|el|den|der|ter)\s+[A-Z])[a-z]+\b(?![.'’-]\w)"

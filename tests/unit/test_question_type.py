@@ -258,6 +258,9 @@ def test_a_message_asking_about_side_effects_asks_treatment_not_symptoms() -> No
     from veriloop.nodes.question_type import side_effects_asked
 
     assert side_effects_asked("What side effects does hydroxyurea have?")
+    assert side_effects_asked("Does metformin have side effects?")
+    assert side_effects_asked("What are its side effects?")
+    assert not side_effects_asked("Is there a cure for eczema without any side effects?")
     assert not side_effects_asked(  # a wish about them, no ask
         "Please inform me of the recommended treatment for mite infestation, particularly "
         "one that is non-toxic or has minimal side effects."
@@ -266,7 +269,7 @@ def test_a_message_asking_about_side_effects_asks_treatment_not_symptoms() -> No
     both = asked_types(
         models, "What are the symptoms of gout? What are the side effects of allopurinol?", 0.5
     )
-    assert both.first == "treatment" and "symptoms" in [p.qtype for p in both.more]
+    assert [both.first, *(p.qtype for p in both.more)] == ["symptoms", "treatment"]
 
 
 def test_a_search_for_a_doctor_lists_no_types() -> None:

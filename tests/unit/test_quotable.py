@@ -186,6 +186,10 @@ from veriloop.quotable import (
             "start in infancy.",
             "The problems with movement (dystonia and parkinsonism) usually start in infancy.",
         ),
+        (
+            "Symptoms (which include fever, cough and rash, described below) last a week.",
+            "Symptoms (which include fever, cough and rash) last a week.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:

@@ -152,7 +152,7 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("inheritance", "This condition is inherited in an autosomal recessive pattern.", True),
         # inheritance's "carry" only for genes carried
         ("inheritance", "Women who carry a BRCA1 mutation have a higher risk.", True),
-        ("inheritance", "Carriers of one copy have no symptoms.", True),
+        ("inheritance", "Some people carry the gene without symptoms.", True),
         ("inheritance", "Fat cells do not use insulin to carry glucose into the cells.", False),
         # heredity said in a list of causes says whether it runs in families
         ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
@@ -468,14 +468,15 @@ def test_an_opening_that_never_says_the_asked_type_does_not_lead() -> None:
 
 
 def test_a_question_about_side_effects_prefers_the_treatment_units_naming_them() -> None:
-    from veriloop.nodes.answer_units import _preferred
+    from veriloop.nodes.answer_units import on_type_pages
 
-    prefer = _preferred("treatment", "What are the side effects of hydroxyurea?")
-    assert prefer is not None
+    prefer, lead = on_type_pages("treatment", "What are the side effects of hydroxyurea?")
+    assert prefer is not None and not lead
     assert prefer("These side effects usually go away quickly.")
     assert not prefer("Hydroxyurea is a medicine that reduces pain crises.")
-    cues = _preferred("treatment", "How is sickle cell disease treated?")
+    cues, lead = on_type_pages("treatment", "How is sickle cell disease treated?")
     assert cues is not None and cues("Hydroxyurea is a medicine that reduces pain crises.")
+    assert lead
 
 
 class _EarlierFirst:
