@@ -25,7 +25,7 @@ from veriloop.knowledge.sources import SourcePassage
 from veriloop.knowledge.stated_names import own_name
 from veriloop.models import Models
 from veriloop.nodes.grounding import CheckedSentence, PartPassages, RelevanceScorer
-from veriloop.nodes.page_types import STANDS_IN_FOR
+from veriloop.nodes.page_types import STANDS_IN_FOR, stand_in_type
 from veriloop.nodes.question_type import (
     SIDE_EFFECTS,
     classifier_vectors,
@@ -225,16 +225,9 @@ def not_research(passages: Sequence[SourcePassage], asked: str | None) -> list[S
     return [p for p in passages if p.get("qtype") != "research"] or list(passages)
 
 
-SAYS_RISK = re.compile(r"\brisks?\b", re.IGNORECASE)
-"""What a who-is-at-risk page says where it stands in for what causes a condition
-(`STANDS_IN_FOR`): a risk ("Risk factors for colorectal cancer include ...", "High
-estrogen levels over a long time may increase the risk of breast cancer"); the type's
-learned stems ("women", "age") would pass its every sentence."""
-
-
 def _stand_in_ids(passages: Sequence[SourcePassage], asked: str | None) -> frozenset[str]:
     """Return the ids of the passages of the type that stands in for the asked one."""
-    stand_in = STANDS_IN_FOR.get(asked or "")
+    stand_in = stand_in_type(asked)
     return frozenset(p["id"] for p in passages if stand_in and p.get("qtype") == stand_in)
 
 
@@ -726,8 +719,8 @@ class TypeTest:
     """The ids of the passages of the subject's kinds' pages (the rest are its own)."""
     stand_in: frozenset[str] = frozenset()
     """The ids of the passages of the type that stands in for the asked one
-    (`STANDS_IN_FOR`): their units holding that type's words pass ("Risk factors for
-    colorectal cancer include: ..." for what causes it)."""
+    (`STANDS_IN_FOR`): their units saying what the table says they must pass ("Risk
+    factors for colorectal cancer include: ..." for what causes it)."""
     calls: list[ModelCall] = field(default_factory=list)
 
     def __call__(self, units: list[tuple[str, str]]) -> list[bool]:
@@ -753,8 +746,10 @@ class TypeTest:
             or (signs and bool(SHOWS_SIGNS.match(text)))
             for p, has_cue, text in zip(probabilities, lowered, texts, strict=True)
         ]
+        says = STANDS_IN_FOR[self.asked][1] if self.asked in STANDS_IN_FOR else None
         said = [  # a risk factor, where causes are asked
-            pid in self.stand_in and bool(SAYS_RISK.search(text)) for text, pid in merged
+            says is not None and pid in self.stand_in and bool(says.search(text))
+            for text, pid in merged
         ]
         if any(said):  # the stand-in page says it: elsewhere only the type's words count
             verdicts = [s or (v and w) for s, v, w in zip(said, verdicts, worded, strict=True)]

@@ -17,6 +17,7 @@ answers its question in its first lines. The grounded default's retrieval
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from veriloop.knowledge.sources import PassageSource, SourcePassage
@@ -38,11 +39,24 @@ def prefer_type(
     return (typed, True) if typed else (ranked, False)
 
 
-STANDS_IN_FOR = {"causes": "susceptibility"}
-"""A type MedQuAD answers on another type's pages where a subject has no page of its own:
-what causes a cancer is said as its risk factors ("Risk factors for colorectal cancer
-include: ..."): CancerGov files no causes page, and 123 of MedQuAD's 4,742 foci have a
-who-is-at-risk page and no causes page."""
+SAYS_RISK = re.compile(r"\brisks?\b", re.IGNORECASE)
+"""What a who-is-at-risk page says where it stands in for what causes a condition: a risk
+("Risk factors for colorectal cancer include ...", "High estrogen levels over a long time
+may increase the risk of breast cancer"); the type's learned stems ("women", "age") would
+pass its every sentence."""
+
+STANDS_IN_FOR: dict[str, tuple[str, re.Pattern[str]]] = {"causes": ("susceptibility", SAYS_RISK)}
+"""A type MedQuAD answers on another type's pages where a subject has no page of its own,
+and what those pages' units must say to answer it: what causes a cancer is said as its
+risk factors ("Risk factors for colorectal cancer include: ..."): CancerGov files no
+causes page, and 123 of MedQuAD's 4,742 foci have a who-is-at-risk page and no causes
+page."""
+
+
+def stand_in_type(asked: str | None) -> str | None:
+    """Return the type whose pages stand in for the asked one (`STANDS_IN_FOR`), if any."""
+    stand_in = STANDS_IN_FOR.get(asked or "")
+    return stand_in[0] if stand_in else None
 
 
 def stand_in_pages(
@@ -53,10 +67,8 @@ def stand_in_pages(
     None of them when no type stands in for it (`STANDS_IN_FOR`); the caller asks only
     when the subject has no page of the asked type. Unranked, like `missing_typed`.
     """
-    stand_in = STANDS_IN_FOR.get(asked or "")
-    if stand_in is None:
-        return []
-    return missing_typed(source, own, stand_in)
+    stand_in = stand_in_type(asked)
+    return missing_typed(source, own, stand_in) if stand_in else []
 
 
 def pages_about(source: PassageSource, title: str) -> list[SourcePassage]:

@@ -561,7 +561,8 @@ def vaccine_asked(question: str) -> int | None:
     return None
 
 
-SIDE_EFFECTS = re.compile(r"\b(?:side|adverse)[\s-]+effects?\b", re.IGNORECASE)
+_EFFECTS = r"(?:side|adverse)[\s-]+effects?"
+SIDE_EFFECTS = re.compile(rf"\b{_EFFECTS}\b", re.IGNORECASE)
 """Words naming a treatment's side effects: MedQuAD says them on its treatment pages (202
 of the 369 answers that write them)."""
 
@@ -570,7 +571,6 @@ NAMES_SIGNS = re.compile(r"\b(?:symptoms?|signs?)\b", re.IGNORECASE)
 """Words naming symptoms: a part holding one asks them, side effects named or not."""
 
 
-_EFFECTS = r"(?:side|adverse)[\s-]+effects?"
 ASKS_SIDE_EFFECTS = re.compile(
     r"(?<!without )(?<!without any )(?<!with no )(?<!no )(?<!minimal )(?<!fewer )"
     r"(?<!few )(?<!less )(?<!least )(?<!mild )\b(?:"

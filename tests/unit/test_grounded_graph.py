@@ -1294,3 +1294,25 @@ def test_no_page_on_a_subject_the_question_never_names_is_a_refusal(
     assert "set aside: Hearing Loss" in refused["refusal"]["detail"]
     answered = run(backend, "", question, answer_off_subject=True, **settings)
     assert "Hearing loss is a common problem" in answered["answer"]
+
+
+def test_a_subjects_risk_factors_are_looked_up_for_what_causes_it(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [("Colon Cancer", "Colon cancer is a disease of the colon.", "information", ["C1"])]
+    risk = ("Colon Cancer", "Risk factors for colon cancer include age.", "susceptibility", ["C1"])
+    use_source(monkeypatch, TypedSource(pages, unsearched=[risk]))
+    question = "What causes colon cancer?"
+    got = retrieved(models, question, asked="causes")
+    assert got.typed is False and got.on_subject
+    # the search never returns the who-is-at-risk page: it is looked up by focus and type
+    assert [p["qtype"] for p in got.ranked].count("susceptibility") == 1
+    # no type stands in for treatment; and a stand-in page below the gate is not kept
+    treated = retrieved(models, "How is colon cancer treated?", asked="treatment")
+    assert all(p.get("qtype") != "susceptibility" for p in treated.ranked)
+    own = got.ranked[[p["qtype"] for p in got.ranked].index("information")]["relevance"]
+    gated = retrieved(models, question, asked="causes", relevant_at=own)
+    risk_relevance = next(p["relevance"] for p in got.ranked if p["qtype"] == "susceptibility")
+    assert risk_relevance < own  # (the fake embedder's vectors)
+    assert gated.on_subject and all(p["qtype"] != "susceptibility" for p in gated.ranked)

@@ -438,20 +438,21 @@ def test_an_opening_that_never_says_the_asked_type_does_not_lead() -> None:
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import extract_sentences
 
-    opening = passage(
-        "P-1",
+    def page_part(part: int, text: str) -> SourcePassage:
+        found = passage(f"P-{part}", text, title="Sickle Cell Disease")
+        found.update(part=part, page="P")
+        return found
+
+    opening = page_part(
+        1,
         "Babies with sickle cell disease should see a doctor early. The doctor might be a "
         "hematologist. The first visit should be before 8 weeks of age.",
-        title="Sickle Cell Disease",
     )
-    opening.update(part=1, page="P")
-    later = passage(
-        "P-2",
+    later = page_part(
+        2,
         "Hydroxyurea is a medicine that reduces pain crises. Stem cell transplants are "
         "the only cure. Caretakers should ask questions.",
-        title="Sickle Cell Disease",
     )
-    later.update(part=2, page="P")
     quoted, _ = extract_sentences(
         fake_models([]),
         "What are the treatments of sickle cell disease?",
