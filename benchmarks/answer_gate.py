@@ -7,6 +7,9 @@ r"""Fit `subject_relevant_at` on rated answers: where answers from "on the subje
     .venv/bin/python benchmarks/answer_gate.py fit --sheet docs/benchmarks/answer_gate_sheet.jsonl \
         --ratings docs/benchmarks/answer_gate_ratings.jsonl --out docs/benchmarks/answer_gate.md
 
+The refit of 2026-11-28 (docs/benchmarks/answer_gate_refit.md, with its commands) rated
+the answers of the code then, with the gate lowered to 0.30, and found 0.51 again.
+
 The first gate fit (`relevance_gate.py`) asked whether MedQuAD *has* a page on the
 question's subject, so it set `subject_relevant_at` to 0.0: every question it sent to the
 subject path had such a page. But the blinded ratings showed what happens below about 0.5:
