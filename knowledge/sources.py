@@ -99,6 +99,9 @@ class SourcePassage(TypedDict):
     """The answer (page) the passage is part of (MedQuAD); absent for other sources."""
     part: NotRequired[int]
     """The passage's place in that answer: 1 opens it (MedQuAD)."""
+    lead: NotRequired[str]
+    """The sentence put before the passage from the one before it in its page (MedQuAD's
+    `Passage.lead`), part of `text`: quoted with it, not ranked with it."""
     for_part: NotRequired[bool]
     """The passage was kept only for another part of the question (one asking a type of
     its own: `nodes.grounding.retrieve_parts`), not for its first type."""
@@ -237,7 +240,7 @@ class PassageSource(Protocol):
 
 def medquad_passage(passage: Passage) -> SourcePassage:
     """Return a MedQuAD passage as a candidate: its page's focus is its title."""
-    return SourcePassage(
+    candidate = SourcePassage(
         id=passage.id,
         text=passage.text,
         title=passage.focus,
@@ -249,6 +252,20 @@ def medquad_passage(passage: Passage) -> SourcePassage:
         page=passage.page,
         part=passage.part,
     )
+    if passage.lead:
+        candidate["lead"] = passage.lead
+    return candidate
+
+
+def own_text(passage: SourcePassage) -> str:
+    """Return a passage's text without the sentence put before it (`lead`).
+
+    Relevance is the passage's own: a lead ("Late Symptoms Four to 10 days after the
+    initial phase of illness, ...") had pulled "Is the Disease Fatal? Yes. HPS can be
+    fatal." from 0.77 to 0.62 for "The hantavirus can lead to death?".
+    """
+    lead = passage.get("lead", "")
+    return passage["text"][len(lead) :].strip() if lead else passage["text"]
 
 
 @dataclass

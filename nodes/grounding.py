@@ -34,7 +34,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.ranking import rank_rows
-from veriloop.knowledge.sources import PassageSource, SourcePassage, open_source
+from veriloop.knowledge.sources import PassageSource, SourcePassage, open_source, own_text
 from veriloop.knowledge.stated_names import own_name
 from veriloop.models import Models
 from veriloop.nodes.citations import with_marker
@@ -142,13 +142,15 @@ def rank_passages(
 ) -> tuple[list[SourcePassage], ModelCall | None]:
     """Re-rank passages by MiniLM cosine to the question; return the best `keep`.
 
+    A passage is ranked on its own text, not on the sentence put before it (`own_text`).
+
     Each kept passage carries its cosine as `relevance`. No passages: no call. With
     `question_vector` (the question already embedded by this run's embedder), only the
     passages are embedded.
     """
     if not passages:
         return [], None
-    texts = [f"{p['title']}. {p['text']}" if p["title"] else p["text"] for p in passages]
+    texts = [f"{p['title']}. {own_text(p)}" if p["title"] else own_text(p) for p in passages]
     if question_vector is None:
         vectors, call = models.embed([question, *texts], purpose="rerank")
         asked, rows = vectors[0], vectors[1:]

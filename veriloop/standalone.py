@@ -32,6 +32,20 @@ ANAPHORS = re.compile(
 """Openings whose meaning hangs on an earlier sentence ("Some, such as Alzheimer's disease,
 lead to ..." after "There are many disorders that can cause dementia.")."""
 
+POINTING_LEAD = re.compile(r"^[^:.]*\b(?:these|those)\s+[a-z]{3,}[^:.]*:")
+"""A list's lead-in that points at what the sentence before it named ("Some examples of
+these medicines include: ...", "Your doctor may recommend one of these procedures:")."""
+
+
+def leans_back(sentence: str) -> bool:
+    """Tell whether a sentence needs the one before it to be understood.
+
+    It opens on a demonstrative or a pronoun (`ANAPHORS`: "They include: chest pain"), or
+    it leads in a list of what an earlier sentence named (`POINTING_LEAD`).
+    """
+    return bool(ANAPHORS.match(sentence) or POINTING_LEAD.match(sentence))
+
+
 BOILERPLATE = re.compile(
     r"would like to thank|is not copyrighted|encourages? (people|users|you) to share|"
     r"check (the|our) list of|clinical trials? (that are|search)|listing of clinical trials|"

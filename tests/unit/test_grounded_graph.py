@@ -1316,3 +1316,39 @@ def test_a_subjects_risk_factors_are_looked_up_for_what_causes_it(
     risk_relevance = next(p["relevance"] for p in got.ranked if p["qtype"] == "susceptibility")
     assert risk_relevance < own  # (the fake embedder's vectors)
     assert gated.on_subject and all(p["qtype"] != "susceptibility" for p in gated.ranked)
+
+
+class _WordEmbedder:
+    """Embeds a text as a unit vector counting two words: ranking reads only the words."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts: Sequence[str], purpose: str = "") -> tuple[Any, None]:
+        import numpy as np
+
+        self.seen += texts
+        rows = [[t.lower().count("fatal") + 1e-3, t.lower().count("symptoms")] for t in texts]
+        return np.array([np.array(r) / np.linalg.norm(r) for r in rows]), None
+
+
+def test_a_passage_is_ranked_on_its_own_text_not_its_lead() -> None:
+    from veriloop.nodes.grounding import rank_passages
+
+    lead = "Late Symptoms Four days after the first symptoms, late symptoms appear."
+    with_lead = SourcePassage(
+        id="MQ-1-2",
+        text=f"{lead} HPS can be fatal.",
+        title="Hantavirus",
+        url="u",
+        relevance=0.0,
+        lead=lead,
+    )
+    other = SourcePassage(
+        id="MQ-2-1", text="Fatal symptoms are rare.", title="Other", url="u", relevance=0.0
+    )
+    embedder = _WordEmbedder()
+    ranked, _ = rank_passages(embedder, "Is it fatal?", [other, with_lead], keep=1)  # type: ignore[arg-type]
+    assert [p["id"] for p in ranked] == ["MQ-1-2"]
+    assert ranked[0]["text"].startswith(lead)  # quoted with its lead
+    assert not any(lead in text for text in embedder.seen)

@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from veriloop.knowledge.medquad import MEDQUAD_FILE, with_list_leads
+from veriloop.knowledge.medquad import (
+    MEDQUAD_FILE,
+    MedQuADIndex,
+    Passage,
+    with_antecedents,
+    with_list_leads,
+)
 from veriloop.knowledge.run_together import RunTogetherRepair
 from veriloop.nodes.grounding import off_focus
 from veriloop.standalone import is_boilerplate, standalone_units
@@ -131,6 +137,49 @@ def test_a_passage_opening_inside_a_list_gets_its_lead_in() -> None:
     units = standalone_units(led[1])
     # the item carries its lead-in, and "It helps." stays with the item it refers to
     assert "The following steps can help: keeping the anal area dry. It helps." in units
+
+
+def test_a_passage_opening_on_a_leaning_sentence_gets_the_one_before() -> None:
+    chunks = [
+        "Chronic pain is common. Taking pain medicines daily may help to decrease the pain.",
+        "Some examples of these medicines include: NSAID drugs. Counseling may help.",
+        "They include: chest pain. Shortness of breath.",
+        "- A list item ends here.",
+        "It is rare.",
+        "Heart failure is most common in those age 65 and older.",
+    ]
+    led = with_antecedents(chunks)
+    assert led[0] == chunks[0]
+    assert led[1] == (
+        "Taking pain medicines daily may help to decrease the pain. Some examples of these "
+        "medicines include: NSAID drugs. Counseling may help."
+    )
+    assert led[2] == "Counseling may help. They include: chest pain. Shortness of breath."
+    assert led[3] == chunks[3]  # opens on no leaning sentence
+    assert led[4] == chunks[4]  # what "it" is, a list item, is not carried over
+    assert led[5] == chunks[5]  # "those age 65" leads in no list
+    units = standalone_units(led[2])
+    assert units and units[0].startswith("Counseling may help. They include")
+
+
+def test_the_search_does_not_index_a_passages_lead_again() -> None:
+    passages = [
+        Passage("MQ-1-1", "Pain medicines help. Take them daily.", "u", "S", "Pain", "q"),
+        Passage(
+            "MQ-1-2",
+            "Take them daily. They include: ibuprofen.",
+            "u",
+            "S",
+            "Pain",
+            "q",
+            lead="Take them daily.",
+        ),
+    ]
+    assert passages[1].own_text == "They include: ibuprofen."
+    assert passages[0].own_text == passages[0].text
+    index = MedQuADIndex.build(passages)
+    found = index.search("take daily", k=2)
+    assert [p.id for p, _ in found] == ["MQ-1-1"]  # the lead is MQ-1-1's sentence
 
 
 def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
