@@ -748,8 +748,7 @@ class TypeTest:
         ]
         says = STANDS_IN_FOR[self.asked][1] if self.asked in STANDS_IN_FOR else None
         said = [  # a risk factor, where causes are asked
-            says is not None and pid in self.stand_in and bool(says.search(text))
-            for text, pid in merged
+            says is not None and pid in self.stand_in and says(text) for text, pid in merged
         ]
         if any(said):  # the stand-in page says it: elsewhere only the type's words count
             verdicts = [s or (v and w) for s, v, w in zip(said, verdicts, worded, strict=True)]

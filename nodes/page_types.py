@@ -18,7 +18,7 @@ answers its question in its first lines. The grounded default's retrieval
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from veriloop.knowledge.sources import PassageSource, SourcePassage
 from veriloop.quotable import has_quotable
@@ -45,7 +45,28 @@ SAYS_RISK = re.compile(r"\brisks?\b", re.IGNORECASE)
 may increase the risk of breast cancer"); the type's learned stems ("women", "age") would
 pass its every sentence."""
 
-STANDS_IN_FOR: dict[str, tuple[str, re.Pattern[str]]] = {"causes": ("susceptibility", SAYS_RISK)}
+NOT_A_RISK = re.compile(
+    r"\b(?:is|are|was|were) not (?:a |an )?(?:known |major )?risk"
+    r"|\b(?:does|do|did) not (?:seem to |appear to )?(?:increase|raise|affect|change|add to)\b"
+    r"[^.;]{0,40}\brisks?\b"
+    r"|\bnot (?:known|clear) (?:if|whether)\b[^.;]{0,120}\brisks?\b"
+    r"|\bno (?:known )?(?:increased |higher )?risk\b",
+    re.IGNORECASE,
+)
+"""A risk denied or in doubt: "Pregnancy is not a risk factor for Hodgkin lymphoma", "...
+do not appear to increase the risk of breast cancer", "It is not clear whether the
+following affect the risk of breast cancer: oral contraceptives" (10 distinct units of
+MedQuAD's 3,350 on who-is-at-risk pages, all read): no cause."""
+
+
+def says_risk(text: str) -> bool:
+    """Tell whether a unit of a who-is-at-risk page names a risk, not one denied or in doubt."""
+    return bool(SAYS_RISK.search(text)) and not NOT_A_RISK.search(text)
+
+
+STANDS_IN_FOR: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "causes": ("susceptibility", says_risk)
+}
 """A type MedQuAD answers on another type's pages where a subject has no page of its own,
 and what those pages' units must say to answer it: what causes a cancer is said as its
 risk factors ("Risk factors for colorectal cancer include: ..."): CancerGov files no

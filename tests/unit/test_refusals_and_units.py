@@ -799,6 +799,20 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         True,
         False,
     ]
+    # a risk denied or in doubt on the stand-in page says no cause
+    denied = [
+        (risky, "R-1"),
+        ("Pregnancy is not a risk factor for flu.", "R-1"),
+        ("It is not clear whether the following affect the risk of flu: diet.", "R-1"),
+        ("Vaccines do not appear to increase the risk of flu.", "R-1"),
+    ]
+    unlikely = fake_models([], vectors={t: [0.0, 1.0] for t, _ in denied}, dim=2)  # P 0.02
+    assert TypeTest("causes", unlikely, stand_in=frozenset({"R-1"}))(denied) == [
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_the_first_part_is_not_answered_from_a_passage_only_a_later_part_found() -> None:
