@@ -134,14 +134,20 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
         ),
     ),
     "inheritance": (
-        "passes carries",
+        "passes carries parent",
         re.compile(
             r"\bpass(?:es|ed|ing)?\s+(?:[\w-]+\s+){0,4}?(?:down|along|on\s+to|from\s+"
             r"(?:an?\s+|the\s+|one\s+|their\s+|his\s+|her\s+)?(?:parents?|mothers?|fathers?|"
             r"generation)|to\s+(?:[\w-]+\s+)?(?:children|child|offspring|sons?|daughters?|"
             r"bab(?:y|ies)|next\s+generation))\b|"
             r"\bcarr(?:y|ies|ied|ying)\s+(?:[\w-]+\s+){0,3}?(?:genes?|mutations?|traits?|"
-            r"cop(?:y|ies)|alleles?|variants?|chromosomes?|(?:\w+\s+)?translocations?)\b",
+            r"cop(?:y|ies)|alleles?|variants?|chromosomes?|(?:\w+\s+)?translocations?)\b|"
+            r"\b(?:an?|one|both|either|each|other|whose|(?:the\s+)?(?:un)?affected)\s+"
+            r"parents?\b|\bparents?\s+(?:with|who\s+(?:has|have|had|is|are)|of\s+origin|"
+            r"(?:may|might|can)\s+be\s+(?:\w+\s+)?(?:un)?affected)\b|"
+            r"\bparents?,?\s+(?:or\s+)?(?:\w+\s+){0,3}?(?:brothers?|sisters?|siblings?|child)|"
+            r"\b(?:brother|sister|sibling|relative)\s*,?\s*(?:or\s+)?\(?(?:such\s+as\s+)?"
+            r"(?:a\s+)?parent",
             re.IGNORECASE,
         ),
     ),
@@ -160,7 +166,12 @@ is "pass" are of the type): recall 0.920 unchanged, precision 0.274 -> 0.284.
 Its learned "carri" likewise needs something carried in the genes ("people who
 carry this type of balanced translocation"; not "insulin to carry glucose into the
 body's cells", quoted for "Is type 2 diabetes hereditary?"): of MedQuAD's 634 distinct
-units whose only inheritance stem it is, 1 is of the type, and 9 keep it (2026-11-27)."""
+units whose only inheritance stem it is, 1 is of the type, and 9 keep it (2026-11-27).
+Its learned "parent" needs a parent as a relative who has or passes the condition ("an
+affected person has one parent with the condition", "a parent, brother, or sister with
+diabetes"; not "Parent training may also help", quoted for "Is ADHD genetic?"): on the
+sample, 20 units lose the cue, none of the type; recall 0.930 unchanged, precision 0.297
+-> 0.300 (2026-11-28)."""
 
 
 @cache

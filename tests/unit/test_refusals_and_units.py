@@ -154,6 +154,12 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("inheritance", "Women who carry a BRCA1 mutation have a higher risk.", True),
         ("inheritance", "Some people carry the gene without symptoms.", True),
         ("inheritance", "Fat cells do not use insulin to carry glucose into the cells.", False),
+        # inheritance's "parent" only for a parent who has or passes the condition
+        ("inheritance", "In most cases, an affected person has one parent with it.", True),
+        ("inheritance", "Risk is higher with a parent, brother, or sister with diabetes.", True),
+        ("inheritance", "The parent may be mildly affected or may be unaffected.", True),
+        ("inheritance", "Parent training may also help.", False),  # "Is ADHD genetic?"
+        ("inheritance", "Good parenting includes: setting and enforcing limits.", False),
         # heredity said in a list of causes says whether it runs in families
         ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
     ],
