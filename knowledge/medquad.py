@@ -59,7 +59,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "14"
+CACHE_VERSION = "15"
 SEPARATORS = [
     "\n\n",
     "\n",
@@ -131,6 +131,11 @@ _JOINING = frozenset({"and", "of", "the", "in", "to", "with", "for", "or"})
 _lock = threading.Lock()
 
 
+def without_lead(text: str, lead: str) -> str:
+    """Return a passage's text without the lead put before it (the text when none is)."""
+    return text.removeprefix(lead).strip() if lead and text.startswith(lead) else text
+
+
 @dataclass(frozen=True)
 class Passage:
     """One retrievable piece of a MedQuAD answer, with where it came from."""
@@ -160,7 +165,7 @@ class Passage:
     @property
     def own_text(self) -> str:
         """Return the passage's text without the sentence put before it."""
-        return self.text[len(self.lead) :].strip() if self.lead else self.text
+        return without_lead(self.text, self.lead)
 
 
 def index_cache_root() -> Path:
@@ -229,15 +234,12 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
     )
     passages = []
     for (row, answer, _, url, source), key in zip(rows, keys, strict=True):
-        chunks = with_list_leads(
-            [c.strip() for c in splitter.split_text(repair.repair(answer)) if c.strip()]
-        )
-        led = with_antecedents(chunks)
+        raw = [c.strip() for c in splitter.split_text(repair.repair(answer)) if c.strip()]
         passages += [
             Passage(
                 id=f"MQ-{key}-{n}",
-                text=text,
-                lead=text[: len(text) - len(chunk)].strip(),
+                text=f"{lead} {chunk}" if lead else chunk,
+                lead=lead,
                 url=url,
                 source=source,
                 focus=row.get("focus") or "",
@@ -247,28 +249,45 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
                 page=f"MQ-{key}",
                 part=n,
             )
-            for n, (chunk, text) in enumerate(zip(chunks, led, strict=True), start=1)
+            for n, (lead, chunk) in enumerate(with_leads(raw), start=1)
         ]
     return passages
 
 
+def with_leads(chunks: list[str]) -> list[tuple[str, str]]:
+    """Return each passage as (lead, text): a list's lead-in or the sentence it leans on.
+
+    A passage opening inside a list gets the list's lead-in in its text
+    (`with_list_leads`); one opening on a sentence that leans on the one before gets that
+    sentence as its lead (`with_antecedents`), unless a lead-in was put before it (what it
+    opens on is then the lead-in, whose antecedent is not the passage before).
+    """
+    return [
+        (lead if listed == chunk else "", listed)
+        for lead, listed, chunk in zip(
+            with_antecedents(chunks), with_list_leads(chunks), chunks, strict=True
+        )
+    ]
+
+
 def with_antecedents(chunks: list[str]) -> list[str]:
-    """Give a passage that opens on a sentence leaning on the one before it that sentence.
+    """Return, per passage, the sentence before it that its opening leans on ("" if none).
 
     The splitter cuts at sentence ends, so a passage can open on "They include: chest
-    pain" or "Some examples of these medicines include: ..." (`leans_back`), whose
-    antecedent ended the passage before: such an opening was never quotable alone, or
-    was quoted as a pointer to nothing. The earlier passage's last sentence is put before
-    it (unless that is a list item), so the two are quoted together: 1,235 of MedQuAD's
-    36,016 passages get one. The passage keeps it as its `lead`, which BM25 does not
-    index a second time.
+    pain", "However, ..." or "Some examples of these medicines include: ..."
+    (`leans_back`), whose antecedent ended the passage before: such an opening was never
+    quotable alone, or was quoted as a pointer to nothing. The earlier passage's last
+    sentence is its lead, put before it, so the two are quoted together; none when that
+    sentence is a list item or leans back itself (it would add a sentence that is no
+    antecedent either).
     """
-    out = chunks[:1]
+    leads = [""]
     for before, chunk in pairwise(chunks):
         sentences = split_sentences(chunk)
         last = split_sentences(before)[-1:] if sentences and leans_back(sentences[0]) else []
-        out.append(f"{last[0]} {chunk}" if last and not LIST_ITEM.match(last[0]) else chunk)
-    return out
+        fits = bool(last) and not LIST_ITEM.match(last[0]) and not leans_back(last[0])
+        leads.append(last[0] if fits else "")
+    return leads[: len(chunks)]
 
 
 def with_list_leads(chunks: list[str]) -> list[str]:
@@ -444,7 +463,7 @@ class MedQuADIndex:
     @cached_property
     def abbreviations(self) -> dict[str, str]:
         """Return what MedQuAD spells its abbreviations out as (`abbreviations_in`)."""
-        return abbreviations_in(p.text for p in self.passages)
+        return abbreviations_in(p.own_text for p in self.passages)
 
     def spelled_out(self, query: str) -> str:
         """Return the query with the abbreviations it uses spelled out after it.

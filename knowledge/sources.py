@@ -32,7 +32,7 @@ from veriloop.knowledge.hybrid import (
     fence,
     get_web_search,
 )
-from veriloop.knowledge.medquad import Passage, open_medquad
+from veriloop.knowledge.medquad import Passage, open_medquad, without_lead
 from veriloop.knowledge.store import Hit, KnowledgeBase
 from veriloop.knowledge.versioned import live_version
 from veriloop.models import Models
@@ -264,8 +264,7 @@ def own_text(passage: SourcePassage) -> str:
     initial phase of illness, ...") had pulled "Is the Disease Fatal? Yes. HPS can be
     fatal." from 0.77 to 0.62 for "The hantavirus can lead to death?".
     """
-    lead = passage.get("lead", "")
-    return passage["text"][len(lead) :].strip() if lead else passage["text"]
+    return without_lead(passage["text"], passage.get("lead", ""))
 
 
 @dataclass

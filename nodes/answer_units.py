@@ -36,6 +36,7 @@ from veriloop.nodes.question_type import (
 from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
+from veriloop.standalone import DANGLING, POINTS_BACK
 from veriloop.trace import Candidate, ModelCall
 
 
@@ -518,20 +519,6 @@ def _definition_first(
 # the three items that scored best (which the page never says on their own).
 LIST_ITEMS_QUOTED = 10
 
-
-DANGLING = re.compile(
-    r"^(?:(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"
-    r"(?:Some|Many|Most|One|Each|All|Both) of (?:its|their|these|those|them)|"
-    r"In addition|Otherwise|Instead|Still|Other|If (?:this|that|these|those|they|it|he|she))\b"
-    r"|If (?:so|not),)"
-)
-"""An opening that leans on the sentence before it ("Or, ...", "This information ...",
-"If they do, causes may include ...", "If not, ask ...", "Some of its causes are ...":
-whose causes the sentence before says)."""
-
-POINTS_BACK = re.compile(r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b")
-"""A pointer inside a sentence to text before it ("... mild benefits from some of these
-therapies ...", "When each parent has this information, ...")."""
 
 CONTINUES = re.compile(
     rf"{DANGLING.pattern}|^(?:Later|Then|Eventually|Over time|Afterwards?|As [a-z]+ (?:grows|"

@@ -142,10 +142,18 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
             r"bab(?:y|ies)|next\s+generation))\b|"
             r"\bcarr(?:y|ies|ied|ying)\s+(?:[\w-]+\s+){0,3}?(?:genes?|mutations?|traits?|"
             r"cop(?:y|ies)|alleles?|variants?|chromosomes?|(?:\w+\s+)?translocations?)\b|"
-            r"\b(?:an?|one|both|either|each|other|whose|(?:the\s+)?(?:un)?affected)\s+"
-            r"parents?\b|\bparents?\s+(?:with|who\s+(?:has|have|had|is|are)|of\s+origin|"
-            r"(?:may|might|can)\s+be\s+(?:\w+\s+)?(?:un)?affected)\b|"
-            r"\bparents?,?\s+(?:or\s+)?(?:\w+\s+){0,3}?(?:brothers?|sisters?|siblings?|child)|"
+            r"\b(?:an?|one|both|either|each|the\s+other|(?:the\s+)?(?:un)?affected)\s+"
+            r"(?:of\s+(?:his|her|their|the)\s+)?parents?\s+(?:with|who\s+(?:has|have|had|"
+            r"carr(?:y|ies))|(?:is|are|was|were)\s+(?:also\s+)?(?:(?:mildly\s+)?affected|"
+            r"carriers?|a\s+carrier)|ha(?:s|ve|d)\s+(?:the|this|a|an)\b)|"
+            r"\b(?:un)?affected\s+parents?\b|\bparents?\s+of\s+origin\b|"
+            r"\bparents?\s+(?:may|might|can)\s+(?:\w+\s+){0,3}?(?:un)?affected\b|"
+            r"\bparents?\s+of\s+(?:individuals|people|children|a\s+child|those)\s+with\b|"
+            r"\bparents?\s+or\s+(?:siblings?|brothers?|sisters?|children)\b|"
+            r"\bfrom\s+(?:an?\s+|one\s+|each\s+|both\s+|either\s+|their\s+|a\s+single\s+)?"
+            r"parents?\b|"
+            r"\bin\s+(?:a|either|one)\s+parent\b|"
+            r"\bparents?,\s+(?:children|siblings?|brothers?|sisters?)\b|"
             r"\b(?:brother|sister|sibling|relative)\s*,?\s*(?:or\s+)?\(?(?:such\s+as\s+)?"
             r"(?:a\s+)?parent",
             re.IGNORECASE,
@@ -167,11 +175,12 @@ Its learned "carri" likewise needs something carried in the genes ("people who
 carry this type of balanced translocation"; not "insulin to carry glucose into the
 body's cells", quoted for "Is type 2 diabetes hereditary?"): of MedQuAD's 634 distinct
 units whose only inheritance stem it is, 1 is of the type, and 9 keep it (2026-11-27).
-Its learned "parent" needs a parent as a relative who has or passes the condition ("an
-affected person has one parent with the condition", "a parent, brother, or sister with
-diabetes"; not "Parent training may also help", quoted for "Is ADHD genetic?"): on the
-sample, 20 units lose the cue, none of the type; recall 0.930 unchanged, precision 0.297
--> 0.300 (2026-11-28)."""
+Its learned "parent" needs a parent as a relative who has, passes or lacks the condition
+("an affected person has one parent with the condition", "one from each parent", "a
+parent, brother, or sister with diabetes"; not "Parent training may also help", quoted
+for "Is ADHD genetic?", nor "Parents can help their child cope"): on the sample, 24 units
+lose the cue, 1 of the type; recall 0.927 -> 0.926, precision 0.295 -> 0.298
+(2026-11-28)."""
 
 
 @cache

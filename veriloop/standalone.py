@@ -32,18 +32,33 @@ ANAPHORS = re.compile(
 """Openings whose meaning hangs on an earlier sentence ("Some, such as Alzheimer's disease,
 lead to ..." after "There are many disorders that can cause dementia.")."""
 
-POINTING_LEAD = re.compile(r"^[^:.]*\b(?:these|those)\s+[a-z]{3,}[^:.]*:")
-"""A list's lead-in that points at what the sentence before it named ("Some examples of
-these medicines include: ...", "Your doctor may recommend one of these procedures:")."""
+DANGLING = re.compile(
+    r"^(?:(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"
+    r"(?:Some|Many|Most|One|Each|All|Both) of (?:its|their|these|those|them)|"
+    r"In addition|Otherwise|Instead|Still|Other|If (?:this|that|these|those|they|it|he|she))\b"
+    r"|If (?:so|not),)"
+)
+"""An opening that leans on the sentence before it ("Or, ...", "This information ...",
+"If they do, causes may include ...", "If not, ask ...", "Some of its causes are ...":
+whose causes the sentence before says)."""
+
+POINTS_BACK = re.compile(r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b")
+"""A pointer inside a sentence to text before it ("... mild benefits from some of these
+therapies ...", "When each parent has this information, ...")."""
 
 
 def leans_back(sentence: str) -> bool:
     """Tell whether a sentence needs the one before it to be understood.
 
-    It opens on a demonstrative or a pronoun (`ANAPHORS`: "They include: chest pain"), or
-    it leads in a list of what an earlier sentence named (`POINTING_LEAD`).
+    It opens on a demonstrative or a pronoun (`ANAPHORS`: "They include: chest pain"), on
+    a word that goes on from the sentence before (`DANGLING`: "However, ...", "Some of its
+    causes are ..."), or points back inside (`POINTS_BACK`: "Some examples of these
+    medicines include: ..."). The quote picker (`nodes.answer_units`) brings the sentence
+    before along for the last two; `standalone_units` joins the first to it.
     """
-    return bool(ANAPHORS.match(sentence) or POINTING_LEAD.match(sentence))
+    return bool(
+        ANAPHORS.match(sentence) or DANGLING.match(sentence) or POINTS_BACK.search(sentence)
+    )
 
 
 BOILERPLATE = re.compile(

@@ -160,6 +160,11 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("inheritance", "The parent may be mildly affected or may be unaffected.", True),
         ("inheritance", "Parent training may also help.", False),  # "Is ADHD genetic?"
         ("inheritance", "Good parenting includes: setting and enforcing limits.", False),
+        ("inheritance", "Parents can help their child cope with ADHD.", False),
+        ("inheritance", "A parent should talk to the child's doctor about side effects.", False),
+        ("inheritance", "Parents with questions should ask the doctor.", False),
+        ("inheritance", "Both of his parents had the disease.", True),
+        ("inheritance", "People with it have two sickle cell genes, one from each parent.", True),
         # heredity said in a list of causes says whether it runs in families
         ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
     ],
@@ -811,6 +816,11 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         ("Pregnancy is not a risk factor for flu.", "R-1"),
         ("It is not clear whether the following affect the risk of flu: diet.", "R-1"),
         ("Vaccines do not appear to increase the risk of flu.", "R-1"),
+        ("Flu shots have not been found to affect the risk of flu.", "R-1"),
+        (
+            "The following is a risk factor: cold; it is unclear whether diet affects the risk.",
+            "R-1",
+        ),
     ]
     unlikely = fake_models([], vectors={t: [0.0, 1.0] for t, _ in denied}, dim=2)  # P 0.02
     assert TypeTest("causes", unlikely, stand_in=frozenset({"R-1"}))(denied) == [
@@ -818,6 +828,8 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         False,
         False,
         False,
+        False,
+        True,  # a risk beside a doubt: read per statement
     ]
 
 

@@ -14,6 +14,7 @@ from veriloop.knowledge.medquad import (
     MedQuADIndex,
     Passage,
     with_antecedents,
+    with_leads,
     with_list_leads,
 )
 from veriloop.knowledge.run_together import RunTogetherRepair
@@ -144,22 +145,39 @@ def test_a_passage_opening_on_a_leaning_sentence_gets_the_one_before() -> None:
         "Chronic pain is common. Taking pain medicines daily may help to decrease the pain.",
         "Some examples of these medicines include: NSAID drugs. Counseling may help.",
         "They include: chest pain. Shortness of breath.",
-        "- A list item ends here.",
-        "It is rare.",
-        "Heart failure is most common in those age 65 and older.",
+        "However, most people recover. - A list item ends here.",
+        "It is rare. It leans on the sentence before.",
+        "This one leans on a sentence that leans back itself.",
+        "Heart failure is most common after age 65.",
     ]
-    led = with_antecedents(chunks)
-    assert led[0] == chunks[0]
-    assert led[1] == (
-        "Taking pain medicines daily may help to decrease the pain. Some examples of these "
-        "medicines include: NSAID drugs. Counseling may help."
-    )
-    assert led[2] == "Counseling may help. They include: chest pain. Shortness of breath."
-    assert led[3] == chunks[3]  # opens on no leaning sentence
-    assert led[4] == chunks[4]  # what "it" is, a list item, is not carried over
-    assert led[5] == chunks[5]  # "those age 65" leads in no list
-    units = standalone_units(led[2])
+    leads = with_antecedents(chunks)
+    assert leads == [
+        "",
+        "Taking pain medicines daily may help to decrease the pain.",
+        "Counseling may help.",
+        "Shortness of breath.",
+        "",  # what "it" is, a list item, is not carried over
+        "",  # "It leans on the sentence before." leans back itself
+        "",  # opens on no leaning sentence
+    ]
+    units = standalone_units(f"{leads[2]} {chunks[2]}")
     assert units and units[0].startswith("Counseling may help. They include")
+
+
+def test_a_passage_given_a_lists_lead_in_gets_no_other_lead() -> None:
+    chunks = [
+        "Radiation can help. These types of radiation include - IMRT - VMAT. Beams are aimed.",
+        "They are common. - Proton therapy. - Carbon ions.",
+        "These are used less often.",
+    ]
+    cut = with_leads(chunks)
+    # the second passage opens on the lead-in put before it, not on the sentence before
+    assert cut[1] == (
+        "",
+        "These types of radiation include:\nThey are common. - Proton therapy. - Carbon ions.",
+    )
+    assert cut[2] == ("", chunks[2])  # what "these" are is a list item: no lead
+    assert cut[0] == ("", chunks[0])
 
 
 def test_the_search_does_not_index_a_passages_lead_again() -> None:
