@@ -1318,20 +1318,6 @@ def test_a_subjects_risk_factors_are_looked_up_for_what_causes_it(
     assert gated.on_subject and all(p["qtype"] != "susceptibility" for p in gated.ranked)
 
 
-class _WordEmbedder:
-    """Embeds a text as a unit vector counting two words: ranking reads only the words."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def embed(self, texts: Sequence[str], purpose: str = "") -> tuple[Any, None]:
-        import numpy as np
-
-        self.seen += texts
-        rows = [[t.lower().count("fatal") + 1e-3, t.lower().count("symptoms")] for t in texts]
-        return np.array([np.array(r) / np.linalg.norm(r) for r in rows]), None
-
-
 def test_a_passage_is_ranked_on_its_own_text_not_its_lead() -> None:
     from veriloop.nodes.grounding import rank_passages
 
@@ -1347,8 +1333,18 @@ def test_a_passage_is_ranked_on_its_own_text_not_its_lead() -> None:
     other = SourcePassage(
         id="MQ-2-1", text="Fatal symptoms are rare.", title="Other", url="u", relevance=0.0
     )
-    embedder = _WordEmbedder()
-    ranked, _ = rank_passages(embedder, "Is it fatal?", [other, with_lead], keep=1)  # type: ignore[arg-type]
+    from veriloop.models.fakes import fake_models
+
+    models = fake_models(
+        [],
+        vectors={
+            "Is it fatal?": [1.0, 0.0],
+            "Hantavirus. HPS can be fatal.": [1.0, 0.0],  # its own text: on the question
+            f"Hantavirus. {lead} HPS can be fatal.": [0.0, 1.0],  # read with its lead: off
+            "Other. Fatal symptoms are rare.": [0.6, 0.8],
+        },
+        dim=2,
+    )
+    ranked, _ = rank_passages(models, "Is it fatal?", [other, with_lead], keep=1)
     assert [p["id"] for p in ranked] == ["MQ-1-2"]
     assert ranked[0]["text"].startswith(lead)  # quoted with its lead
-    assert not any(lead in text for text in embedder.seen)

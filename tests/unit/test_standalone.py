@@ -200,6 +200,18 @@ def test_the_search_does_not_index_a_passages_lead_again() -> None:
     assert [p.id for p, _ in found] == ["MQ-1-1"]  # the lead is MQ-1-1's sentence
 
 
+def test_a_lead_does_not_count_an_abbreviation_twice() -> None:
+    said = "Vagus nerve stimulation (VNS) may help."
+    passages = [
+        Passage("MQ-1-1", f"Seizures can be treated. {said}", "u", "S", "Epilepsy", "q"),
+        Passage("MQ-1-2", f"{said} It is used rarely.", "u", "S", "Epilepsy", "q", lead=said),
+    ]
+    # said once on the page (the lead is the passage before's sentence): not twice
+    assert "VNS" not in MedQuADIndex.build(passages).abbreviations
+    twice = [*passages, Passage("MQ-2-1", said, "u", "S", "Seizures", "q")]
+    assert MedQuADIndex.build(twice).abbreviations["VNS"] == "vagus nerve stimulation"
+
+
 def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
     question = "I have been battling anal fissure for two years. What should I do?"
     assert off_focus(question, "Anal Cancer")
