@@ -256,16 +256,88 @@ def _is_sentence(piece: str, bare: bool = False) -> bool:
     return len(piece.split()) >= 4 and bool(FINITE.search(main))
 
 
+SENTENCE_OPENERS = frozenset("After Although Because During If In Unless When While".split())
+"""Words that open a sentence whatever follows ("After Merkel cell carcinoma has been
+diagnosed, ...")."""
+
+
+def _name_ends(item: str) -> list[int]:
+    """Return where a sentence may open after an item written as a name, first to last.
+
+    The item's words up to there are all capitalised (or words a name goes on with,
+    `JOINS`, though not the last: "Treatment for Kaposi sarcoma may ..." is one sentence),
+    none closing on a colon, so `lost_stops` sees no stop there ("- Impulsivity No one
+    knows exactly ...", "- Stage IV After Merkel cell carcinoma has been diagnosed ...");
+    the word there opens a sentence: one of `SENTENCE_OPENERS`, or a capitalised word a
+    lower-case word follows that no name goes on with ("Heart Lung and Blood Institute"
+    opens nothing) and, after "A", no verb ("Hepatitis A may cause ..." is one name); no
+    other lone letter ("Part C is called ...") and no word with a comma ("United States,
+    endometrial cancer is ...").
+    """
+    words = list(re.finditer(r"\S+", item))
+    ends: list[int] = []
+    if not words or not words[0].group()[:1].isupper():
+        return ends
+    for k in range(1, len(words)):
+        before = words[k - 1].group()
+        if before.endswith(":") or not (before[:1].isupper() or before in JOINS):
+            break  # a lower-case word, or a colon: the item is no name past here
+        word = words[k].group()
+        after = words[k + 1].group() if k + 1 < len(words) else ""
+        opens = word in SENTENCE_OPENERS or (
+            bool(re.fullmatch(r"[A-Z][a-z'’]+|A", word))
+            and after[:1].islower()
+            and after not in JOINS
+            and not (word == "A" and FINITE.fullmatch(after))
+        )
+        if opens and before not in JOINS:
+            ends.append(words[k].start())
+    return ends
+
+
+def _restated_words(text: str) -> set[str]:
+    """Return a text's first twelve words, lower case, less a plural's "s"."""
+    return {w.lower().removesuffix("s") for w in re.findall(r"[A-Za-z]+", text)[:12]}
+
+
+def _without_heading(item: str, sentence: str) -> str:
+    """Return a list's last item less the heading of the sentence glued after it.
+
+    An item whose words the sentence's first twelve all restate is the heading itself
+    ("Medical Devices Medical devices can help ...") and gives ""; otherwise a heading is
+    the item's last one to three capitalised words restated there, not cut where it
+    would leave the item ending on a word a name goes on with: "- Tofu Sodium You
+    should try to limit the amount of sodium ..." -> "Tofu".
+    """
+    near = _restated_words(sentence)
+    if {w.lower().removesuffix("s") for w in re.findall(r"[A-Za-z]+", item)} <= near:
+        return ""
+    words = item.split()
+    for size in range(min(3, len(words) - 1), 0, -1):
+        tail, kept = words[-size:], words[:-size]
+        if kept[-1].lower() not in JOINS and all(
+            w[:1].isupper() and w.lower().removesuffix("s") in near for w in tail
+        ):
+            return " ".join(kept)
+    return item
+
+
 def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[str, str]:
     """Split a list item from the sentence glued after it ("hearing problems Your ...").
 
     Returns the item and the sentence ("" when none is glued on): the sentence starts at
     the last lost stop whose remainder is a sentence; `acronyms`: those the passage
-    defines (`lost_stops`).
+    defines (`lost_stops`). An item written as a name, each word capitalised, loses a stop
+    `lost_stops` cannot see: there the first place a sentence opens (`_name_ends`: "-
+    Impulsivity No one knows exactly ...").
     """
     for point in reversed(lost_stops(item, acronyms)):
         rest = item[point:].strip()
         if _is_sentence(rest) and not _is_sentence(item[:point], bare=True):
+            return item[:point].strip(), rest
+    for point in _name_ends(item):
+        rest = item[point:].strip()
+        if _is_sentence(rest):
             return item[:point].strip(), rest
     return item, ""
 
@@ -409,8 +481,12 @@ def standalone_units(text: str) -> list[str]:
             items[-1], after = (
                 _unglued_item(items[-1], acronyms) if len(items) > 1 else (items[-1], "")
             )
-            if after and items[-1][-1:] not in (".", ";"):
-                items[-1] += "."
+            if after:  # "- Tofu Sodium You should ... sodium": "Sodium" heads the sentence
+                items[-1] = _without_heading(items[-1], after)
+                if not items[-1]:
+                    items.pop()
+                elif items[-1][-1:] not in (".", ";"):
+                    items[-1] += "."
             kept = len(units)
             outer = _outer(lead, announced)
             for item in items:

@@ -350,6 +350,63 @@ def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
     ]
 
 
+def test_a_sentence_glued_to_a_lists_last_one_word_item_is_cut_off() -> None:
+    units = standalone_units(
+        "The main features of ADHD are - Inattention - Hyperactivity - Impulsivity No one "
+        "knows exactly what causes ADHD. It sometimes runs in families."
+    )
+    assert units == [
+        "The main features of ADHD are: inattention",
+        "The main features of ADHD are: hyperactivity",
+        "The main features of ADHD are: impulsivity.",
+        "No one knows exactly what causes ADHD. It sometimes runs in families.",
+    ]
+
+
+def test_a_heading_left_as_a_lists_last_item_is_no_item() -> None:
+    units = standalone_units(
+        "Some sources of these fats are - Avocados - Olive oil - Tofu Sodium You should try "
+        "to limit the amount of sodium that you eat."
+    )
+    assert units == [
+        "Some sources of these fats are: avocados",
+        "Some sources of these fats are: olive oil",
+        "Some sources of these fats are: tofu.",
+        "You should try to limit the amount of sodium that you eat.",
+    ]
+
+
+def test_a_last_item_as_long_as_a_name_keeps_its_capitalised_words() -> None:
+    units = standalone_units(
+        "Lung diseases include - Asthma - Bronchitis - Chronic Obstructive Pulmonary Disease "
+        "Your doctor can tell which one you have."
+    )
+    assert "Lung diseases include: chronic Obstructive Pulmonary Disease." in units
+    assert units[-1] == "Your doctor can tell which one you have."
+
+
+@pytest.mark.parametrize(
+    ("last", "item"),
+    [
+        ("Hepatitis A may cause mild symptoms in adults.", None),  # "A" before a verb
+        ("Treatment for Kaposi sarcoma may cause side effects.", None),  # after "for"
+        ("Part C is called Medicare Advantage.", None),  # a lone letter
+        ("United States, endometrial cancer is the most common cancer.", None),  # a comma
+        ("Stage IV After vulvar cancer has been diagnosed, tests are done.", "stage IV."),
+        ("Stage IV In the United States, it is the fifth leading cause.", "stage IV."),
+    ],
+)
+def test_a_sentence_opens_after_a_name_only_where_a_sentence_can(
+    last: str, item: str | None
+) -> None:
+    units = standalone_units(f"Key points are - Stage I - Stage II - {last}")
+    if item is None:
+        assert units[-1] == f"Key points are: {last[:1].lower()}{last[1:]}"
+    else:
+        assert units[-2] == f"Key points are: {item}"
+        assert units[-1] == last.split(" ", 2)[2]
+
+
 def test_a_sentence_opening_with_the_pages_own_acronym_is_cut_off_a_list() -> None:
     text = (
         "This condition is called seasonal affective disorder, or SAD. Symptoms include - "
