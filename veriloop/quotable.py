@@ -33,6 +33,10 @@ from veriloop.standalone import FOLLOW_LINKS, lost_stops, standalone_units
 FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
 """A footnote number glued after a sentence's last word and stop ("a day.3")."""
 
+FOOTNOTE_MARK = re.compile(r"(?<=[A-Za-z)])\*+(?=[\s,.;:)]|$)")
+"""A footnote asterisk glued after a word ("Hepatitis* C is a virus", "is defined* as"):
+44 in MedQuAD's answers, most in tables left out anyway."""
+
 HEADING_WORDS = (
     "signs and symptoms|symptoms|signs|causes|cause|treatments?|treatment options|options|"
     "diagnosis|key points|"
@@ -130,8 +134,9 @@ SYMPTOM_TABLE = re.compile(
 )
 """GARD's symptom tables and the lines about them (HPO, Orphanet, the dictionary)."""
 POINTER = re.compile(
-    r"^(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
-    r"find (out )?more\b|related (topics|information|resources)\b|"
+    r"^(?:you (?:can|may) (?:also )?(?=(?:learn|read|find) ))?"  # "You can read about ..."
+    r"(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
+    r"find (out )?more\b|find information\b|related (topics|information|resources)\b|"
     r"(additional|further) information (is|can be) (found|available|provided)\b)",
     re.IGNORECASE,
 )
@@ -271,8 +276,11 @@ def _content(text: str) -> list[str]:
 
 
 def strip_footnotes(unit: str) -> str:
-    """Remove footnote numbers glued after a sentence's stop ("a day.3" -> "a day.")."""
-    return FOOTNOTE.sub(r"\1", unit)
+    """Remove footnote numbers glued after a sentence's stop ("a day.3" -> "a day.").
+
+    Footnote asterisks glued after a word go too (`FOOTNOTE_MARK`).
+    """
+    return FOOTNOTE_MARK.sub("", FOOTNOTE.sub(r"\1", unit))
 
 
 def strip_heading(unit: str) -> str:
@@ -522,14 +530,14 @@ def merge_items(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """Quote a list's items as one unit: "Lead: a", "Lead: b" -> "Lead: a; b".
 
     Units are (text, source id); items merge only with items of the same lead-in from the
-    same source, into the place of the first (`item_rows`). Trailing stops are dropped
-    before joining.
+    same source, into the place of the first (`item_rows`). Trailing stops, commas and
+    semicolons are dropped before joining ("salicylic acid,; anthralin" read badly).
     """
     merged: list[tuple[str, str]] = []
     for (text, source), row in zip(units, item_rows(units), strict=True):
         if row < len(merged):  # a later item of a list already placed
-            item = text[len(lead_of(text)) + 2 :].rstrip(" .")
-            merged[row] = (f"{merged[row][0].rstrip(' .')}; {item}.", source)
+            item = text[len(lead_of(text)) + 2 :].rstrip(" .,;")
+            merged[row] = (f"{merged[row][0].rstrip(' .,;')}; {item}.", source)
         else:
             merged.append((text, source))
     return merged

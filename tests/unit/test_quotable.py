@@ -181,6 +181,14 @@ from veriloop.quotable import (
             "The major risk factors for carotid artery disease also are the major risk "
             "factors for coronary heart disease.",
         ),
+        (  # a footnote asterisk glued to a word
+            "Hepatitis* C is a virus, or infection, that causes liver disease.",
+            "Hepatitis C is a virus, or infection, that causes liver disease.",
+        ),
+        (
+            "Metabolic syndrome is defined* as the presence of any three of the following.",
+            "Metabolic syndrome is defined as the presence of any three of the following.",
+        ),
         (  # a list in brackets keeps its items
             "The problems with movement (dystonia and parkinsonism, described below) usually "
             "start in infancy.",
@@ -250,6 +258,15 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         (
             "You can learn more about these treatment options by clicking on the following "
             "links: eMedicine Esophageal Motility Disorders",
+            "pointer line",
+        ),
+        (  # the only symptoms line of GARD's Lupus page: where to read, not what
+            "You can read about the signs and symptoms of lupus from MedlinePlus and the "
+            "National Institute of Arthritis and Musculoskeletal and Skin Diseases (NIAMS).",
+            "pointer line",
+        ),
+        (
+            "You can find more information about the genetics of AS from Genetics Home Reference.",
             "pointer line",
         ),
         (
@@ -331,6 +348,17 @@ def test_a_lists_items_are_quoted_together() -> None:
 
     # each unit's place in the merged list: the list's items share their first's
     assert item_rows(units) == [0, 1, 0, 2]
+
+
+def test_an_items_trailing_comma_is_dropped_when_items_are_joined() -> None:
+    units = [
+        ("Topical treatments include: salicylic acid,", "p1"),
+        ("Topical treatments include: anthralin;", "p1"),
+        ("Topical treatments include: coal-tar ointments", "p1"),
+    ]
+    assert merge_items(units) == [
+        ("Topical treatments include: salicylic acid; anthralin; coal-tar ointments.", "p1")
+    ]
 
 
 def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
