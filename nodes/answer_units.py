@@ -36,7 +36,7 @@ from veriloop.nodes.question_type import (
 from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
-from veriloop.standalone import DANGLING, POINTS_BACK
+from veriloop.standalone import DANGLING, POINTS_BACK, leans_back
 from veriloop.trace import Candidate, ModelCall
 
 
@@ -597,10 +597,13 @@ def _quoted(
     sentence that leans on the one before it (`DANGLING`, or a pointer inside it,
     `POINTS_BACK`), or a list whose lead-in does ("These include: ..."), brings that one
     along, uncounted (`previous`: each unit's predecessor in its passage): a quote never
-    opens on a pointer to text it left out.
+    opens on a pointer to text it left out. A sentence whose next unit is a list with
+    such a lead-in (`leans_back`: "Lupus has many symptoms." then "Some common ones are:
+    joint pain ...") brings that list, uncounted: alone it announces what it leaves out.
     """
     chosen: list[int] = []
     leaned: dict[int, tuple[str, str]] = {}
+    following = {before: unit for unit, before in (previous or {}).items()}
     taken = 0
     lists: dict[tuple[str, str], list[int]] = {}  # each list's items: (lead-in, source) -> rows
     for item, (text, pid) in enumerate(found):
@@ -622,6 +625,14 @@ def _quoted(
             if item not in chosen
             and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
         ]
+        after = following.get(found[row]) if not lead else None
+        if after is not None and (after_lead := lead_of(after[0])) and leans_back(after_lead):
+            chosen += [  # "Lupus has many symptoms." then "Some common ones are: ..."
+                item
+                for item in lists.get((after_lead, after[1]), [])[:LIST_ITEMS_QUOTED]
+                if item not in chosen
+                and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
+            ]
         first = rows[0] if rows else row  # a list leans on what comes before its lead-in
         before = (previous or {}).get(found[first])
         text = lead or found[row][0]

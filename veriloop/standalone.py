@@ -42,9 +42,13 @@ DANGLING = re.compile(
 "If they do, causes may include ...", "If not, ask ...", "Some of its causes are ...":
 whose causes the sentence before says)."""
 
-POINTS_BACK = re.compile(r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b")
+POINTS_BACK = re.compile(
+    r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b|^(?:[\w-]+\s+){0,3}ones\b"
+)
 """A pointer inside a sentence to text before it ("... mild benefits from some of these
-therapies ...", "When each parent has this information, ...")."""
+therapies ...", "When each parent has this information, ..."), or "ones" early in it:
+"Some common ones are - Joint pain ..." after "Lupus has many symptoms." (11 MedQuAD
+sentences)."""
 
 
 def leans_back(sentence: str) -> bool:

@@ -326,6 +326,26 @@ def test_a_conditional_on_the_sentence_before_brings_it_along(leaning: str) -> N
     assert _quoted(found, [1], count=1, previous={found[1]: found[0]}) == found
 
 
+def test_a_sentence_announcing_a_list_that_leans_on_it_brings_the_list() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [
+        ("Lupus has many symptoms.", "P-1"),
+        ("Some common ones are: joint pain or swelling", "P-1"),
+        ("Some common ones are: fatigue", "P-1"),
+        ("Lupus is an autoimmune disease.", "P-2"),
+    ]
+    previous = {found[1]: found[0], found[2]: found[1]}
+    assert _quoted(found, [0, 3], count=2, previous=previous) == [
+        ("Lupus has many symptoms.", "P-1"),
+        ("Some common ones are: joint pain or swelling; fatigue.", "P-1"),
+        ("Lupus is an autoimmune disease.", "P-2"),
+    ]
+    # a list whose lead-in stands alone is its own: the sentence before does not bring it
+    alone = [("Lupus has many symptoms.", "P-1"), ("Symptoms include: fatigue", "P-1")]
+    assert _quoted(alone, [0], count=1, previous={alone[1]: alone[0]}) == [alone[0]]
+
+
 def test_a_conditional_of_its_own_stands_alone() -> None:
     from veriloop.nodes.answer_units import _quoted
 

@@ -19,7 +19,7 @@ from veriloop.knowledge.medquad import (
 )
 from veriloop.knowledge.run_together import RunTogetherRepair
 from veriloop.nodes.grounding import off_focus
-from veriloop.standalone import is_boilerplate, standalone_units
+from veriloop.standalone import is_boilerplate, leans_back, standalone_units
 
 
 @cache
@@ -162,6 +162,16 @@ def test_a_passage_opening_on_a_leaning_sentence_gets_the_one_before() -> None:
     ]
     units = standalone_units(f"{leads[2]} {chunks[2]}")
     assert units and units[0].startswith("Counseling may help. They include")
+
+
+def test_a_passage_opening_on_ones_gets_what_they_are_ones_of() -> None:
+    chunks = [
+        "The cause of lupus is not known. Lupus has many symptoms.",
+        "Some common ones are - Joint pain or swelling - Muscle pain - Fatigue",
+    ]
+    assert with_antecedents(chunks) == ["", "Lupus has many symptoms."]
+    assert leans_back("Malignant ones are.")
+    assert not leans_back("Bones are made of calcium.")  # a word ending in "ones"
 
 
 def test_a_passage_given_a_lists_lead_in_gets_no_other_lead() -> None:
