@@ -3,7 +3,8 @@
 MedQuAD's answers lost their em dashes when the pages were scraped: "anal fissures—small
 tears in the anus" reads "anal fissuressmall tears in the anus", and a quoted sentence
 carries the defect. `RunTogetherRepair` learns the corpus's word frequencies and splits a
-token back into two words, with " — " between them, when
+token back into two words, with " — " between them (a space after a function word:
+"thannormal" -> "than normal"), when
 
 - the token is rare in the corpus (at most `MAX_TOKEN_COUNT` times) and is not an English
   word (pyspellchecker's list: "tractor", "uppermost", "leftover" stay whole);
@@ -38,6 +39,12 @@ PREFIXES = frozenset(
     "intra hyper hypo micro macro co re un man you club lobe".split()
 )
 SUFFIXES = frozenset("less like ness ly ful able is forms made ship hip".split())
+FUNCTION_WORDS = frozenset(
+    "than that this which while when where whether with from into about these those there "
+    "their other because".split()
+)
+"""Left parts after which a space was lost, not a dash: "thannormal" was "than normal",
+"thiscan" "this can" (6 of the bundled MedQuAD's 809 split tokens)."""
 SPECIALIST_A = re.compile(r"[a-z]+ista")
 """A specialist run into "a" ("radiologista" 49 times, "gastroenterologista" 16): no English
 word ends so, so such a token is split however often it occurs ("chronica", "occulta" and
@@ -71,10 +78,16 @@ class RunTogetherRepair:
                     break
 
     def repair(self, text: str) -> str:
-        """Return `text` with each known run-together token split by " — "."""
+        """Return `text` with each known run-together token split by " — ".
+
+        After a function word ("than", "this": `FUNCTION_WORDS`) the split is a space.
+        """
 
         def split(match: re.Match[str]) -> str:
             found = self.splits.get(match.group(0))
-            return match.group(0) if found is None else f"{found[0]} — {found[1]}"
+            if found is None:
+                return match.group(0)
+            glue = " " if found[0] in FUNCTION_WORDS else " — "
+            return f"{found[0]}{glue}{found[1]}"
 
         return WORD.sub(split, text)

@@ -120,9 +120,13 @@ def test_boilerplate_and_first_person_lines_are_left_out() -> None:
         ("uppermost", "uppermost"),
         ("survivorship", "survivorship"),  # "hip" is on the suffix list
         ("nonharmful", "nonharmful"),  # "non" is a prefix
+        ("thannormal", "than normal"),  # a lost space after a function word, no dash
+        ("thiscan", "this can"),
     ],
 )
-def test_run_together_words_are_split_where_a_dash_was_lost(token: str, split: str) -> None:
+def test_run_together_words_are_split_where_a_dash_or_space_was_lost(
+    token: str, split: str
+) -> None:
     assert repair().repair(f"anal {token} tears") == f"anal {split} tears"
 
 
