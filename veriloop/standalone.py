@@ -81,6 +81,19 @@ BOILERPLATE = re.compile(
 )
 """Lines of NIH pages that are about the page, not the condition (checked on MedQuAD)."""
 
+VIDEO_NOTICE = re.compile(
+    r"\((?:Watch|View) (?:the |this )?[^.()]*?\bvideos?\b[^.()]*[.)]\s*|"
+    r"\bTo enlarge the videos?\b[^.]*\.\s*|"
+    r"\bTo reduce the videos?, press the Escape \(Esc\) button on your keyboard\.\)?\s*",
+    re.IGNORECASE,
+)
+"""NIHSeniorHealth's notice about a page's video, in brackets: "(Watch the video to learn
+more about ... To enlarge the video, click the brackets ... To reduce the video, press
+the Escape (Esc) button on your keyboard.)": its last sentence ran into the heading and
+sentence after it ("... keyboard.) Symptoms of Kidney Failure Kidney failure means ...",
+quoted for "What are the symptoms of kidney failure?"). Removed before the text is cut;
+a passage that opens inside the notice loses its tail."""
+
 FIRST_PERSON = re.compile(
     r"^(-\s*)?(i|i'm|i've|my|we)\b|\bI (have|had|am|was|do|did|'m|'ve)\b", re.IGNORECASE
 )
@@ -125,7 +138,7 @@ JOINS = frozenset(
 
 FINITE = re.compile(
     r"\b(?:is|are|was|were|has|have|had|can|cannot|may|might|will|would|should|could|"
-    r"does|do|did|must|causes|occurs|happens|helps|means|becomes)\b"
+    r"does|do|did|must|causes|occurs|happens|helps|means|becomes|depends|varies)\b"
 )
 """A finite verb: a piece holding one (and four words or more) is a sentence, not an item."""
 
@@ -425,6 +438,25 @@ def _announces(item: str, following: list[str]) -> bool:
     )
 
 
+NEXT_LEAD = re.compile(r"[A-Z][^.:;!?]*\b(?:include|includes|including|are|such as|the following)")
+"""The lead-in of the next list, glued after an item whose bullet was lost: "- weight
+loss Other general signs and symptoms include - feeling tired ...", "- peginterferon
+Medicines taken by mouth include - adefovir ..."."""
+
+
+def _with_next_lead(item: str) -> list[str]:
+    """Split an item from the next list's lead-in glued after it (`NEXT_LEAD`).
+
+    Returns [item] or [item, "Lead-in:"]: a lead-in ending in a colon opens its own list
+    (`standalone_units`), so the items after it are its, not the first list's.
+    """
+    for point in lost_stops(item):
+        rest = item[point:].strip()
+        if NEXT_LEAD.fullmatch(rest):
+            return [item[:point].strip(), f"{rest}:"]
+    return [item]
+
+
 def _outer(lead: str, announced: tuple[str, str]) -> str:
     """Return the lead-in a list goes back to after `lead`'s items end.
 
@@ -449,7 +481,8 @@ def standalone_units(text: str) -> list[str]:
     List items carry their lead-in (a sentence announcing them, `ANNOUNCING`, is theirs
     even when it ends with a stop); a sentence opening with an anaphor is joined to the one
     before it; boilerplate and first-person lines are dropped (and an anaphor after a
-    dropped line is dropped with it: its antecedent is gone).
+    dropped line is dropped with it: its antecedent is gone), and video notices
+    (`VIDEO_NOTICE`) before the text is cut.
     """
     units: list[str] = []
     lead = ""
@@ -458,7 +491,7 @@ def standalone_units(text: str) -> list[str]:
     announcing = False  # the last unit announces the list that may follow it
     last_item = ""  # the last unit's list item, as written (none: the last was no item)
     announced: tuple[str, str] = ("", "")  # a key point leading its items, and the list's
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(VIDEO_NOTICE.sub("", text)):
         head, items = _items(sentence)
         restore = ""  # an announcing sentence taken as lead-in, put back if no item is kept
         before = lead
@@ -480,6 +513,7 @@ def standalone_units(text: str) -> list[str]:
         if items:
             if head:
                 lead = head
+            items = [part for item in items for part in _with_next_lead(item)]
             # the sentence after a list is often glued to its last item (a list of two
             # items or more: one item alone, "- Ask whether Metformin is safe.", is left whole)
             items[-1], after = (

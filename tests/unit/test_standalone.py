@@ -577,3 +577,42 @@ def test_a_quantifier_standing_for_the_sentence_before_joins_it() -> None:
         "disease, lead to a progressive loss of mental functions.",
         "Some people need care.",  # "Some" naming its own noun stands alone
     ]
+
+
+def test_a_video_notice_is_no_part_of_a_unit() -> None:
+    units = standalone_units(
+        "Do NOT wait for symptoms! (Watch the video to learn more about the symptoms of "
+        "kidney disease. To enlarge the videos on this page, click the brackets in the lower "
+        "right-hand corner of the video screen. To reduce the videos, press the Escape (Esc) "
+        "button on your keyboard.) Kidney failure means that damaged kidneys filter less."
+    )
+    assert units == [
+        "Do NOT wait for symptoms!",
+        "Kidney failure means that damaged kidneys filter less.",
+    ]
+    # a passage cut inside the notice
+    tail = "To reduce the video, press the Escape (Esc) button on your keyboard.) It helps."
+    assert standalone_units(f"Exercise is good. {tail}") == ["Exercise is good. It helps."]
+
+
+def test_the_next_lists_lead_in_glued_after_an_item_opens_its_own_list() -> None:
+    units = standalone_units(
+        "Signs of dehydration in adults are - feeling dizzy or fainting Signs of dehydration "
+        "in babies and young children are - crying without tears - having a high fever"
+    )
+    assert units == [
+        "Signs of dehydration in adults are: feeling dizzy or fainting",
+        "Signs of dehydration in babies and young children are: crying without tears",
+        "Signs of dehydration in babies and young children are: having a high fever",
+    ]
+
+
+def test_a_sentence_that_depends_or_varies_is_cut_off_a_list() -> None:
+    units = standalone_units(
+        "Causes of tinnitus include - loud noises - ear infections - certain medicines "
+        "Treatment depends on the cause."
+    )
+    assert units[-2:] == [
+        "Causes of tinnitus include: certain medicines.",
+        "Treatment depends on the cause.",
+    ]
