@@ -36,7 +36,7 @@ from veriloop.nodes.question_type import (
 from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
-from veriloop.standalone import DANGLING, POINTS_BACK, leans_back
+from veriloop.standalone import DANGLING, leans_back
 from veriloop.trace import Candidate, ModelCall
 
 
@@ -594,12 +594,13 @@ def _quoted(
 
     A list item counts as its whole list (the items of its lead-in from its source, at
     most `LIST_ITEMS_QUOTED`), so `count` counts sentences and lists, not items. A
-    sentence that leans on the one before it (`DANGLING`, or a pointer inside it,
-    `POINTS_BACK`), or a list whose lead-in does ("These include: ..."), brings that one
-    along, uncounted (`previous`: each unit's predecessor in its passage): a quote never
-    opens on a pointer to text it left out. A sentence whose next unit is a list with
-    such a lead-in (`leans_back`: "Lupus has many symptoms." then "Some common ones are:
-    joint pain ...") brings that list, uncounted: alone it announces what it leaves out.
+    sentence that leans on the one before it (`leans_back`: "However, ...", a pointer
+    inside it), or a list whose lead-in does ("These include: ...", "Its symptoms
+    include: ..."), brings that one along, uncounted (`previous`: each unit's predecessor
+    in its passage): a quote never opens on a pointer to text it left out. A sentence
+    whose next unit is a list with such a lead-in ("Lupus has many symptoms." then "Some
+    common ones are: joint pain ...") brings that list, uncounted: alone it announces what
+    it leaves out.
     """
     chosen: list[int] = []
     leaned: dict[int, tuple[str, str]] = {}
@@ -619,24 +620,15 @@ def _quoted(
             continue  # the same list from another page ("... warning signs of breast cancer")
         taken += 1
         rows = lists[(lead, found[row][1])][:LIST_ITEMS_QUOTED] if lead else [row]
-        chosen += [
-            item
-            for item in rows
-            if item not in chosen
-            and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
-        ]
+        chosen += _new_rows(found, rows, chosen)
         after = following.get(found[row]) if not lead else None
         if after is not None and (after_lead := lead_of(after[0])) and leans_back(after_lead):
-            chosen += [  # "Lupus has many symptoms." then "Some common ones are: ..."
-                item
-                for item in lists.get((after_lead, after[1]), [])[:LIST_ITEMS_QUOTED]
-                if item not in chosen
-                and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
-            ]
+            # "Lupus has many symptoms." then "Some common ones are: ...": its list
+            listed = lists.get((after_lead, after[1]), [])[:LIST_ITEMS_QUOTED]
+            chosen += _new_rows(found, listed, chosen)
         first = rows[0] if rows else row  # a list leans on what comes before its lead-in
         before = (previous or {}).get(found[first])
-        text = lead or found[row][0]
-        if before is not None and (DANGLING.match(text) or POINTS_BACK.search(text)):
+        if before is not None and leans_back(lead or found[row][0]):
             leaned[first] = before
     quoted: list[tuple[str, str]] = []
     chosen_units = {found[row] for row in chosen}
@@ -647,6 +639,16 @@ def _quoted(
                 quoted.append(before)
         quoted.append(found[row])
     return _longest_of_each(merge_items(quoted))
+
+
+def _new_rows(found: list[tuple[str, str]], rows: list[int], chosen: list[int]) -> list[int]:
+    """Return the rows not chosen yet whose units no chosen unit near-duplicates."""
+    return [
+        item
+        for item in rows
+        if item not in chosen
+        and not any(near_duplicate(found[item][0], found[o][0]) for o in chosen)
+    ]
 
 
 def _same_list(lead: str, source: str, unit: tuple[str, str]) -> bool:

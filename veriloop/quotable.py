@@ -134,12 +134,20 @@ SYMPTOM_TABLE = re.compile(
 )
 """GARD's symptom tables and the lines about them (HPO, Orphanet, the dictionary)."""
 POINTER = re.compile(
-    r"^(?:you (?:can|may) (?:also )?(?=(?:learn|read|find) ))?"  # "You can read about ..."
-    r"(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
-    r"find (out )?more\b|find information\b|related (topics|information|resources)\b|"
+    r"^(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
+    r"find (out )?more\b|related (topics|information|resources)\b|"
     r"(additional|further) information (is|can be) (found|available|provided)\b)",
     re.IGNORECASE,
 )
+YOU_CAN_POINTER = re.compile(
+    r"^(?i:you (?:can|may) (?:also )?(?:read|learn|find))\b[^.]*?"
+    r"\b(?:from|at|through|on|in) (?:the following|our\b|the [A-Z]|[A-Z])"
+)
+"""A sentence sending the reader to a source: "You can read about the signs and symptoms
+of lupus from MedlinePlus and ...", "You can find more information ... from Genetics Home
+Reference", "... through the Get Involved in Research section of our Web site" (6
+MedQuAD units); not "You can learn about your family health history by talking with
+relatives"."""
 PAGE_FURNITURE = re.compile(
     r"\b(?:chart|table|figure|image|picture|illustration|diagram|links?|videos?)s? "
     rf"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|{FOLLOW_LINKS.pattern}",
@@ -496,7 +504,12 @@ def unquotable_reason(unit: str) -> str | None:
         return "resource list"
     if SYMPTOM_TABLE.search(text):
         return "symptom table"
-    if POINTER.search(text) or PAGE_FURNITURE.search(text) or AGENCY_LINE.match(text):
+    if (
+        POINTER.search(text)
+        or YOU_CAN_POINTER.match(text)
+        or PAGE_FURNITURE.search(text)
+        or AGENCY_LINE.match(text)
+    ):
         return "pointer line"
     pointing = BELOW_ASIDE.sub("", text)  # an aside pointing down is cleaned off
     if POINTS_BELOW.search(pointing) and not POINTS_BELOW.search(lead_of(pointing)):

@@ -43,12 +43,13 @@ DANGLING = re.compile(
 whose causes the sentence before says)."""
 
 POINTS_BACK = re.compile(
-    r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b|^(?:[\w-]+\s+){0,3}ones\b"
+    r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b|"
+    r"^(?:[\w-]+\s+){0,3}(?<!loved )(?<!little )(?<!young )ones\b"
 )
 """A pointer inside a sentence to text before it ("... mild benefits from some of these
 therapies ...", "When each parent has this information, ..."), or "ones" early in it:
 "Some common ones are - Joint pain ..." after "Lupus has many symptoms." (11 MedQuAD
-sentences)."""
+sentences); not "loved ones", "little ones", "young ones"."""
 
 
 def leans_back(sentence: str) -> bool:
@@ -58,7 +59,8 @@ def leans_back(sentence: str) -> bool:
     a word that goes on from the sentence before (`DANGLING`: "However, ...", "Some of its
     causes are ..."), or points back inside (`POINTS_BACK`: "Some examples of these
     medicines include: ..."). The quote picker (`nodes.answer_units`) brings the sentence
-    before along for the last two; `standalone_units` joins the first to it.
+    before along for any of them (a sentence opening on an anaphor is already joined to
+    the one before by `standalone_units`; a list's lead-in is not).
     """
     return bool(
         ANAPHORS.match(sentence) or DANGLING.match(sentence) or POINTS_BACK.search(sentence)
@@ -82,8 +84,9 @@ BOILERPLATE = re.compile(
 """Lines of NIH pages that are about the page, not the condition (checked on MedQuAD)."""
 
 VIDEO_NOTICE = re.compile(
-    r"\((?:Watch|View) (?:the |this )?[^.()]*?\bvideos?\b[^.()]*[.)]\s*|"
-    r"\bTo enlarge the videos?\b[^.]*\.\s*|"
+    r"\((?:Watch|View) (?:the |this )?(?:[^.()]|\([^()]*\))*?\bvideos?\b"
+    r"(?:[^.()]|\([^()]*\))*\.\)?\s*|"
+    r"\bTo enlarge the videos?\b[^.]*\.\)?\s*|"
     r"\bTo reduce the videos?, press the Escape \(Esc\) button on your keyboard\.\)?\s*",
     re.IGNORECASE,
 )
@@ -274,6 +277,13 @@ def _is_sentence(piece: str, bare: bool = False) -> bool:
 
 
 SENTENCE_OPENERS = frozenset("After Although Because During If In Unless When While".split())
+
+TAKES_A_LETTER = frozenset(
+    "hepatitis vitamin type protein factor group part stage class grade phase category "
+    "influenza plan schedule appendix table figure".split()
+)
+"""Words a letter names a kind of ("Hepatitis A", "Vitamin A deficiency ..."): "A" after
+one is no sentence's article."""
 """Words that open a sentence whatever follows ("After Merkel cell carcinoma has been
 diagnosed, ...")."""
 
@@ -287,7 +297,8 @@ def _name_ends(item: str) -> list[int]:
     knows exactly ...", "- Stage IV After Merkel cell carcinoma has been diagnosed ...");
     the word there opens a sentence: one of `SENTENCE_OPENERS`, or a capitalised word a
     lower-case word follows that no name goes on with ("Heart Lung and Blood Institute"
-    opens nothing) and, after "A", no verb ("Hepatitis A may cause ..." is one name); no
+    opens nothing) and, after "A", no verb and no word a letter names a kind of
+    (`TAKES_A_LETTER`: "Hepatitis A may cause ...", "Vitamin A deficiency can ..."); no
     other lone letter ("Part C is called ...") and no word with a comma ("United States,
     endometrial cancer is ...").
     """
@@ -305,35 +316,59 @@ def _name_ends(item: str) -> list[int]:
             bool(re.fullmatch(r"[A-Z][a-z'’]+|A", word))
             and after[:1].islower()
             and after not in JOINS
-            and not (word == "A" and FINITE.fullmatch(after))
+            and not (
+                word == "A"
+                and (FINITE.fullmatch(after) or before.lower().strip(",") in TAKES_A_LETTER)
+            )
         )
         if opens and before not in JOINS:
             ends.append(words[k].start())
     return ends
 
 
+def item_sentence_starts(text: str) -> list[int]:
+    """Return where a sentence may open after a list item written as a name, in a text.
+
+    `_name_ends` on each " - " item of `text`, as offsets into it: the copy rule
+    (`nodes.judges.mismatch`) reads whole passages and must know where `standalone_units`
+    may cut, as it does with `lost_stops`.
+    """
+    points: list[int] = []
+    for bullet in re.finditer(r"(?:^|\s)-\s+", text):
+        start = bullet.end()
+        stop = text.find(" - ", start)
+        item = text[start : stop if stop != -1 else len(text)]
+        points += [start + point for point in _name_ends(item)]
+    return points
+
+
+def _stem(word: str) -> str:
+    """Return a word in lower case, less a plural's "s" (how a heading is restated)."""
+    return word.lower().removesuffix("s")
+
+
 def _restated_words(text: str) -> set[str]:
-    """Return a text's first twelve words, lower case, less a plural's "s"."""
-    return {w.lower().removesuffix("s") for w in re.findall(r"[A-Za-z]+", text)[:12]}
+    """Return a text's first twelve words, stemmed (`_stem`)."""
+    return {_stem(w) for w in re.findall(r"[A-Za-z]+", text)[:12]}
 
 
 def _without_heading(item: str, sentence: str) -> str:
     """Return a list's last item less the heading of the sentence glued after it.
 
-    An item whose words the sentence's first twelve all restate is the heading itself
-    ("Medical Devices Medical devices can help ...") and gives ""; otherwise a heading is
+    A capitalised item whose words the sentence's first twelve all restate is the heading
+    itself ("Medical Devices Medical devices can help ...") and gives ""; otherwise a heading is
     the item's last one to three capitalised words restated there, not cut where it
     would leave the item ending on a word a name goes on with: "- Tofu Sodium You
     should try to limit the amount of sodium ..." -> "Tofu".
     """
     near = _restated_words(sentence)
-    if {w.lower().removesuffix("s") for w in re.findall(r"[A-Za-z]+", item)} <= near:
+    if item[:1].isupper() and {_stem(w) for w in re.findall(r"[A-Za-z]+", item)} <= near:
         return ""
     words = item.split()
     for size in range(min(3, len(words) - 1), 0, -1):
         tail, kept = words[-size:], words[:-size]
         if kept[-1].lower() not in JOINS and all(
-            w[:1].isupper() and w.lower().removesuffix("s") in near for w in tail
+            w[:1].isupper() and _stem(w) in near for w in tail
         ):
             return " ".join(kept)
     return item
@@ -450,7 +485,7 @@ def _with_next_lead(item: str) -> list[str]:
     Returns [item] or [item, "Lead-in:"]: a lead-in ending in a colon opens its own list
     (`standalone_units`), so the items after it are its, not the first list's.
     """
-    for point in lost_stops(item):
+    for point in reversed(lost_stops(item)):  # the shortest lead-in: the list's own
         rest = item[point:].strip()
         if NEXT_LEAD.fullmatch(rest):
             return [item[:point].strip(), f"{rest}:"]
@@ -523,7 +558,7 @@ def standalone_units(text: str) -> list[str]:
                 items[-1] = _without_heading(items[-1], after)
                 if not items[-1]:
                     items.pop()
-                elif items[-1][-1:] not in (".", ";"):
+                if items and items[-1][-1:] not in (".", ";"):
                     items[-1] += "."
             kept = len(units)
             outer = _outer(lead, announced)

@@ -45,7 +45,7 @@ from veriloop.knowledge.corpus_index import lexical_tokens
 from veriloop.nodes.judges import contrast
 from veriloop.nodes.judges.contrast import aligned_mismatches, clauses, content_stems, cues
 from veriloop.quotable import clean_unit
-from veriloop.standalone import lost_stops
+from veriloop.standalone import item_sentence_starts, lost_stops
 from veriloop.text import split_sentences
 
 MismatchKind = Literal[
@@ -423,6 +423,9 @@ def _evidence_words(evidence: str) -> tuple[tuple[str, ...], frozenset[int], fro
 def _lost_in_lists(evidence: str) -> set[int]:
     """Return the lost bullets and stops of the evidence's lists (`lost_stops`).
 
+    With the sentences that open after an item written as a name
+    (`item_sentence_starts`), where `standalone_units` cuts too.
+
     Only inside a list: after a lead-in's colon or a bullet in the same sentence. A
     capitalised word after a lower-case one elsewhere is a name ("It is not known whether
     Alzheimer disease is inherited."), and a copy may not start there: "Alzheimer disease
@@ -434,7 +437,7 @@ def _lost_in_lists(evidence: str) -> set[int]:
         before = evidence[start + 1 : point]
         if ": " in before or " - " in before or before.lstrip().startswith("- "):
             found.add(point)
-    return found
+    return found | set(item_sentence_starts(evidence))  # "- Impulsivity No one knows"
 
 
 def _heading_ends(evidence: str) -> set[int]:

@@ -173,3 +173,16 @@ def test_a_name_after_a_lower_case_word_is_no_place_a_copy_may_start() -> None:
         copied_sentence("Metformin is safe for you.", "Ask whether Metformin is safe for you.")
         is None
     )
+
+
+def test_a_sentence_cut_after_a_list_item_written_as_a_name_is_a_copy() -> None:
+    from veriloop.nodes.judges.mismatch import copied_sentence
+
+    evidence = (
+        "The main features of ADHD are - Inattention - Hyperactivity - Impulsivity No one "
+        "knows exactly what causes ADHD. It sometimes runs in families."
+    )
+    assert copied_sentence("No one knows exactly what causes ADHD.", evidence)
+    assert copied_sentence(
+        "The main features of ADHD are: inattention; hyperactivity; impulsivity.", evidence
+    )

@@ -439,3 +439,14 @@ def test_other_agencies_credits_go_but_a_sentence_naming_one_stays() -> None:
         "The drug was approved by the Food and Drug Administration",
     ]:
         assert clean_unit(sentence) == sentence
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "You can learn about your family health history by talking with relatives.",
+        "You may find more relief if you sleep on your side.",
+    ],
+)
+def test_a_sentence_telling_the_reader_what_helps_is_no_pointer(unit: str) -> None:
+    assert unquotable_reason(unit) is None

@@ -346,6 +346,21 @@ def test_a_sentence_announcing_a_list_that_leans_on_it_brings_the_list() -> None
     assert _quoted(alone, [0], count=1, previous={alone[1]: alone[0]}) == [alone[0]]
 
 
+def test_a_list_whose_lead_in_opens_on_its_brings_the_sentence_before() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    found = [
+        ("Gout is a kind of arthritis.", "P-1"),
+        ("Its symptoms include: pain", "P-1"),
+        ("Its symptoms include: swelling", "P-1"),
+    ]
+    previous = {found[1]: found[0], found[2]: found[1]}
+    assert _quoted(found, [1], count=1, previous=previous) == [
+        ("Gout is a kind of arthritis.", "P-1"),
+        ("Its symptoms include: pain; swelling.", "P-1"),
+    ]
+
+
 def test_a_conditional_of_its_own_stands_alone() -> None:
     from veriloop.nodes.answer_units import _quoted
 

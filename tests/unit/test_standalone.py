@@ -616,3 +616,28 @@ def test_a_sentence_that_depends_or_varies_is_cut_off_a_list() -> None:
         "Causes of tinnitus include: certain medicines.",
         "Treatment depends on the cause.",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # the notice closing on ".)", and one with a bracket inside it
+        "Tests help. (Watch the video to learn more about tests for kidney disease.) Kidney "
+        "tests are simple.",
+        "Tests help. (Watch the video to learn more about getting help for alcohol use "
+        "disorder (AUD). To enlarge the video, click the brackets.) Kidney tests are simple.",
+    ],
+)
+def test_a_video_notice_leaves_no_bracket_behind(text: str) -> None:
+    assert standalone_units(text) == ["Tests help.", "Kidney tests are simple."]
+
+
+def test_a_letter_naming_a_kind_opens_no_sentence_after_a_name() -> None:
+    units = standalone_units(
+        "Nutrients include - Iron - Zinc - Vitamin A deficiency can cause night blindness."
+    )
+    assert units[-1] == "Nutrients include: vitamin A deficiency can cause night blindness."
+
+
+def test_loved_ones_point_back_to_nothing() -> None:
+    assert not leans_back("Your loved ones may notice changes.")
+    assert leans_back("Some common ones are - Joint pain")
