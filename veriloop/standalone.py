@@ -277,6 +277,8 @@ def _is_sentence(piece: str, bare: bool = False) -> bool:
 
 
 SENTENCE_OPENERS = frozenset("After Although Because During If In Unless When While".split())
+"""Words that open a sentence whatever follows ("After Merkel cell carcinoma has been
+diagnosed, ...")."""
 
 TAKES_A_LETTER = frozenset(
     "hepatitis vitamin type protein factor group part stage class grade phase category "
@@ -284,8 +286,6 @@ TAKES_A_LETTER = frozenset(
 )
 """Words a letter names a kind of ("Hepatitis A", "Vitamin A deficiency ..."): "A" after
 one is no sentence's article."""
-"""Words that open a sentence whatever follows ("After Merkel cell carcinoma has been
-diagnosed, ...")."""
 
 
 def _name_ends(item: str) -> list[int]:
@@ -479,13 +479,14 @@ loss Other general signs and symptoms include - feeling tired ...", "- peginterf
 Medicines taken by mouth include - adefovir ..."."""
 
 
-def _with_next_lead(item: str) -> list[str]:
+def _with_next_lead(item: str, acronyms: frozenset[str] = frozenset()) -> list[str]:
     """Split an item from the next list's lead-in glued after it (`NEXT_LEAD`).
 
     Returns [item] or [item, "Lead-in:"]: a lead-in ending in a colon opens its own list
-    (`standalone_units`), so the items after it are its, not the first list's.
+    (`standalone_units`), so the items after it are its, not the first list's;
+    `acronyms`: those the passage defines, as `_unglued_item` reads them (`lost_stops`).
     """
-    for point in reversed(lost_stops(item)):  # the shortest lead-in: the list's own
+    for point in reversed(lost_stops(item, acronyms)):  # the shortest lead-in: its own
         rest = item[point:].strip()
         if NEXT_LEAD.fullmatch(rest):
             return [item[:point].strip(), f"{rest}:"]
@@ -548,7 +549,7 @@ def standalone_units(text: str) -> list[str]:
         if items:
             if head:
                 lead = head
-            items = [part for item in items for part in _with_next_lead(item)]
+            items = [part for item in items for part in _with_next_lead(item, acronyms)]
             # the sentence after a list is often glued to its last item (a list of two
             # items or more: one item alone, "- Ask whether Metformin is safe.", is left whole)
             items[-1], after = (
