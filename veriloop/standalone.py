@@ -52,6 +52,12 @@ therapies ...", "When each parent has this information, ..."), or "ones" early i
 sentences); not "loved ones", "little ones", "young ones"."""
 
 
+THE_SUBJECT = re.compile(r"^This (?:condition|disorder|disease|syndrome)\b")
+"""An opening that points to the page's subject ("This condition is inherited in an
+autosomal recessive pattern ...": 659 MedQuAD answers, GHR's inheritance and frequency
+pages, open so); at a page's opening the citation names what it points to."""
+
+
 def leans_back(sentence: str) -> bool:
     """Tell whether a sentence needs the one before it to be understood.
 
@@ -518,7 +524,10 @@ def standalone_units(text: str) -> list[str]:
     even when it ends with a stop); a sentence opening with an anaphor is joined to the one
     before it; boilerplate and first-person lines are dropped (and an anaphor after a
     dropped line is dropped with it: its antecedent is gone), and video notices
-    (`VIDEO_NOTICE`) before the text is cut.
+    (`VIDEO_NOTICE`) before the text is cut. A text opening on the page's subject
+    (`THE_SUBJECT`: "This condition is inherited ...") keeps that sentence: the citation
+    names the page (a later passage whose opening leans back has its lead put before it,
+    `knowledge.medquad.with_antecedents`).
     """
     units: list[str] = []
     lead = ""
@@ -587,7 +596,9 @@ def standalone_units(text: str) -> list[str]:
         if is_boilerplate(sentence):
             previous_dropped = True
             continue
-        if ANAPHORS.match(sentence):
+        if ANAPHORS.match(sentence) and not (
+            not units and not previous_dropped and THE_SUBJECT.match(sentence)
+        ):
             if not units or previous_dropped:  # its antecedent is not in this text
                 previous_dropped = True
                 continue

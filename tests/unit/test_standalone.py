@@ -641,3 +641,18 @@ def test_a_letter_naming_a_kind_opens_no_sentence_after_a_name() -> None:
 def test_loved_ones_point_back_to_nothing() -> None:
     assert not leans_back("Your loved ones may notice changes.")
     assert leans_back("Some common ones are - Joint pain")
+
+
+def test_a_text_opening_on_this_condition_keeps_it_the_page_is_its_antecedent() -> None:
+    # 659 MedQuAD answers (GHR's inheritance and frequency pages) open "This condition is
+    # inherited in ..." / "This condition affects ...": the page's subject, which the
+    # citation names, is what it points to; dropping it left the parents' sentence alone
+    opening = "This condition is inherited in an autosomal recessive pattern, which means"
+    text = next(p["answer"] for p in pages() if p["answer"].startswith(opening))
+    units = standalone_units(text)
+    assert units[0].startswith("This condition is inherited in an autosomal recessive pattern")
+    assert standalone_units("It is located in the lower right part of the abdomen.") == []
+    assert standalone_units("Some are inherited. This condition is rare.") == [
+        "Some are inherited. This condition is rare."
+    ]
+    assert standalone_units("These conditions are rare.") == []
