@@ -293,6 +293,24 @@ OBJECT_OF = frozenset({"of"})
 its modifiers narrow: "Complications of AIDS". ("Overweight and Obesity" names obesity.)"""
 
 
+SAID_OF_IT = frozenset(
+    """last lasts contagious spread spreads catching kill kills fatal deadly dangerous
+    serious curable cured treatable preventable hereditary inherited genetic hurt hurts
+    painful permanent go goes away""".split()
+)
+"""Words a question says of its subject right after naming it ("How long does mononucleosis
+last?", "Is leukemia hereditary?", "Can lymphoma kill you?"): right after the head word
+they end the name's run, as a stop word does. MedQuAD's foci write them before the head
+("Hereditary spherocytosis"), where they still narrow it; right after it only in
+"Tremor hereditary essential, 2"."""
+
+
+@lru_cache(maxsize=1)
+def _said_of_it() -> frozenset[str]:
+    """Return the stems of `SAID_OF_IT`."""
+    return frozenset(str(snowball().stemWord(word)) for word in SAID_OF_IT)
+
+
 def kind_of(question: str, focus: str) -> bool:
     """Tell whether a page's focus is a kind of what the question names (a subtype, a variant).
 
@@ -300,7 +318,8 @@ def kind_of(question: str, focus: str) -> bool:
     Lymphoma" of lymphoma, "Leber Congenital Amaurosis" of "leber amaurosis": the focus ends
     in the question's head word, and the words the question puts right before that word
     (its own narrowing: "breast" in "breast cancer") are all in the focus; the question's
-    word must end its run ("Otitis" is a family of "otitis media", not a kind). A focus that
+    word must end its run ("Otitis" is a family of "otitis media", not a kind; a word the
+    question says of it, `SAID_OF_IT`, ends the run: "does mononucleosis last"). A focus that
     ends in a generic word ("Parsonage Turner Syndrome") is a name, not a head noun with
     modifiers, and is never a kind of anything here; "Non-Hodgkin" is not a kind of
     Hodgkin; nor is a focus whose last word is the object of a phrase ("Neurological
@@ -318,10 +337,12 @@ def kind_of(question: str, focus: str) -> bool:
     ):
         return False  # "Non-Hodgkin Lymphoma" is no kind of the Hodgkin lymphoma asked about
     terms = name_terms(focus)  # "Intraocular (Uveal) Melanoma" for "uveal melanoma"
+    said = _said_of_it()
     tokens = subject_tokens(question)
     narrowings = []  # the words before each place the question ends a run on the head
     for at, token in enumerate(tokens):
-        if token != head or (at + 1 < len(tokens) and tokens[at + 1] is not None):
+        after = tokens[at + 1] if at + 1 < len(tokens) else None
+        if token != head or (after is not None and after not in said):
             continue  # not the question's head word: "otitis" in "otitis media"
         before = at - 1
         modifiers = []

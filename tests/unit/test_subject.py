@@ -234,6 +234,13 @@ def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> Non
             False,
         ),
         ("infection. what treats an infection?", "Meningococcal Infections", True),
+        # what the question says of its subject follows it: no word of a longer name
+        ("How long does mononucleosis last?", "Infectious Mononucleosis", True),
+        ("Is mononucleosis contagious?", "Infectious Mononucleosis", True),
+        ("Is leukemia hereditary?", "Chronic Myeloid Leukemia", True),
+        ("Can lymphoma kill you?", "Adult Hodgkin Lymphoma", True),
+        ("Does otitis media hurt?", "Otitis", False),
+        ("Is hereditary angioedema treatable?", "Acquired angioedema", False),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
