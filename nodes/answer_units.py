@@ -274,7 +274,7 @@ def quote_answer(
     """
     elsewhere = asked not in (None, "information") and typed is False
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
-        type_test(str(asked), models, passages) if elsewhere else None
+        type_test(str(asked), models, passages, question) if elsewhere else None
     )
     prefer, lead = on_type_pages(asked, question)
     own = [p for p in passages if not p.get("for_part")] or list(passages)
@@ -324,9 +324,21 @@ def on_type_pages(asked: str | None, question: str) -> tuple[Callable[[str], boo
     return asked_cues(asked), True
 
 
-def type_test(asked: str, models: Models, passages: Sequence[SourcePassage]) -> TypeTest:
+def type_test(
+    asked: str, models: Models, passages: Sequence[SourcePassage], question: str = ""
+) -> TypeTest:
     """Return the asked type's test of the units of pages of other types (`TypeTest`)."""
-    return TypeTest(asked, models, _kin_ids(passages), _stand_in_ids(passages, asked))
+    caught = asked == "causes" and bool(ASKS_HOW_CAUGHT.search(question))
+    return TypeTest(asked, models, _kin_ids(passages), _stand_in_ids(passages, asked), caught)
+
+
+ASKS_HOW_CAUGHT = re.compile(
+    r"\b(?:spread|spreads|spreading|catch|catching|caught|contagious|"
+    r"transmit\w*|transmission|pass(?:ed)?\s+on)\b",
+    re.IGNORECASE,
+)
+"""A question asking how an infection is caught ("How is tuberculosis spread?", "Is
+shingles contagious?", "Can you catch mumps twice?")."""
 
 
 def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:
@@ -729,12 +741,13 @@ class TypeTest:
     its thresholds. For symptoms, a unit saying what people with the condition have or
     lose (`SHOWS_SIGNS`) passes too; for causes, a unit saying how an infection is caught
     (`says_how_caught`) counts as the type's words where they decide, and lowers no
-    threshold. Where the classifier passes no unit, the words alone decide, as they did
-    before it: its recall on held-out foci is below theirs for
-    prevention (0.47 / 0.72) and considerations (0.43 / 0.68), and a refusal where the
-    page answers is a failure too; the subject's own pages and its kinds' (`kin`) each
-    fall back apart. A list is read whole, lead-in and items as they are
-    quoted (`merge_items`, `item_rows`), and its items share its verdict. The classifier
+    threshold; where the question asks how it is caught (`caught`), it passes. Where the
+    classifier passes no unit, the words alone decide, as they did before it: its recall
+    on held-out foci is below theirs for prevention (0.47 / 0.72) and considerations
+    (0.43 / 0.68), and a refusal where the page answers is a failure too; the subject's
+    own pages and its kinds' (`kin`) each fall back apart. A list is read whole, lead-in
+    and items as they are quoted (`merge_items`, `item_rows`), and its items share its
+    verdict. The classifier
     reads the bundled MiniLM's embedding: the run's embedder when it is that model (its
     calls kept in `calls` for the trace), else the classifier's own encoder. Measured on
     held-out foci against the cue stems alone: nodes/data/unit_type/training.json.
@@ -748,6 +761,9 @@ class TypeTest:
     """The ids of the passages of the type that stands in for the asked one
     (`STANDS_IN_FOR`): their units saying what the table says they must pass ("Risk
     factors for colorectal cancer include: ..." for what causes it)."""
+    caught: bool = False
+    """The question asks how the infection is caught (`ASKS_HOW_CAUGHT`): a unit saying it
+    (`says_how_caught`) passes, as a symptoms unit saying what people have does."""
     calls: list[ModelCall] = field(default_factory=list)
 
     def __call__(self, units: list[tuple[str, str]]) -> list[bool]:
@@ -771,6 +787,7 @@ class TypeTest:
         verdicts = [
             classifier.about(self.asked, float(p), has_cue)
             or (signs and bool(SHOWS_SIGNS.match(text)))
+            or (self.caught and says_how_caught(text))
             for p, has_cue, text in zip(probabilities, lowered, texts, strict=True)
         ]
         says = STANDS_IN_FOR[self.asked][1] if self.asked in STANDS_IN_FOR else None

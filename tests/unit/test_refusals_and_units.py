@@ -778,7 +778,7 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
 
     from veriloop.models.fakes import fake_models
     from veriloop.nodes import answer_units
-    from veriloop.nodes.answer_units import TypeTest
+    from veriloop.nodes.answer_units import TypeTest, type_test
     from veriloop.nodes.linear_weights import LinearWeights
     from veriloop.nodes.unit_type import UnitTypeClassifier
 
@@ -837,6 +837,11 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         False,
         True,
     ]
+    # ... unless the question asks how it is caught ("How is flu spread?"): then it passes
+    asked_spread = type_test("causes", caught, [], "How is flu spread?")
+    assert asked_spread([*read, ("Flu comes from viruses.", "P-1")]) == [True, False, True]
+    assert not type_test("causes", caught, [], "What causes flu?").caught
+    assert not type_test("symptoms", caught, [], "Is flu contagious?").caught
     # where a who-is-at-risk page stands in for causes, its units saying a risk pass, and
     # elsewhere only the type's words count (no unit the classifier alone passes)
     risky = "Smoking raises the risk of flu."
