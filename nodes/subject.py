@@ -712,8 +712,13 @@ NUMBERING_WORDS = frozenset("type types stage grade class phase form group level
 type 1"): such a number belongs to the nearest name word, not to the word itself."""
 
 
+LETTERED = re.compile(r"\b([Hh]epatitis|[Vv]itamin)\s+([A-E])\b")
+"""A name's word and the capital letter after it: "hepatitis A", "Vitamin D" ("hepatitis a
+virus", a lower-case letter, may be the article)."""
+
+
 def _numbered(text: str) -> dict[str, set[str]]:
-    """Return each numbered name word of `text` with its numbers (`NUMBERED`).
+    """Return each numbered name word of `text` with its numbers (`NUMBERED`, `LETTERED`).
 
     A numbering word ("type") is keyed by the nearest word that names something, after the
     number ("type 2 diabetes") or before the numbering word ("Diabetes Type 1").
@@ -734,6 +739,8 @@ def _numbered(text: str) -> dict[str, set[str]]:
                 continue
             word = f"{word} {named[0]}"
         found.setdefault(word, set()).add(number)
+    for match in LETTERED.finditer(text):  # "hepatitis A": a letter numbers it
+        found.setdefault(match.group(1).lower(), set()).add(match.group(2))
     return found
 
 
@@ -743,7 +750,8 @@ def numbers_another(question: str, focus: str) -> bool:
     Numbers are no subject words (`subject_tokens`), so "trisomy 18" shares all its words
     with a question about "trisomy 13" and was on its subject; a focus writing a name's
     number the question writes with other numbers only is not ("Trisomy 18" for
-    "trisomy 13", "Diabetes Type 1" for "type 2 diabetes", "type II" read as "type 2").
+    "trisomy 13", "Diabetes Type 1" for "type 2 diabetes", "type II" read as "type 2";
+    "Hepatitis B" for "hepatitis A").
     A numbering word counts with the name it numbers: "type 2 diabetes" does not rule out
     "Waardenburg syndrome type 1". A question that numbers nothing keeps its numbered
     kinds ("Noonan syndrome 6" for Noonan syndrome).

@@ -410,6 +410,13 @@ def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> No
     )
     # a question numbering nothing keeps its numbered kinds
     assert not numbers_another("what causes noonan syndrome", "Noonan syndrome 6")
+    # a name lettered otherwise is another subject ("How is hepatitis A spread?" quoted
+    # "You could get hepatitis B through contact with an infected persons blood")
+    assert numbers_another("How is hepatitis A spread?", "What I need to know about Hepatitis B")
+    assert not numbers_another("How is hepatitis A spread?", "Hepatitis A")
+    assert not numbers_another("What causes hepatitis?", "Hepatitis B")
+    assert numbers_another("Can vitamin D prevent colds?", "Vitamin A")
+    assert not numbers_another("is hepatitis a virus or bacteria?", "Hepatitis B")
 
 
 def test_a_page_filed_under_a_category_is_read_by_its_own_name() -> None:
