@@ -268,13 +268,15 @@ def quote_answer(
     kinds' pages apart, `kin`, and where a type stands in for the asked one its pages'
     units saying it, `stand_in`; research pages set aside, `not_research`); "information"
     by a definition first; a question about side effects by the treatment units naming
-    them (`on_type_pages`). Passages marked
+    them (`on_type_pages`); a question asking how or whether it is caught
+    (`asks_how_caught`) by the units saying it (`says_if_caught`), where some do, whatever
+    its type. Passages marked
     `defines` (pages about something else that say what the question's subject phrase is)
     give only their units that write the phrase. Then each part (`quote_parts`).
     """
     elsewhere = asked not in (None, "information") and typed is False
     about: Callable[[list[tuple[str, str]]], list[bool]] | None = (
-        type_test(str(asked), models, passages, question) if elsewhere else None
+        type_test(str(asked), models, passages) if elsewhere else None
     )
     prefer, lead = on_type_pages(asked, question)
     own = [p for p in passages if not p.get("for_part")] or list(passages)
@@ -283,6 +285,8 @@ def quote_answer(
     defined = next((p["defines"] for p in passages if p.get("defines")), None)
     if defined:  # pages about something else: only what they say of the phrase
         about = writes_phrase(defined)
+    elif asks_how_caught(question) and any(says_if_caught(quotable_units(own))):
+        about, prefer = says_if_caught, None  # "Is eczema contagious?", whatever its type
     first, call = extract_sentences(
         models,
         question,
@@ -324,12 +328,9 @@ def on_type_pages(asked: str | None, question: str) -> tuple[Callable[[str], boo
     return asked_cues(asked), True
 
 
-def type_test(
-    asked: str, models: Models, passages: Sequence[SourcePassage], question: str = ""
-) -> TypeTest:
+def type_test(asked: str, models: Models, passages: Sequence[SourcePassage]) -> TypeTest:
     """Return the asked type's test of the units of pages of other types (`TypeTest`)."""
-    caught = asked == "causes" and bool(ASKS_HOW_CAUGHT.search(question))
-    return TypeTest(asked, models, _kin_ids(passages), _stand_in_ids(passages, asked), caught)
+    return TypeTest(asked, models, _kin_ids(passages), _stand_in_ids(passages, asked))
 
 
 ASKS_HOW_CAUGHT = re.compile(
@@ -339,6 +340,23 @@ ASKS_HOW_CAUGHT = re.compile(
 )
 """A question asking how an infection is caught ("How is tuberculosis spread?", "Is
 shingles contagious?", "Can you catch mumps twice?")."""
+
+
+def asks_how_caught(question: str) -> bool:
+    """Tell whether a question asks how or whether an infection is caught.
+
+    Not a cancer's spread ("Has my cancer spread?": `NOT_CAUGHT`).
+    """
+    return bool(ASKS_HOW_CAUGHT.search(question)) and not NOT_CAUGHT.search(question)
+
+
+CONTAGIOUS = re.compile(r"\bcontagious\b", re.IGNORECASE)
+"""A unit saying whether its subject is contagious ("Eczema is not contagious.")."""
+
+
+def says_if_caught(units: list[tuple[str, str]]) -> list[bool]:
+    """Say, for each (unit, passage id), whether it says how or whether it is caught."""
+    return [says_how_caught(text) or bool(CONTAGIOUS.search(text)) for text, _ in units]
 
 
 def writes_phrase(phrase: str) -> Callable[[list[tuple[str, str]]], list[bool]]:
@@ -741,7 +759,7 @@ class TypeTest:
     its thresholds. For symptoms, a unit saying what people with the condition have or
     lose (`SHOWS_SIGNS`) passes too; for causes, a unit saying how an infection is caught
     (`says_how_caught`) counts as the type's words where they decide, and lowers no
-    threshold; where the question asks how it is caught (`caught`), it passes. Where the
+    threshold. Where the
     classifier passes no unit, the words alone decide, as they did before it: its recall
     on held-out foci is below theirs for prevention (0.47 / 0.72) and considerations
     (0.43 / 0.68), and a refusal where the page answers is a failure too; the subject's
@@ -761,9 +779,6 @@ class TypeTest:
     """The ids of the passages of the type that stands in for the asked one
     (`STANDS_IN_FOR`): their units saying what the table says they must pass ("Risk
     factors for colorectal cancer include: ..." for what causes it)."""
-    caught: bool = False
-    """The question asks how the infection is caught (`ASKS_HOW_CAUGHT`): a unit saying it
-    (`says_how_caught`) passes, as a symptoms unit saying what people have does."""
     calls: list[ModelCall] = field(default_factory=list)
 
     def __call__(self, units: list[tuple[str, str]]) -> list[bool]:
@@ -787,7 +802,6 @@ class TypeTest:
         verdicts = [
             classifier.about(self.asked, float(p), has_cue)
             or (signs and bool(SHOWS_SIGNS.match(text)))
-            or (self.caught and says_how_caught(text))
             for p, has_cue, text in zip(probabilities, lowered, texts, strict=True)
         ]
         says = STANDS_IN_FOR[self.asked][1] if self.asked in STANDS_IN_FOR else None

@@ -778,7 +778,7 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
 
     from veriloop.models.fakes import fake_models
     from veriloop.nodes import answer_units
-    from veriloop.nodes.answer_units import TypeTest, type_test
+    from veriloop.nodes.answer_units import TypeTest
     from veriloop.nodes.linear_weights import LinearWeights
     from veriloop.nodes.unit_type import UnitTypeClassifier
 
@@ -837,11 +837,6 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
         False,
         True,
     ]
-    # ... unless the question asks how it is caught ("How is flu spread?"): then it passes
-    asked_spread = type_test("causes", caught, [], "How is flu spread?")
-    assert asked_spread([*read, ("Flu comes from viruses.", "P-1")]) == [True, False, True]
-    assert not type_test("causes", caught, [], "What causes flu?").caught
-    assert not type_test("symptoms", caught, [], "Is flu contagious?").caught
     # where a who-is-at-risk page stands in for causes, its units saying a risk pass, and
     # elsewhere only the type's words count (no unit the classifier alone passes)
     risky = "Smoking raises the risk of flu."
@@ -979,6 +974,50 @@ def _epilepsy_pages() -> tuple[SourcePassage, SourcePassage]:
     )
     known["qtype"] = "information"
     return studied, known
+
+
+def test_a_question_asking_how_it_is_caught_quotes_the_units_saying_it() -> None:
+    # "How is tuberculosis spread?" quoted what causes TB; "Is eczema contagious?" (read
+    # as who gets it) quoted that eczema may get better or worse
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    eczema = passage(
+        "E-1",
+        "Eczema may get better or worse over time. Eczema is not contagious. "
+        "The cause is not known.",
+        title="Eczema",
+    )
+    tb = passage(
+        "T-1",
+        "TB is caused by a bacterium. TB spreads through the air when a person with TB "
+        "coughs or sneezes.",
+        title="Tuberculosis",
+    )
+
+    def quoted(question: str, page: SourcePassage, asked: str | None) -> list[str]:
+        return [
+            text
+            for text, _ in quote_answer(
+                fake_models([]), question, [page], 2, _EarlierFirst(), asked=asked, typed=False
+            ).units  # type: ignore[arg-type]
+        ]
+
+    assert quoted("Is eczema contagious?", eczema, "susceptibility") == [
+        "Eczema is not contagious."
+    ]
+    assert quoted("How is TB spread?", tb, "causes") == [
+        "TB spreads through the air when a person with TB coughs or sneezes."
+    ]
+    assert quoted("What causes TB?", tb, "causes") == ["TB is caused by a bacterium."]
+    # none says it: the question is answered as its type asks
+    cancer = passage("C-1", "Cancer is not contagious. Stage IV cancer has spread to bones.")
+    assert "Stage IV cancer has spread to bones." in quoted("Has my cancer spread?", cancer, None)
+    silent = passage("E-2", "Eczema may get worse over time. The cause is not known.")
+    assert quoted("Is eczema contagious?", silent, None) == [
+        "Eczema may get worse over time.",
+        "The cause is not known.",
+    ]
 
 
 def test_a_research_page_does_not_answer_another_type_through_the_type_test() -> None:
