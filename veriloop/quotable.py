@@ -62,7 +62,7 @@ TITLE_RUN = re.compile(
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 
 OPENER_RUN = re.compile(
-    r"^(?P<head>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|and|of|for|the|to|in|with|or|a|an|\d+))*?"
+    r"^(?P<head>[A-Z][\w'’-]*,?(?:\s+(?:[A-Z][\w'’-]*,?|and|of|for|the|to|in|with|or|a|an|\d+))*?"
     r"\s+[A-Z][\w'’-]*)\s+"
     r"(?P<rest>(?:(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
     r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on)|To)\s+[a-z(]|"
@@ -71,7 +71,9 @@ OPENER_RUN = re.compile(
 """Two to seven capitalised words, then a word only a sentence opens with ("Health
 Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...", "Diverticular
 Disease Based on symptoms ...", "A One-time Dose To reduce the risk ...") or a date ("A
-Vaccine for Adults 60 and Older In May 2006, the ...")."""
+Vaccine for Adults 60 and Older In May 2006, the ..."); a word may end on a comma
+("Excessive, Irrational Fear Each anxiety disorder ...": 5 more MedQuAD units, all
+headings)."""
 
 WORD_HEADING = re.compile(
     r"^(?!(?:For|In|With|And|Of|To|The|If|When|As|At|By|On|Or|But|So)\s)"

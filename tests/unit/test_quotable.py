@@ -54,6 +54,14 @@ from veriloop.quotable import (
             "Getting a Diagnosis Your doctor will diagnose COPD based on your signs.",
             "Your doctor will diagnose COPD based on your signs.",
         ),
+        (  # a heading naming several things, with commas (5 MedQuAD units)
+            "Excessive, Irrational Fear Each anxiety disorder has different symptoms.",
+            "Each anxiety disorder has different symptoms.",
+        ),
+        (
+            "Eating, Diet, and Nutrition People can help prevent kidney stones by drinking.",
+            "People can help prevent kidney stones by drinking.",
+        ),
         (
             "Set Realistic Goals Setting realistic weight-loss goals is a first step.",
             "Setting realistic weight-loss goals is a first step.",
