@@ -319,7 +319,9 @@ def kind_of(question: str, focus: str) -> bool:
     in the question's head word, and the words the question puts right before that word
     (its own narrowing: "breast" in "breast cancer") are all in the focus; the question's
     word must end its run ("Otitis" is a family of "otitis media", not a kind; a word the
-    question says of it, `SAID_OF_IT`, ends the run: "does mononucleosis last"). A focus that
+    question says of it, `SAID_OF_IT`, ends the run: "does mononucleosis last", where the
+    focus adds a word: "cystic fibrosis" is no kind for "Is cystic fibrosis inherited?",
+    as it is none for a question whose run goes on). A focus that
     ends in a generic word ("Parsonage Turner Syndrome") is a name, not a head noun with
     modifiers, and is never a kind of anything here; "Non-Hodgkin" is not a kind of
     Hodgkin; nor is a focus whose last word is the object of a phrase ("Neurological
@@ -349,6 +351,8 @@ def kind_of(question: str, focus: str) -> bool:
         while before >= 0 and tokens[before] is not None:
             modifiers.append(tokens[before])
             before -= 1
+        if after is not None and not terms - {head, *modifiers}:
+            continue  # ended by a word said of it, a focus adding nothing is the subject
         narrowings.append(modifiers)
     if any(narrowings):  # "infection. can a streptococcus infection ...": the bare title
         narrowings = [m for m in narrowings if m]  # word is the narrowed one's

@@ -241,6 +241,9 @@ def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> Non
         ("Can lymphoma kill you?", "Adult Hodgkin Lymphoma", True),
         ("Does otitis media hurt?", "Otitis", False),
         ("Is hereditary angioedema treatable?", "Acquired angioedema", False),
+        # the subject itself, written alike, is no kind of it (GHR's inheritance page then
+        # went from the subject's page of the type to a kind's page beside the others')
+        ("Is cystic fibrosis inherited?", "cystic fibrosis", False),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
