@@ -498,8 +498,8 @@ def unquotable_reason(unit: str) -> str | None:
 
     Returns "resource list", "symptom table", "pointer line", "site notice", "glued list
     items", "fragment" (`MID_SENTENCE`, `ASIDE_LEAD`) or "heading only" (fewer than four
-    words and no stop after removing the heading, or a name and its pronunciation alone:
-    `PRONOUNCED_NAME`).
+    words and no stop after removing the heading, a name and its pronunciation alone:
+    `PRONOUNCED_NAME`, or Title Case words alone: `TITLE_ONLY`).
     """
     text = unit.strip()
     if RESOURCE_LIST.search(text):
@@ -522,9 +522,21 @@ def unquotable_reason(unit: str) -> str | None:
         return "glued list items"
     if MID_SENTENCE.match(text) or ASIDE_LEAD.match(text):
         return "fragment"
-    if (len(text.split()) < 4 and not text.endswith(".")) or PRONOUNCED_NAME.match(text):
+    if (
+        (len(text.split()) < 4 and not text.endswith("."))
+        or PRONOUNCED_NAME.match(text)
+        or TITLE_ONLY.match(text)
+    ):
         return "heading only"
     return None
+
+
+TITLE_ONLY = re.compile(
+    r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z0-9][\w'’-]*|of|for|and|the|an?|to|in|with|or|on|at|by))+$"
+)
+"""Capitalised words and small words alone, with no stop: a caption, a heading or an
+agency's name ("Example of an Inheritance Pattern for Cystic Fibrosis"); 21 distinct
+MedQuAD units, all such."""
 
 
 def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:
