@@ -26,11 +26,12 @@ from veriloop.text import split_sentences
 
 ANAPHORS = re.compile(
     r"^(these|this|those|that|it|its|they|their|them|such|he|she|both|either|neither|"
-    r"(?:some|most|others|several)(?=,(?!\s*(?:if not|but not)\b)))\b",
+    r"(?:some|most|others|several)(?=,(?!\s*(?:if not|but not)\b))|others(?=\s+[a-z]))\b",
     re.IGNORECASE,
 )
 """Openings whose meaning hangs on an earlier sentence ("Some, such as Alzheimer's disease,
-lead to ..." after "There are many disorders that can cause dementia.")."""
+lead to ..." after "There are many disorders that can cause dementia."; "Others may need a
+brace" after "Some people need no treatment": 174 distinct MedQuAD units open so)."""
 
 DANGLING = re.compile(
     r"^(?:(?:Or|And|But|Also|However|Of these|Of those|These|This|Those|Such|It|They|"

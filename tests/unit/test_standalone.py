@@ -656,3 +656,11 @@ def test_a_text_opening_on_this_condition_keeps_it_the_page_is_its_antecedent() 
         "Some are inherited. This condition is rare."
     ]
     assert standalone_units("These conditions are rare.") == []
+
+
+def test_others_after_some_stays_with_it() -> None:
+    # "Others might need to wear a brace or have surgery." was quoted alone for "How is
+    # scoliosis treated?": 174 distinct MedQuAD units open "Others" + a verb
+    text = "Some people need no treatment. Others might need to wear a brace."
+    assert standalone_units(text) == [text]
+    assert leans_back("Others may have no symptoms.")
