@@ -59,7 +59,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "18"
+CACHE_VERSION = "19"
 SEPARATORS = [
     "\n\n",
     "\n",

@@ -270,7 +270,8 @@ def quote_answer(
     by a definition first; a question about side effects by the treatment units naming
     them (`on_type_pages`); a question asking how or whether it is caught
     (`asks_how_caught`) by the units saying it (`says_if_caught`), where some do, whatever
-    its type. Passages marked
+    its type (that test replaces the `TypeTest`, its kin, stand-in and research readings
+    with it). Passages marked
     `defines` (pages about something else that say what the question's subject phrase is)
     give only their units that write the phrase. Then each part (`quote_parts`).
     """
@@ -334,20 +335,34 @@ def type_test(asked: str, models: Models, passages: Sequence[SourcePassage]) -> 
 
 
 ASKS_HOW_CAUGHT = re.compile(
-    r"\b(?:spread|spreads|spreading|catch|catching|caught|contagious|"
-    r"transmit\w*|transmission|pass(?:ed)?\s+on)\b",
+    r"\b(?:spread|spreads|spreading|catch(?!\s+up\b)|catching|caught|contagious|"
+    r"transmit\w*|transmission)\b",
     re.IGNORECASE,
 )
 """A question asking how an infection is caught ("How is tuberculosis spread?", "Is
-shingles contagious?", "Can you catch mumps twice?")."""
+shingles contagious?", "Can you catch mumps twice?"); not "catch up"."""
+
+NOT_CAUGHT_ASKED = re.compile(
+    r"\b(?:inherit\w*|hereditary|genetic\w*|genes?|lymphomas?|melanomas?|sarcomas?|"
+    r"carcinomas?|myelomas?|gliomas?|blastomas?|mesotheliomas?|leuka?emias?)\b",
+    re.IGNORECASE,
+)
+"""Words that make a question's "spread" or "transmitted" no infection's: inheritance ("Is
+hemophilia transmitted genetically?") or a cancer not named "cancer" ("Has my lymphoma
+spread?"); `NOT_CAUGHT` covers the rest."""
 
 
 def asks_how_caught(question: str) -> bool:
     """Tell whether a question asks how or whether an infection is caught.
 
-    Not a cancer's spread ("Has my cancer spread?": `NOT_CAUGHT`).
+    Not a cancer's spread ("Has my cancer spread?": `NOT_CAUGHT`, `NOT_CAUGHT_ASKED`), nor
+    a condition passed down a family ("Is hemophilia transmitted genetically?").
     """
-    return bool(ASKS_HOW_CAUGHT.search(question)) and not NOT_CAUGHT.search(question)
+    return (
+        bool(ASKS_HOW_CAUGHT.search(question))
+        and not NOT_CAUGHT.search(question)
+        and not NOT_CAUGHT_ASKED.search(question)
+    )
 
 
 CONTAGIOUS = re.compile(r"\bcontagious\b", re.IGNORECASE)
@@ -759,10 +774,10 @@ class TypeTest:
     its thresholds. For symptoms, a unit saying what people with the condition have or
     lose (`SHOWS_SIGNS`) passes too; for causes, a unit saying how an infection is caught
     (`says_how_caught`) counts as the type's words where they decide, and lowers no
-    threshold. Where the
-    classifier passes no unit, the words alone decide, as they did before it: its recall
-    on held-out foci is below theirs for prevention (0.47 / 0.72) and considerations
-    (0.43 / 0.68), and a refusal where the page answers is a failure too; the subject's
+    threshold. Where the classifier passes no unit, the words alone decide, as they did
+    before it: its recall on held-out foci is below theirs for prevention (0.47 / 0.72)
+    and considerations (0.43 / 0.68), and a refusal where the page answers is a failure
+    too; the subject's
     own pages and its kinds' (`kin`) each fall back apart. A list is read whole, lead-in
     and items as they are quoted (`merge_items`, `item_rows`), and its items share its
     verdict. The classifier

@@ -320,8 +320,9 @@ def kind_of(question: str, focus: str) -> bool:
     (its own narrowing: "breast" in "breast cancer") are all in the focus; the question's
     word must end its run ("Otitis" is a family of "otitis media", not a kind; a word the
     question says of it, `SAID_OF_IT`, ends the run: "does mononucleosis last", where the
-    focus adds a word: "cystic fibrosis" is no kind for "Is cystic fibrosis inherited?",
-    as it is none for a question whose run goes on). A focus that
+    focus adds a word: "cystic fibrosis" is no kind for "Is cystic fibrosis inherited?";
+    where the head ends the question's run, a focus adding none still counts, as before
+    this rule, and `match_subject` reads as kin only pages not on the subject). A focus that
     ends in a generic word ("Parsonage Turner Syndrome") is a name, not a head noun with
     modifiers, and is never a kind of anything here; "Non-Hodgkin" is not a kind of
     Hodgkin; nor is a focus whose last word is the object of a phrase ("Neurological
@@ -716,9 +717,9 @@ NUMBERING_WORDS = frozenset("type types stage grade class phase form group level
 type 1"): such a number belongs to the nearest name word, not to the word itself."""
 
 
-LETTERED = re.compile(r"\b([Hh]epatitis|[Vv]itamin)\s+([A-E])\b")
-"""A name's word and the capital letter after it: "hepatitis A", "Vitamin D" ("hepatitis a
-virus", a lower-case letter, may be the article)."""
+LETTERED = re.compile(r"\b([Hh]epatitis|[Vv]itamin)\s+([A-E]|[b-e])\b")
+"""A name's word and the letter after it: "hepatitis A", "Vitamin D", "hepatitis c" (not a
+lower-case "a": "is hepatitis a virus" may hold the article)."""
 
 
 def _numbered(text: str) -> dict[str, set[str]]:
@@ -744,7 +745,7 @@ def _numbered(text: str) -> dict[str, set[str]]:
             word = f"{word} {named[0]}"
         found.setdefault(word, set()).add(number)
     for match in LETTERED.finditer(text):  # "hepatitis A": a letter numbers it
-        found.setdefault(match.group(1).lower(), set()).add(match.group(2))
+        found.setdefault(match.group(1).lower(), set()).add(match.group(2).upper())
     return found
 
 

@@ -493,6 +493,14 @@ PRONOUNCED_NAME = re.compile(
 distinct units are one alone, all read: names)."""
 
 
+TITLE_ONLY = re.compile(
+    r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z0-9][\w'’-]*|of|for|and|the|an?|to|in|with|or|on|at|by))+$"
+)
+"""Capitalised words and small words alone, with no stop: a caption, a heading or an
+agency's name ("Example of an Inheritance Pattern for Cystic Fibrosis"); 21 distinct
+MedQuAD units, all such."""
+
+
 def unquotable_reason(unit: str) -> str | None:
     """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
 
@@ -529,14 +537,6 @@ def unquotable_reason(unit: str) -> str | None:
     ):
         return "heading only"
     return None
-
-
-TITLE_ONLY = re.compile(
-    r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z0-9][\w'’-]*|of|for|and|the|an?|to|in|with|or|on|at|by))+$"
-)
-"""Capitalised words and small words alone, with no stop: a caption, a heading or an
-agency's name ("Example of an Inheritance Pattern for Cystic Fibrosis"); 21 distinct
-MedQuAD units, all such."""
 
 
 def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:

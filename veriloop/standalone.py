@@ -26,7 +26,7 @@ from veriloop.text import split_sentences
 
 ANAPHORS = re.compile(
     r"^(these|this|those|that|it|its|they|their|them|such|he|she|both|either|neither|"
-    r"(?:some|most|others|several)(?=,(?!\s*(?:if not|but not)\b))|others(?=\s+[a-z]))\b",
+    r"(?:some|most|others|several)(?=,(?!\s*(?:if not|but not)\b))|others(?=\s+(?-i:[a-z])))\b",
     re.IGNORECASE,
 )
 """Openings whose meaning hangs on an earlier sentence ("Some, such as Alzheimer's disease,

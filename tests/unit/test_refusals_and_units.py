@@ -1013,6 +1013,15 @@ def test_a_question_asking_how_it_is_caught_quotes_the_units_saying_it() -> None
     # none says it: the question is answered as its type asks
     cancer = passage("C-1", "Cancer is not contagious. Stage IV cancer has spread to bones.")
     assert "Stage IV cancer has spread to bones." in quoted("Has my cancer spread?", cancer, None)
+    # inheritance and a cancer not named "cancer" are no infection's spread (review)
+    sickle = passage("S-1", "SCD is not contagious. Each parent passes one gene.")
+    for asked_of in (
+        "Can I pass on sickle cell disease to my children?",
+        "Is sickle cell disease transmitted genetically?",
+        "Has my lymphoma spread?",
+        "Can my child catch up on missed shots?",
+    ):
+        assert "Each parent passes one gene." in quoted(asked_of, sickle, None)
     silent = passage("E-2", "Eczema may get worse over time. The cause is not known.")
     assert quoted("Is eczema contagious?", silent, None) == [
         "Eczema may get worse over time.",

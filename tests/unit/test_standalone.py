@@ -664,3 +664,4 @@ def test_others_after_some_stays_with_it() -> None:
     text = "Some people need no treatment. Others might need to wear a brace."
     assert standalone_units(text) == [text]
     assert leans_back("Others may have no symptoms.")
+    assert not leans_back("Others Who Care is a support group.")  # a name, capitalised

@@ -420,6 +420,8 @@ def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> No
     assert not numbers_another("What causes hepatitis?", "Hepatitis B")
     assert numbers_another("Can vitamin D prevent colds?", "Vitamin A")
     assert not numbers_another("is hepatitis a virus or bacteria?", "Hepatitis B")
+    assert numbers_another("is hepatitis c contagious", "What I need to know about Hepatitis B")
+    assert not numbers_another("is hepatitis c contagious", "Hepatitis C")
 
 
 def test_a_page_filed_under_a_category_is_read_by_its_own_name() -> None:
