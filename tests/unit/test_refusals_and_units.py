@@ -129,28 +129,17 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
 
 
 @pytest.mark.parametrize(
-    ("unit", "how_long"),
-    [
-        ("Most people get better in two to four weeks.", True),
-        ("The illness usually lasts one week.", True),
-        ("Acute back pain usually lasts from a few days to a few weeks.", True),
-        ("Preeclampsia is mild and goes away within a few weeks after the baby is born.", True),
-        ("Most people get better by resting and drinking fluids.", False),
-        ("Risk is higher with more than one sex partner in the last 6 months.", False),
-        ("Mono occurs most often in teens and young adults.", False),
-    ],
-)
-def test_how_long_it_lasts_says_its_outlook(unit: str, how_long: bool) -> None:
-    # "How long does mononucleosis last?" is asked of its outlook; MedQuAD's page says
-    # "Most people get better in two to four weeks" on its information page, no cue stem
-    outlook = asked_cues("outlook")
-    assert outlook is not None
-    assert outlook(unit) is how_long
-
-
-@pytest.mark.parametrize(
     ("asked", "unit", "holds"),
     [
+        # how long it lasts is its outlook ("How long does mononucleosis last?": MedQuAD's
+        # page says "Most people get better in two to four weeks", no cue stem)
+        ("outlook", "Most people get better in two to four weeks.", True),
+        ("outlook", "The illness usually lasts one week.", True),
+        ("outlook", "Acute back pain usually lasts from a few days to a few weeks.", True),
+        ("outlook", "Preeclampsia is mild and goes away within a few weeks after birth.", True),
+        ("outlook", "Most people get better by resting and drinking fluids.", False),
+        ("outlook", "Risk is higher with more than one sex partner in the last 6 months.", False),
+        ("outlook", "Mono occurs most often in teens and young adults.", False),
         # frequency's "affects" only with a count (`question_type.CUES_IN_CONTEXT`)
         ("frequency", "Rheumatoid arthritis affects about 1.3 million adults in the US.", True),
         ("frequency", "Medullary sponge kidney affects about one person per 5,000 people.", True),
