@@ -49,7 +49,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.spelling import NameSpeller
 from veriloop.knowledge.stated_names import stated_names
-from veriloop.standalone import LIST_ITEM, leans_back
+from veriloop.standalone import LIST_ITEM, THE_SUBJECT, leans_back
 from veriloop.text import split_sentences
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "19"
+CACHE_VERSION = "20"
 SEPARATORS = [
     "\n\n",
     "\n",
@@ -279,13 +279,20 @@ def with_antecedents(chunks: list[str]) -> list[str]:
     quotable alone, or was quoted as a pointer to nothing. The earlier passage's last
     sentence is its lead, put before it, so the two are quoted together; none when that
     sentence is a list item or leans back itself (it would add a sentence that is no
-    antecedent either).
+    antecedent either). A later passage opening "This condition ..." (`THE_SUBJECT`) gets
+    the sentence before whatever it is: only a page's first passage opens on the page's
+    subject, a later one on what the passage before ended on ("- Heart Failure. This
+    condition occurs when ..."), and `standalone_units` drops it with a lead it cannot
+    quote.
     """
     leads = [""]
     for before, chunk in pairwise(chunks):
         sentences = split_sentences(chunk)
         last = split_sentences(before)[-1:] if sentences and leans_back(sentences[0]) else []
-        fits = bool(last) and not LIST_ITEM.match(last[0]) and not leans_back(last[0])
+        fits = bool(last) and (
+            bool(THE_SUBJECT.match(sentences[0]))
+            or (not LIST_ITEM.match(last[0]) and not leans_back(last[0]))
+        )
         leads.append(last[0] if fits else "")
     return leads[: len(chunks)]
 

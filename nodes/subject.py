@@ -717,9 +717,12 @@ NUMBERING_WORDS = frozenset("type types stage grade class phase form group level
 type 1"): such a number belongs to the nearest name word, not to the word itself."""
 
 
-LETTERED = re.compile(r"\b([Hh]epatitis|[Vv]itamin)\s+([A-E]|[b-e])\b")
-"""A name's word and the letter after it: "hepatitis A", "Vitamin D", "hepatitis c" (not a
-lower-case "a": "is hepatitis a virus" may hold the article)."""
+LETTERED = re.compile(
+    r"\b([Hh]epatitis|[Vv]itamin)s?\s+((?:[A-E]|[b-e])(?:(?:\s*,\s*|,?\s+(?:and|or)\s+)[A-E]\b)*)\b"
+)
+"""A name's word and the letters after it: "hepatitis A", "Vitamin D", "hepatitis c" (not a
+lower-case "a": "is hepatitis a virus" may hold the article), "hepatitis A, B and C",
+"vitamins A and D" (a list's later letters are capitals: "vitamin D and a diet")."""
 
 
 def _numbered(text: str) -> dict[str, set[str]]:
@@ -745,7 +748,8 @@ def _numbered(text: str) -> dict[str, set[str]]:
             word = f"{word} {named[0]}"
         found.setdefault(word, set()).add(number)
     for match in LETTERED.finditer(text):  # "hepatitis A": a letter numbers it
-        found.setdefault(match.group(1).lower(), set()).add(match.group(2).upper())
+        letters = re.findall(r"\b[A-Ea-e]\b", match.group(2))
+        found.setdefault(match.group(1).lower(), set()).update(x.upper() for x in letters)
     return found
 
 

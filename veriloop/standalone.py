@@ -528,7 +528,8 @@ def standalone_units(text: str) -> list[str]:
     (`VIDEO_NOTICE`) before the text is cut. A text opening on the page's subject
     (`THE_SUBJECT`: "This condition is inherited ...") keeps that sentence: the citation
     names the page (a later passage whose opening leans back has its lead put before it,
-    `knowledge.medquad.with_antecedents`).
+    `knowledge.medquad.with_antecedents`; an opening list item dropped for want of its
+    lead-in takes what leans on it along).
     """
     units: list[str] = []
     lead = ""
@@ -573,6 +574,7 @@ def standalone_units(text: str) -> list[str]:
                     items[-1] += "."
             kept = len(units)
             outer = _outer(lead, announced)
+            orphaned = False  # an opening item was dropped for want of its lead-in
             for item in items:
                 if item.endswith(":"):  # "- Seven types are used: - Surgery - ...": a lead-in
                     outer, lead = _outer(lead, announced), item
@@ -582,7 +584,8 @@ def standalone_units(text: str) -> list[str]:
                 if is_boilerplate(item) or (lead and is_boilerplate(lead)):
                     continue
                 if not lead and not units and not _is_sentence(item):
-                    continue  # the passage opens inside a list whose lead-in it lacks
+                    orphaned = True  # the passage opens inside a list whose lead-in it lacks
+                    continue
                 units.append(_with_lead(lead, item))
                 last_item = item
             if restore and len(units) == kept:
@@ -590,7 +593,7 @@ def standalone_units(text: str) -> list[str]:
             if after and not is_boilerplate(after):
                 units.append(after)
                 last_item = ""
-            previous_dropped = False
+            previous_dropped = orphaned and len(units) == kept  # "This condition" leans on it
             continue
         if head.endswith(":"):
             lead = head  # the lead-in of the items that follow

@@ -140,6 +140,12 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("outlook", "Most people get better by resting and drinking fluids.", False),
         ("outlook", "Risk is higher with more than one sex partner in the last 6 months.", False),
         ("outlook", "Mono occurs most often in teens and young adults.", False),
+        ("outlook", "Symptoms usually go away within a week.", True),
+        ("outlook", "The fever usually goes away in 7-10 days.", True),
+        ("outlook", "The rash typically lasts nine days.", True),
+        ("outlook", "A cough lasting 3 to 4 weeks is common after the illness.", True),
+        ("outlook", "Tell your doctor the dates of your last 2 periods.", False),
+        ("outlook", "The pain lasts a while and then eases.", False),
         # frequency's "affects" only with a count (`question_type.CUES_IN_CONTEXT`)
         ("frequency", "Rheumatoid arthritis affects about 1.3 million adults in the US.", True),
         ("frequency", "Medullary sponge kidney affects about one person per 5,000 people.", True),

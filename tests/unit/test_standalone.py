@@ -665,3 +665,22 @@ def test_others_after_some_stays_with_it() -> None:
     assert standalone_units(text) == [text]
     assert leans_back("Others may have no symptoms.")
     assert not leans_back("Others Who Care is a support group.")  # a name, capitalised
+
+
+def test_this_condition_after_a_page_s_opening_passage_leans_on_the_sentence_before() -> None:
+    # only a page's first passage opens on its subject: a later one's "This condition ..."
+    # is what the passage before ended on (High Blood Pressure's "- Heart Failure." item,
+    # Graves' eye bulge, "Anemia results if these cells ..."), never the page's subject
+    chunks = [
+        "High blood pressure can lead to other diseases. - Heart Failure.",
+        "This condition occurs when the heart cant pump enough blood.",
+        "Anemia results if these cells are destroyed faster than they are made.",
+        "This condition can lead to pale skin and fatigue.",
+    ]
+    leads = with_antecedents(chunks)
+    assert leads[1] == "- Heart Failure."
+    assert leads[3] == "Anemia results if these cells are destroyed faster than they are made."
+    # the item has no lead-in here: it is dropped, and what leans on it with it
+    assert standalone_units(f"{leads[1]} {chunks[1]}") == []
+    assert standalone_units(f"{leads[3]} {chunks[3]}") == [f"{leads[3]} {chunks[3]}"]
+    assert standalone_units(chunks[1]) == [chunks[1]]  # a page's opening keeps it

@@ -419,6 +419,14 @@ def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> No
     assert not numbers_another("How is hepatitis A spread?", "Hepatitis A")
     assert not numbers_another("What causes hepatitis?", "Hepatitis B")
     assert numbers_another("Can vitamin D prevent colds?", "Vitamin A")
+    # a list of letters names each: "hepatitis A, B and C" holds hepatitis C's page
+    assert not numbers_another(
+        "What is the difference between hepatitis A, B and C?", "Hepatitis C"
+    )
+    assert not numbers_another("Are hepatitis B or C curable?", "Hepatitis C")
+    assert numbers_another("Are hepatitis B or C curable?", "Hepatitis A")
+    assert not numbers_another("Do I need vitamins A and D?", "Vitamin D")
+    assert numbers_another("Can vitamin D and a diet help?", "Vitamin A")  # "a" is no letter
     assert not numbers_another("is hepatitis a virus or bacteria?", "Hepatitis B")
     assert numbers_another("is hepatitis c contagious", "What I need to know about Hepatitis B")
     assert not numbers_another("is hepatitis c contagious", "Hepatitis C")
