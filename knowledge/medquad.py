@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import bm25s
 import numpy as np
 import numpy.typing as npt
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
@@ -523,7 +524,12 @@ class MedQuADIndex:
         for passage in self._first_parts:
             for other in stated_names(passage.text, passage.focus, adjacent=True):
                 key = " ".join(_NAME_WORD.findall(other.lower()))
-                if key and key not in rows and not _NOT_A_NAME.search(key):
+                if (
+                    key
+                    and key not in rows
+                    and not _NOT_A_NAME.search(key)
+                    and key not in STOPWORDS_EN_PLUS  # "ALL" of "ALL or acute ... leukemia"
+                ):
                     held = stated.setdefault(key, [])
                     ids = {p.id for p in held}
                     held += [p for p in by_focus[passage.focus] if p.id not in ids]
@@ -546,8 +552,6 @@ class MedQuADIndex:
         blood drainage"); a name inside a longer one the question writes is left out ("flu"
         in "bird flu"); at most `NAMED_PAGES` names, longest first.
         """
-        from bm25s.stopwords import STOPWORDS_EN_PLUS
-
         have = {name for focus in found for name in _name_keys(focus)}
         grams: set[str] = set()
         for clause in _CLAUSE_BREAK.split(question.lower()):

@@ -290,8 +290,11 @@ class MedQuADSource:
         """Return up to `k` passages by BM25, then the named pages', the matched questions'."""
         index = open_medquad()
         found = [medquad_passage(p) for p, _ in index.search(index.spelled_out(question), k)]
-        found += [
-            medquad_passage(p) for p in index.named_openings(question, [p["title"] for p in found])
+        have = {p["id"] for p in found}
+        found += [  # an opening the search found is not added again
+            medquad_passage(p)
+            for p in index.named_openings(question, [p["title"] for p in found])
+            if p.id not in have
         ]
         have = {p["id"] for p in found}
         if not self.question_match or self.models is None:

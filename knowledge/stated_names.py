@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+_PHRASE = r"[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
 STATED_NAME = re.compile(
-    r"\b(?:also called|also known as|sometimes called)\s+([A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?)"
+    rf"\b(?:also called|also known as|sometimes called)\s+({_PHRASE}(?:\s+or\s+{_PHRASE})?)"
     r"(?=[,.;)])",
 )
-"""'also called X', 'also known as X', 'sometimes called X', X ending at a clause's end."""
+"""'also called X', 'also known as X', 'sometimes called X', X ending at a clause's end;
+'X or Y' gives both ("Hypoglycemia, also called low blood glucose or low blood sugar")."""
 
 NEAR = 40
 """How many characters may stand between the page's own name and the phrase giving
@@ -54,10 +56,24 @@ def stated_names(page_text: str, focus: str, adjacent: bool = False) -> list[str
             continue
         if adjacent and not _right_after(name).search(before):
             continue
-        other = match.group(1).strip()
-        if other.lower() != name.lower() and len(other) > 2 and other not in found:
-            found.append(other)
+        for other in _alternatives(match.group(1).strip()):
+            if other.lower() != name.lower() and len(other) > 2 and other not in found:
+                found.append(other)
     return found
+
+
+def _alternatives(phrase: str) -> list[str]:
+    """Return the names "X or Y" gives (X and Y), or the phrase when it gives one.
+
+    "low blood glucose or low blood sugar", "CML or chronic granulocytic leukemia", "an EKG
+    or ECG" (the article left off) give two; "a prolapsed or dropped bladder" gives one,
+    whose first word shares the second's noun.
+    """
+    first, sep, second = phrase.partition(" or ")
+    bare = re.sub(r"^(?:a|an|the)\s+", "", first, flags=re.IGNORECASE)
+    if not sep or (len(bare.split()) == 1 and not bare.isupper()):
+        return [phrase]
+    return [bare, re.sub(r"^(?:a|an|the)\s+", "", second, flags=re.IGNORECASE)]
 
 
 def stated_synonym(page_text: str, focus: str) -> str | None:

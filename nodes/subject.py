@@ -57,17 +57,26 @@ GENERIC_SUBJECT_WORDS = frozenset(
 """Words that break a subject run: they say what is asked about a subject, not which one."""
 
 
+NAMING_STOP_WORD = re.compile(r"\bdown(?=[\s-]+syndromes?\b)", re.IGNORECASE)
+"""A stop word that is a name's word: "Down syndrome" (after John Langdon Down), the only
+MedQuAD focus naming a condition by one of `STOPWORDS_EN_PLUS`'s words (its other foci
+holding one use it as a word: "After Surgery", "Am I at Risk ...")."""
+
+
 def _scan(text: str) -> list[tuple[str, str | None]]:
     """Return (word as written, stem or None) per word, with ("", None) at punctuation."""
     scanned: list[tuple[str, str | None]] = []
     end = 0
+    naming = {match.start() for match in NAMING_STOP_WORD.finditer(text)}
     for match in _WORD.finditer(text):
         if text[end : match.start()].strip(" "):  # punctuation between words breaks the run
             scanned.append(("", None))
         end = match.end()
         word = match.group()
         lowered = word.lower()
-        stop = lowered in STOPWORDS_EN_PLUS or lowered in GENERIC_SUBJECT_WORDS or word.isdigit()
+        stop = (lowered in STOPWORDS_EN_PLUS and match.start() not in naming) or (
+            lowered in GENERIC_SUBJECT_WORDS or word.isdigit()
+        )
         scanned.append((word, None if stop else str(snowball().stemWord(lowered))))
     return scanned
 
@@ -881,6 +890,17 @@ def match_subject(
     lone = {p.text.lower() for p in lone_subject_words(question, phrases, vocabulary | stated)}
     named |= {  # "hypertension": "High blood pressure, sometimes called hypertension"
         titles[i] for i in every if titles[i] and gives_lone_name(titles[i], texts[i], lone)
+    }
+    named |= {  # "low blood sugar": "Hypoglycemia, also called low blood glucose or low ..."
+        titles[i]
+        for i in every
+        if titles[i]
+        and any(
+            focus_terms(name) == phrase.terms
+            for name in names_given(texts[i], titles[i])
+            if len(name.split()) > 1
+            for phrase in phrases
+        )
     }
     named |= {  # "wegeners": "previously known as Wegener's granulomatosis"
         titles[i] for i in every if titles[i] and names_by_eponym(asked, vocabulary, texts[i])

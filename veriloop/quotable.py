@@ -506,7 +506,8 @@ def unquotable_reason(unit: str) -> str | None:
 
     Returns "resource list", "symptom table", "pointer line", "site notice", "glued list
     items", "fragment" (`MID_SENTENCE`, `ASIDE_LEAD`) or "heading only" (fewer than four
-    words and no stop after removing the heading, a name and its pronunciation alone:
+    words and no stop after removing the heading, unless a list item with its lead-in,
+    "Signs include: hunger"; a name and its pronunciation alone:
     `PRONOUNCED_NAME`, or Title Case words alone: `TITLE_ONLY`).
     """
     text = unit.strip()
@@ -531,7 +532,7 @@ def unquotable_reason(unit: str) -> str | None:
     if MID_SENTENCE.match(text) or ASIDE_LEAD.match(text):
         return "fragment"
     if (
-        (len(text.split()) < 4 and not text.endswith("."))
+        (len(text.split()) < 4 and not text.endswith(".") and not lead_of(text))
         or PRONOUNCED_NAME.match(text)
         or TITLE_ONLY.match(text)
     ):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from veriloop.errors import InvalidInputError
-from veriloop.knowledge import medquad
+from veriloop.knowledge import medquad, sources
 from veriloop.knowledge.medquad import MEDQUAD_FILE, load_passages, open_medquad
 from veriloop.knowledge.stated_names import stated_names
 
@@ -236,7 +236,9 @@ def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
     assert index.foci_named(" ".join(["Alzheimers"] * 40 + ["disease"])) == []  # no blow-up
 
 
-def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> None:
+def test_a_page_is_found_by_the_other_name_it_gives_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     said = "High blood pressure, sometimes called hypertension, happens when blood pushes."
     rows = [
         {**PAIRS[1], "qid": "2-1", "focus": "High Blood Pressure", "answer": said},
@@ -252,8 +254,27 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> No
             "focus": "Schindler disease",
             "answer": "Schindler disease, also called the infantile type, is rare.",
         },
+        {
+            **PAIRS[1],
+            "qid": "5-1",
+            "focus": "Childhood Acute Lymphoblastic Leukemia",
+            "answer": "Childhood acute lymphoblastic leukemia, also called ALL or acute "
+            "lymphocytic leukemia, is a cancer.",
+        },
     ]
     index = fresh_index(tmp_path, rows)
+    # "X or Y" names the page by each; a stop word ("ALL") names none
+    assert [p.focus for p in index.named_openings("What is acute lymphocytic leukemia?")] == [
+        "Childhood Acute Lymphoblastic Leukemia"
+    ]
+    assert index.named_openings("Are all of these inherited?") == []
+    # the search finds a page's opening and its other name names it: one passage, once
+    # ("What are the symptoms of low blood sugar?" quoted Hypoglycemia's list twice over)
+    monkeypatch.setattr(sources, "open_medquad", lambda: index)
+    found, _ = sources.MedQuADSource().search("acute lymphocytic leukemia treatment", 5)
+    ids = [p["id"] for p in found]
+    assert len(ids) == len(set(ids))
+    assert any(p["title"] == "Childhood Acute Lymphoblastic Leukemia" for p in found)
     assert [p.focus for p in index.named_openings("What is hypertension?")] == [
         "High Blood Pressure"
     ]
@@ -266,6 +287,18 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(tmp_path: Path) -> No
     staged = "Alzheimer's disease has stages: early (also called mild), then moderate."
     assert stated_names(staged, "Alzheimer's disease", adjacent=True) == []
     assert stated_names(said, "High Blood Pressure", adjacent=True) == ["hypertension"]
+    # "X or Y" gives two names: "What are the symptoms of low blood sugar?" was refused
+    # with the Hypoglycemia pages set aside
+    low = "Hypoglycemia, also called low blood glucose or low blood sugar, occurs when ..."
+    assert stated_names(low, "Hypoglycemia", adjacent=True) == [
+        "low blood glucose",
+        "low blood sugar",
+    ]
+    assert stated_names("An EKG, also called an ECG or EKG, records.", "EKG", adjacent=True) == [
+        "ECG"
+    ]
+    bladder = "Cystocele, also called a prolapsed or dropped bladder, is ..."
+    assert stated_names(bladder, "Cystocele", adjacent=True) == ["a prolapsed or dropped bladder"]
 
 
 def test_every_answer_about_a_focus_is_listed_whatever_its_type(tmp_path: Path) -> None:

@@ -322,6 +322,9 @@ def test_non_answers_are_named(unit: str, reason: str) -> None:
         "von Hippel-Lindau disease (VHL) is a rare, genetic multi-system disorder.",
         "(C): calcinosis: the formation of calcium deposits in the connective tissues.",
         "Hearing loss is a common problem caused by noise, aging, disease, and heredity.",
+        # a one-word item with its lead-in is no heading ("Signs include - Hunger -
+        # Shakiness ..." on Hypoglycemia's page kept only its two longer items)
+        "Signs include: hunger",
     ],
 )
 def test_a_sentence_whose_first_word_has_a_capital_or_is_a_names_particle_is_no_fragment(

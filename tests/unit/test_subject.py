@@ -45,6 +45,15 @@ def test_runs_break_at_stop_generic_and_punctuation() -> None:
     assert all(t is None for t in tokens[:5])  # what are the treatments of
 
 
+def test_down_syndrome_is_named_though_down_is_a_stop_word() -> None:
+    # "How common is Down syndrome?" was refused with both Down syndrome pages set aside:
+    # "down" is a stop word and "syndrome" generic, so the question named nothing
+    assert focus_terms("Down syndrome") == {"down"}
+    assert subject_tokens("how common is down syndrome")[-2:] == ["down", None]
+    assert "down" not in subject_tokens("It went down. Syndrome X")  # no name
+    assert subject_tokens("calm down")[-1] is None
+
+
 def test_focus_terms_drop_generic_words() -> None:
     assert focus_terms("Anal Disorders") == {"anal"}
     assert focus_terms("Crohn's Disease") == {"crohn"}
@@ -497,6 +506,19 @@ KEPT = [
         ],
         [1],
         id="stated-other-name",
+    ),
+    pytest.param(  # a phrase the page gives as its other name ("X, also called Y or Z")
+        "What are the symptoms of low blood sugar?",
+        [
+            ("Blood Sugar", "Blood sugar, or glucose, is the main sugar in your blood."),
+            ("High Blood Pressure", "High blood pressure is common."),
+            (
+                "Hypoglycemia",
+                "Hypoglycemia, also called low blood glucose or low blood sugar, occurs when.",
+            ),
+        ],
+        [0, 2],
+        id="stated-other-phrase",
     ),
     pytest.param(  # a word inside the question's named phrase is no subject of its own
         "What causes Sickle Cell Anemia?",
