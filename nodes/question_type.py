@@ -159,6 +159,15 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
             re.IGNORECASE,
         ),
     ),
+    "outlook": (
+        "die",
+        re.compile(
+            r"^(?!.*\b(?:cells?|tissues?|neurons?|muscles?|fibers?|blasts|bacteria|germs?|"
+            r"lice|mites?|worms?|eggs?|parasites?|nerves?|it|them)\b(?:\s+[\w'-]+){0,3}?\s+"
+            r"di(?:e|es|ed|ing)\b).*\bdi(?:e|es|ed|ing)\b",
+            re.IGNORECASE | re.DOTALL,
+        ),
+    ),
 }
 """Cue words of a type that are words of any sentence, each with the context it must have
 to count when it is the only cue a unit holds. Frequency's "affects" needs a count within
@@ -180,7 +189,12 @@ Its learned "parent" needs a parent as a relative who has, passes or lacks the c
 parent, brother, or sister with diabetes"; not "Parent training may also help", quoted
 for "Is ADHD genetic?", nor "Parents can help their child cope"): on the sample, 24 units
 lose the cue, 1 of the type; recall 0.927 -> 0.926, precision 0.295 -> 0.298
-(2026-11-28)."""
+(2026-11-28).
+Outlook's learned "die" needs a person to die, not cells or tissue ("Most babies with
+this condition die soon after birth"; not "a rubber band ... that causes the tissue to
+die and fall off", quoted for "What is the outlook for people with cirrhosis?", nor
+"brain cells begin to die"): on the sample, 13 units lose the cue, none of the type;
+recall 0.577 unchanged, precision 0.111 -> 0.113 (2026-11-29)."""
 
 
 @cache

@@ -146,6 +146,11 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("outlook", "A cough lasting 3 to 4 weeks is common after the illness.", True),
         ("outlook", "Tell your doctor the dates of your last 2 periods.", False),
         ("outlook", "The pain lasts a while and then eases.", False),
+        # outlook's "die" only of a person ("What is the outlook for people with cirrhosis?"
+        # quoted a band ligation "that causes the tissue to die and fall off")
+        ("outlook", "Most babies with this condition die soon after birth.", True),
+        ("outlook", "A band is placed around the varices that causes the tissue to die.", False),
+        ("outlook", "Within minutes, brain cells begin to die.", False),
         # frequency's "affects" only with a count (`question_type.CUES_IN_CONTEXT`)
         ("frequency", "Rheumatoid arthritis affects about 1.3 million adults in the US.", True),
         ("frequency", "Medullary sponge kidney affects about one person per 5,000 people.", True),
