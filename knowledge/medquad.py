@@ -50,7 +50,7 @@ from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.spelling import NameSpeller
 from veriloop.knowledge.stated_names import stated_names
-from veriloop.standalone import LIST_ITEM, THE_SUBJECT, leans_back
+from veriloop.standalone import ANAPHORS, LIST_ITEM, THE_SUBJECT, leans_back
 from veriloop.text import split_sentences
 
 if TYPE_CHECKING:
@@ -281,17 +281,23 @@ def with_antecedents(chunks: list[str]) -> list[str]:
     sentence is its lead, put before it, so the two are quoted together; none when that
     sentence is a list item or leans back itself (it would add a sentence that is no
     antecedent either). A later passage opening "This condition ..." (`THE_SUBJECT`) gets
-    the sentence before whatever it is: only a page's first passage opens on the page's
-    subject, a later one on what the passage before ended on ("- Heart Failure. This
-    condition occurs when ..."), and `standalone_units` drops it with a lead it cannot
-    quote.
+    the sentence before even when that is a list item or points back inside it: only a
+    page's first passage opens on the page's subject for sure, a later one may open on
+    what the passage before ended on ("- Heart Failure. This condition occurs when ...",
+    "Anemia results if these cells ... This condition can lead to ..."), and
+    `standalone_units` drops it with a lead it cannot quote. After a sentence opening on
+    an anaphor ("These goiters ... This syndrome is caused by mutations in DICER1") it
+    takes none and is read as the page's subject, as before.
     """
     leads = [""]
     for before, chunk in pairwise(chunks):
         sentences = split_sentences(chunk)
         last = split_sentences(before)[-1:] if sentences and leans_back(sentences[0]) else []
         fits = bool(last) and (
-            bool(THE_SUBJECT.match(sentences[0]))
+            (
+                bool(THE_SUBJECT.match(sentences[0]))
+                and (bool(LIST_ITEM.match(last[0])) or not ANAPHORS.match(last[0]))
+            )
             or (not LIST_ITEM.match(last[0]) and not leans_back(last[0]))
         )
         leads.append(last[0] if fits else "")

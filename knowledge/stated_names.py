@@ -66,14 +66,17 @@ def _alternatives(phrase: str) -> list[str]:
     """Return the names "X or Y" gives (X and Y), or the phrase when it gives one.
 
     "low blood glucose or low blood sugar", "CML or chronic granulocytic leukemia", "an EKG
-    or ECG" (the article left off) give two; "a prolapsed or dropped bladder" gives one,
-    whose first word shares the second's noun.
+    or ECG" (the article left off), "biotherapy or immunotherapy" give two; "a prolapsed or
+    dropped bladder" gives one: a lone lower-case word before "or" and two words after it
+    share the second's noun.
     """
-    first, sep, second = phrase.partition(" or ")
-    bare = re.sub(r"^(?:a|an|the)\s+", "", first, flags=re.IGNORECASE)
-    if not sep or (len(bare.split()) == 1 and not bare.isupper()):
+    parts = re.split(r"\s+or\s+", phrase, maxsplit=1)
+    if len(parts) < 2:
         return [phrase]
-    return [bare, re.sub(r"^(?:a|an|the)\s+", "", second, flags=re.IGNORECASE)]
+    first, second = (re.sub(r"^(?:a|an|the)\s+", "", part, flags=re.IGNORECASE) for part in parts)
+    if len(first.split()) == 1 and first.islower() and len(second.split()) > 1:
+        return [phrase]
+    return [first, second]
 
 
 def stated_synonym(page_text: str, focus: str) -> str | None:

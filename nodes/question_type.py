@@ -162,9 +162,9 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
     "outlook": (
         "die",
         re.compile(
-            r"^(?!.*\b(?:cells?|tissues?|neurons?|muscles?|fibers?|blasts|bacteria|germs?|"
-            r"lice|mites?|worms?|eggs?|parasites?|nerves?|it|them)\b(?:\s+[\w'-]+){0,3}?\s+"
-            r"di(?:e|es|ed|ing)\b).*\bdi(?:e|es|ed|ing)\b",
+            r"^(?!.*(?:\b(?:cells?|tissues?|neurons?|muscles?|fibers?|blasts|bacteria|germs?|"
+            r"lice|mites?|worms?|eggs?|parasites?|nerves?)\b(?:\s+[\w'-]+){0,3}?|"
+            r"\bcaus\w*\s+(?:it|them)\s+to)\s+d(?:ie|ies|ied|ying)\b).*\bd(?:ie|ies|ied|ying)\b",
             re.IGNORECASE | re.DOTALL,
         ),
     ),
@@ -193,8 +193,9 @@ lose the cue, 1 of the type; recall 0.927 -> 0.926, precision 0.295 -> 0.298
 Outlook's learned "die" needs a person to die, not cells or tissue ("Most babies with
 this condition die soon after birth"; not "a rubber band ... that causes the tissue to
 die and fall off", quoted for "What is the outlook for people with cirrhosis?", nor
-"brain cells begin to die"): on the sample, 13 units lose the cue, none of the type;
-recall 0.577 unchanged, precision 0.111 -> 0.113 (2026-11-29)."""
+"brain cells begin to die", "causes it to die"; "dying" too): on the sample (drawn from
+the units of 4e54a39's review mends), 13 units lose the cue, none of the type; recall
+0.549 unchanged, precision 0.103 -> 0.104 (2026-11-29)."""
 
 
 @cache

@@ -57,7 +57,7 @@ GENERIC_SUBJECT_WORDS = frozenset(
 """Words that break a subject run: they say what is asked about a subject, not which one."""
 
 
-NAMING_STOP_WORD = re.compile(r"\bdown(?=[\s-]+syndromes?\b)", re.IGNORECASE)
+NAMING_STOP_WORD = re.compile(r"\bdown(?=(?:['’]s)?[\s-]+syndromes?\b)", re.IGNORECASE)
 """A stop word that is a name's word: "Down syndrome" (after John Langdon Down), the only
 MedQuAD focus naming a condition by one of `STOPWORDS_EN_PLUS`'s words (its other foci
 holding one use it as a word: "After Surgery", "Am I at Risk ...")."""
@@ -727,11 +727,12 @@ type 1"): such a number belongs to the nearest name word, not to the word itself
 
 
 LETTERED = re.compile(
-    r"\b([Hh]epatitis|[Vv]itamin)s?\s+((?:[A-E]|[b-e])(?:(?:\s*,\s*|,?\s+(?:and|or)\s+)[A-E]\b)*)\b"
+    r"\b([Hh]epatitis|[Vv]itamin)s?\s+((?:[A-E]|[b-e])"
+    r"(?:(?:\s*,\s*|,?\s+(?:and|or)\s+)(?:[A-E]|[b-e])\b)*)\b"
 )
 """A name's word and the letters after it: "hepatitis A", "Vitamin D", "hepatitis c" (not a
 lower-case "a": "is hepatitis a virus" may hold the article), "hepatitis A, B and C",
-"vitamins A and D" (a list's later letters are capitals: "vitamin D and a diet")."""
+"vitamins A and D", "hepatitis b or c" (never a lower-case "a": "vitamin D and a diet")."""
 
 
 def _numbered(text: str) -> dict[str, set[str]]:

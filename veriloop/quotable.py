@@ -532,12 +532,21 @@ def unquotable_reason(unit: str) -> str | None:
     if MID_SENTENCE.match(text) or ASIDE_LEAD.match(text):
         return "fragment"
     if (
-        (len(text.split()) < 4 and not text.endswith(".") and not lead_of(text))
+        (len(text.split()) < 4 and not text.endswith(".") and not _is_item(text))
         or PRONOUNCED_NAME.match(text)
         or TITLE_ONLY.match(text)
     ):
         return "heading only"
     return None
+
+
+def _is_item(text: str) -> bool:
+    """Tell whether a unit is a list item with its lead-in ("Signs include: hunger").
+
+    The item is lower-case, as `standalone_units` writes an item after its lead-in; a
+    capitalised one is a heading's ("Stage IV: Overview").
+    """
+    return bool(lead_of(text)) and text.partition(": ")[2][:1].islower()
 
 
 def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:

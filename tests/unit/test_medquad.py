@@ -297,6 +297,8 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(
     assert stated_names("An EKG, also called an ECG or EKG, records.", "EKG", adjacent=True) == [
         "ECG"
     ]
+    bio = "Biological therapy, also called biotherapy or immunotherapy, uses ..."
+    assert stated_names(bio, "Biological therapy", adjacent=True) == ["biotherapy", "immunotherapy"]
     bladder = "Cystocele, also called a prolapsed or dropped bladder, is ..."
     assert stated_names(bladder, "Cystocele", adjacent=True) == ["a prolapsed or dropped bladder"]
 

@@ -303,6 +303,7 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("is the rarest and most dangerous form of psoriasis.", "fragment"),
         ("(High levels of uric acid in the blood can lead to gout.): diet.", "fragment"),
         ("Treatment Options", "heading only"),
+        ("Stage IV: Overview", "heading only"),  # a capitalised "item" is a heading's
         # a figure's caption in Title Case, quoted for "Is cystic fibrosis inherited?"
         ("Example of an Inheritance Pattern for Cystic Fibrosis", "heading only"),
         ("National Institute of Neurological Disorders and Stroke", "heading only"),

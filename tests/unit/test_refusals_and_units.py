@@ -151,6 +151,13 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("outlook", "Most babies with this condition die soon after birth.", True),
         ("outlook", "A band is placed around the varices that causes the tissue to die.", False),
         ("outlook", "Within minutes, brain cells begin to die.", False),
+        ("outlook", "Most affected individuals dying within the first year.", True),
+        ("outlook", "Most children who have it die by age 2.", True),
+        ("outlook", "A lack of blood flow damages tissue and causes it to die.", False),
+        ("outlook", "Acute diarrhea usually lasts only 1 or 2 days.", True),
+        ("outlook", "An attack lasts between three and four hours.", True),
+        ("outlook", "In its last 3 months of pregnancy the mother gains weight.", False),
+        ("outlook", "The main symptom is severe fatigue that lasts for 6 months.", True),
         # frequency's "affects" only with a count (`question_type.CUES_IN_CONTEXT`)
         ("frequency", "Rheumatoid arthritis affects about 1.3 million adults in the US.", True),
         ("frequency", "Medullary sponge kidney affects about one person per 5,000 people.", True),

@@ -684,3 +684,6 @@ def test_this_condition_after_a_page_s_opening_passage_leans_on_the_sentence_bef
     assert standalone_units(f"{leads[1]} {chunks[1]}") == []
     assert standalone_units(f"{leads[3]} {chunks[3]}") == [f"{leads[3]} {chunks[3]}"]
     assert standalone_units(chunks[1]) == [chunks[1]]  # a page's opening keeps it
+    # after a sentence opening on an anaphor no lead is taken: read as the page's subject
+    goiters = ["Goiters are common. These goiters occur in adulthood.", "This syndrome is rare."]
+    assert with_antecedents(goiters) == ["", ""]

@@ -50,6 +50,7 @@ def test_down_syndrome_is_named_though_down_is_a_stop_word() -> None:
     # "down" is a stop word and "syndrome" generic, so the question named nothing
     assert focus_terms("Down syndrome") == {"down"}
     assert subject_tokens("how common is down syndrome")[-2:] == ["down", None]
+    assert "down" in subject_tokens("how common is Down's syndrome")
     assert "down" not in subject_tokens("It went down. Syndrome X")  # no name
     assert subject_tokens("calm down")[-1] is None
 
@@ -433,6 +434,7 @@ def test_a_page_numbering_the_asked_name_otherwise_is_not_on_the_subject() -> No
         "What is the difference between hepatitis A, B and C?", "Hepatitis C"
     )
     assert not numbers_another("Are hepatitis B or C curable?", "Hepatitis C")
+    assert not numbers_another("is hepatitis b or c curable", "Hepatitis C")  # lower case
     assert numbers_another("Are hepatitis B or C curable?", "Hepatitis A")
     assert not numbers_another("Do I need vitamins A and D?", "Vitamin D")
     assert numbers_another("Can vitamin D and a diet help?", "Vitamin A")  # "a" is no letter

@@ -1,10 +1,24 @@
-import sys, veriloop
-m = veriloop.method("grounded")
-for q in open(sys.argv[1]):
-    q = q.strip()
-    if not q: continue
-    r = m.invoke({"question": q})
-    print("=" * 80); print("Q:", q)
-    print(r.get("refusal") or r.get("answer"))
-    for s in (r.get("citations") or r.get("sources") or []):
-        if isinstance(s, dict): print("  src:", {k: s.get(k) for k in ("number","id","title","url") if k in s})
+"""Ask each question of a file with the grounded default; write answers and cited sources."""
+
+import sys
+
+import veriloop
+
+
+def main(path: str) -> None:
+    """Write, per question of `path`, the answer (or the refusal) and its sources."""
+    method = veriloop.method("grounded")
+    for line in open(path, encoding="utf-8"):
+        question = line.strip()
+        if not question:
+            continue
+        result = method.invoke({"question": question})
+        sys.stdout.write("=" * 80 + f"\nQ: {question}\n")
+        sys.stdout.write(f"{result.get('refusal') or result.get('answer')}\n")
+        for source in result.get("sources") or []:
+            shown = {k: source.get(k) for k in ("number", "id", "title", "url") if k in source}
+            sys.stdout.write(f"  src: {shown}\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
