@@ -46,6 +46,7 @@ from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
 from veriloop.nodes.answer_units import (
+    asked_cues,
     quote_answer,
     sentence_records,
 )
@@ -307,6 +308,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "candidates": context.candidates,
         "keep": context.top_k,
         "question_match": context.question_match,
+        "type_words": asked_cues,
     }
     vector = asked.question_vector if asked else None
     got = retrieve_ranked(

@@ -23,7 +23,7 @@ The pieces of the grounded default (`graphs/grounded.py`), each usable on its ow
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, NotRequired, Protocol
 
@@ -273,6 +273,7 @@ def retrieve_ranked(
     asked: str | None = None,
     question_vector: npt.NDArray[Any] | None = None,
     off_subject: bool = True,
+    type_words: Callable[[str | None], Callable[[str], bool] | None] | None = None,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
@@ -298,7 +299,10 @@ def retrieve_ranked(
     marked `defines` (Narcolepsy's "sleep paralysis, which is an inability to move ..."),
     and the rest named as set aside; otherwise none. Once
     the subject matched, only its pages are embedded for ranking; the others are named as
-    set aside (ranked ones first, then in the search's order).
+    set aside (ranked ones first, then in the search's order). When the subject's pages
+    answer other questions only and `type_words` gives the asked type's unit test
+    (`nodes.answer_units.asked_cues`), their passages holding a unit it passes are kept
+    before the rest (`type_words_first`).
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match
@@ -485,6 +489,9 @@ def retrieve_ranked(
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them
         ranked = with_whole_pages(source, ranked)
+        says = type_words(asked) if type_words else None
+        if says is not None:
+            ranked = type_words_first(ranked, says)
     if typed:
         ranked = with_opening(source, ranked)
     return Retrieved(
@@ -501,6 +508,24 @@ def retrieve_ranked(
         typed_far=typed_far and typed is False,
         stand_ins=stand_ins if typed is False else [],
     )
+
+
+def type_words_first(
+    ranked: Sequence[SourcePassage], says: Callable[[str], bool]
+) -> list[SourcePassage]:
+    """Put the passages holding a unit that `says` passes first, each group in its order.
+
+    The subject's pages of other types are read for the asked type: a passage none of
+    whose quotable units holds the type's words seldom gives a sentence to quote, and the
+    closest passages to "How is macular degeneration diagnosed?" (what it is, who gets
+    it) crowded out the overview's "Regular comprehensive eye exams can detect macular
+    degeneration ..." and the symptoms page's "AMD is detected during a comprehensive eye
+    exam ...".
+    """
+    holding = [any(says(unit) for unit in quotable_texts(p["text"])) for p in ranked]
+    return [p for p, h in zip(ranked, holding, strict=True) if h] + [
+        p for p, h in zip(ranked, holding, strict=True) if not h
+    ]
 
 
 def rank_named_kinds(

@@ -182,3 +182,26 @@ def test_faithfulness_counts_contradicted_claims_among_the_unsupported() -> None
     )
     assert (result["supported"], result["unsupported"], result["contradicted"]) == (1, 1, 1)
     assert result["faithfulness"] == 0.5
+
+
+def test_passages_holding_the_asked_types_words_are_kept_first() -> None:
+    from veriloop.nodes.answer_units import asked_cues
+    from veriloop.nodes.grounding import type_words_first
+
+    def passage(pid: str, text: str) -> Any:
+        return {"id": pid, "title": "Macular Degeneration", "text": text, "relevance": 0.6}
+
+    ranked = [  # closest first: what it is, who gets it, then how it is found
+        passage("what", "Macular degeneration is an eye disease that blurs central vision."),
+        passage("who", "It is most common in people over 60. Smoking raises the risk."),
+        passage(
+            "found",
+            "A common early symptom is crooked lines. Regular eye exams can "
+            "detect macular degeneration before the disease causes vision loss.",
+        ),
+        passage("retina", "The retina is the tissue at the back of the eye that detects light."),
+    ]
+    says = asked_cues("exams and tests")
+    assert says is not None
+    assert [p["id"] for p in type_words_first(ranked, says)] == ["found", "what", "who", "retina"]
+    assert type_words_first([], says) == []

@@ -192,6 +192,22 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("inheritance", "Parents with questions should ask the doctor.", False),
         ("inheritance", "Both of his parents had the disease.", True),
         ("inheritance", "People with it have two sickle cell genes, one from each parent.", True),
+        # exams' "detect" only of finding a condition, not a sense ("How is macular
+        # degeneration diagnosed?" quoted the retina "that detects light and color")
+        ("exams and tests", "AMD is detected during a comprehensive eye exam.", True),
+        ("exams and tests", "An EKG can detect an irregular heartbeat.", True),
+        ("exams and tests", "Doctors usually can't detect the condition at routine visits.", True),
+        (
+            "exams and tests",
+            "It results from the loss of cells in the tissue at the back of the eye that "
+            "detects light and color (the retina).",
+            False,
+        ),
+        ("exams and tests", "Other people can't detect odor at all.", False),
+        ("exams and tests", "True tastes are detected by taste buds on the tongue.", False),
+        ("exams and tests", "Sensory cells that detect sensations such as touch.", False),
+        ("exams and tests", "The inability to detect any odors is called anosmia.", False),
+        ("exams and tests", "Antibodies block the muscle's ability to detect the signal.", False),
         # heredity said in a list of causes says whether it runs in families
         ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
     ],
