@@ -166,6 +166,15 @@ AGENCY_LINE = re.compile(
 """An agency saying what it is ("NIAMS is the primary NIH organization for research and
 information on lupus"): the page's pointer to its publisher, no answer. GARD's lupus
 treatment page holds only that and a pointer to a handout."""
+SAYS_NOTHING = re.compile(
+    r"^There\s+(?:are|is)\s+(?:(?:many|several|various|numerous|other|different|possible)"
+    r"\s+)+(?:causes|reasons|kinds|types|forms|treatments)\.$",
+    re.IGNORECASE,
+)
+"""A sentence saying only that there are causes (kinds, ...) and nothing of them: "There
+are many other causes.", quoted alone for "What causes vertigo?" while its page names
+medicines and the ear (3 MedQuAD sentences; "There are many causes of hearing loss" says
+of what and stays)."""
 SITE_NOTICE = re.compile(
     r"\bcontent on this (page|website|site)\b|\barchived for historic|"
     r"\bfrontline questions and expert opinion|\bregistration is free\b",
@@ -504,8 +513,9 @@ MedQuAD units, all such."""
 def unquotable_reason(unit: str) -> str | None:
     """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
 
-    Returns "resource list", "symptom table", "pointer line", "site notice", "glued list
-    items", "fragment" (`MID_SENTENCE`, `ASIDE_LEAD`) or "heading only" (fewer than four
+    Returns "resource list", "symptom table", "pointer line", "site notice", "says
+    nothing" (`SAYS_NOTHING`), "glued list items", "fragment" (`MID_SENTENCE`,
+    `ASIDE_LEAD`) or "heading only" (fewer than four
     words and no stop after removing the heading, unless a list item with its lead-in,
     "Signs include: hunger"; a name and its pronunciation alone:
     `PRONOUNCED_NAME`, or Title Case words alone: `TITLE_ONLY`).
@@ -527,6 +537,8 @@ def unquotable_reason(unit: str) -> str | None:
         return "pointer line"  # what it points at is not in it (a list's lead-in: it is)
     if SITE_NOTICE.search(text):
         return "site notice"
+    if SAYS_NOTHING.match(text):
+        return "says nothing"
     if GLUED_ITEMS.search(text):
         return "glued list items"
     if MID_SENTENCE.match(text) or ASIDE_LEAD.match(text):

@@ -309,6 +309,11 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("National Institute of Neurological Disorders and Stroke", "heading only"),
         ("Sleep paralysis (pah-RAL-ih-sis).", "heading only"),  # a name and how to say it
         ("Asbestosis (as-bes-TOE-sis)", "heading only"),
+        # that there are causes, and nothing of them ("What causes vertigo?" was answered
+        # "There are many other causes." while its page names medicines and the ear)
+        ("There are many other causes.", "says nothing"),
+        ("There are many causes.", "says nothing"),
+        ("There are many different kinds.", "says nothing"),
     ],
 )
 def test_non_answers_are_named(unit: str, reason: str) -> None:
@@ -326,6 +331,8 @@ def test_non_answers_are_named(unit: str, reason: str) -> None:
         # a one-word item with its lead-in is no heading ("Signs include - Hunger -
         # Shakiness ..." on Hypoglycemia's page kept only its two longer items)
         "Signs include: hunger",
+        "There are many causes of hearing loss.",  # says of what
+        "There are two types: group A and group B.",
     ],
 )
 def test_a_sentence_whose_first_word_has_a_capital_or_is_a_names_particle_is_no_fragment(
