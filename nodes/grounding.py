@@ -61,6 +61,7 @@ from veriloop.nodes.subject import (
     SubjectMatch,
     about_children,
     aspect_page,
+    defined_as_kind,
     defines_phrase,
     kind_of,
     match_subject,
@@ -324,9 +325,15 @@ def retrieve_ranked(
     subject = _subject_of(question, on_focus, found)
     focus_ids = {p["id"] for p in on_focus}
     named = [p for p in found if p["id"] not in focus_ids]
-    named = [p for p in named if writes_name(question, p["title"], [p["text"]])]
+    named = [
+        p
+        for p in named
+        if writes_name(question, p["title"], [p["text"]])
+        or defined_as_kind(question, p["title"], [p["text"]])
+    ]
     if named and not subject.matched:  # no page under the question's own name: one that
-        on_focus += named  # writes it ("alcohol use disorder") is no neighbour
+        on_focus += named  # writes it ("alcohol use disorder") or defines itself as it
+        # ("A peptic ulcer is a sore in the lining of your stomach") is no neighbour
         focus_ids |= {p["id"] for p in named}
         subject = _subject_of(question, on_focus, found)
     rare_kinds_only = only_rare_kinds(subject, on_focus) and written_elsewhere(

@@ -544,6 +544,45 @@ def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) ->
     return False
 
 
+def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
+    """Tell whether a page defines its subject as the thing the question names otherwise.
+
+    "What causes a stomach ulcer?": "A peptic ulcer is a sore in the lining of your
+    stomach or your duodenum". One of the question's name runs (`question_names`) ends on
+    the last word of the page's name (the head both name: "ulcer"), its other words are
+    none of the name's, and a sentence saying what the page's subject is ("<name> is/are
+    ...") writes them all: the question names a kind of what the page is about by where
+    or what it is. A run sharing a modifier with the name ("peptic ulcer") is the name's
+    own, and a sentence merely mentioning the words defines nothing.
+    """
+    name = own_name(page_name(focus))
+    name_stems = [t for t in subject_tokens(name) if t is not None]
+    if len(name) < 3 or not name_stems:
+        return False
+    defining = _defining_sentence(name)
+    texts = list(texts)
+    for run in question_names(question):
+        stems = [str(snowball().stemWord(word)) for word in run]
+        modifiers = set(stems[:-1])
+        if stems[-1] != name_stems[-1] or modifiers & set(name_stems):
+            continue
+        for text in texts:
+            for sentence in re.split(r"(?<=[.!?])\s+", text):
+                found = defining.match(sentence)
+                if found and modifiers <= {t for t in subject_tokens(found.group(1)) if t}:
+                    return True
+    return False
+
+
+def _defining_sentence(name: str) -> re.Pattern[str]:
+    """Return the pattern of a sentence saying what `name` is; its group 1 is what it says."""
+    return re.compile(
+        rf"^(?:(?:an?|the)\s+)?{re.escape(name)}s?(?:\s*\([^)]*\))?,?\s+(?:is|are)\s+"
+        r"(?:an?\s+|the\s+)?(.*)$",
+        re.IGNORECASE,
+    )
+
+
 DEFINITION_CLAUSE_END = re.compile(r"[,;:(]|\b(?:that|which|who|in which|where|when)\b")
 """Where a definition's first clause ends: what follows qualifies it."""
 
@@ -920,6 +959,12 @@ def match_subject(
         # disorder" on "Alcoholism and Alcohol Abuse") is on it
         pages = _page_texts(titles, texts)
         on = [i for i in every if titles[i] and writes_name(question, titles[i], pages[titles[i]])]
+        if not on:  # "stomach ulcer": "A peptic ulcer is a sore in the lining of your stomach"
+            on = [
+                i
+                for i in every
+                if titles[i] and defined_as_kind(question, titles[i], pages[titles[i]])
+            ]
         if not on and not phrases:  # no name the rule can read: a page defining its
             # subject in the question's words ("an infestation ... by the itch mite")
             on = [

@@ -7,6 +7,7 @@ import pytest
 from veriloop.knowledge.medquad import page_name
 from veriloop.nodes.subject import (
     SubjectPhrase,
+    defined_as_kind,
     defines_in_words,
     defines_phrase,
     focus_terms,
@@ -206,6 +207,38 @@ def test_a_page_defining_its_subject_in_the_questions_words_is_on_it() -> None:
     generic = ["Scabies is a disease of the skin caused by mites."]
     assert not defines_in_words(skin, "Scabies", generic)
     assert defines_in_words(skin, "Scabies", ["Scabies is an infestation of the skin by mites."])
+
+
+ULCER_TITLES = [
+    "Stomach Disorders",
+    "Helicobacter Pylori Infections",
+    "Peptic Ulcer",
+    "Ulcerative Colitis",
+]
+ULCER_TEXTS = [
+    "Your stomach is an organ between your esophagus and small intestine.",
+    "H. pylori is a type of bacteria that can cause stomach ulcers.",
+    "A peptic ulcer is a sore in the lining of your stomach or your duodenum, the first "
+    "part of your small intestine. A burning stomach pain is the most common symptom.",
+    "Ulcerative colitis (UC) is a disease that causes inflammation and sores, called "
+    "ulcers, in the lining of the rectum and colon.",
+]
+
+
+def test_a_page_defining_itself_as_the_questions_thing_is_on_it() -> None:
+    # "What causes a stomach ulcer?" was refused: "Peptic Ulcer" was set aside as a
+    # neighbouring condition, though its page says it is a sore in the stomach's lining
+    question = "What causes a stomach ulcer?"
+    assert defined_as_kind(question, "Peptic Ulcer", ULCER_TEXTS[2:3])
+    assert match_subject(question, ULCER_TITLES, ULCER_TEXTS).kept == [2]
+    # the page's name must end on the question's head word, and its definition must hold
+    # the question's other words
+    assert not defined_as_kind(question, "Ulcerative Colitis", ULCER_TEXTS[3:])
+    assert not defined_as_kind("What causes a mouth ulcer?", "Peptic Ulcer", ULCER_TEXTS[2:3])
+    mention = ["Peptic ulcers are common. Stomach pain is the most common symptom."]
+    assert not defined_as_kind(question, "Peptic Ulcer", mention)  # no definition
+    # a question naming the page's own words is the page's own rule's, not this one's
+    assert not defined_as_kind("What causes a peptic ulcer?", "Peptic Ulcer", ULCER_TEXTS[2:3])
 
 
 def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> None:
