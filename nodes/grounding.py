@@ -498,7 +498,7 @@ def retrieve_ranked(
         ranked = with_whole_pages(source, ranked)
         says = type_words(asked) if type_words else None
         if says is not None:
-            ranked = type_words_first(ranked, says)
+            ranked = type_words_first(ranked, says, about_children(question))
     if typed:
         ranked = with_opening(source, ranked)
     return Retrieved(
@@ -518,7 +518,7 @@ def retrieve_ranked(
 
 
 def type_words_first(
-    ranked: Sequence[SourcePassage], says: Callable[[str], bool]
+    ranked: Sequence[SourcePassage], says: Callable[[str], bool], children: bool = False
 ) -> list[SourcePassage]:
     """Put the passages holding a unit that `says` passes first, each group in its order.
 
@@ -527,9 +527,17 @@ def type_words_first(
     closest passages to "How is macular degeneration diagnosed?" (what it is, who gets
     it) crowded out the overview's "Regular comprehensive eye exams can detect macular
     degeneration ..." and the symptoms page's "AMD is detected during a comprehensive eye
-    exam ...".
+    exam ...". Only the subject's own passages move, and a children's page
+    (`nodes.subject.about_children`) only when the question is about children
+    (`children`): a kind's (`kin`) and "Childhood ovarian cancer"'s, for what causes
+    ovarian cancer, keep their place among the rest.
     """
-    holding = [any(says(unit) for unit in quotable_texts(p["text"])) for p in ranked]
+    holding = [
+        not p.get("kin")
+        and (children or not about_children(p["title"]))
+        and any(says(unit) for unit in quotable_texts(p["text"]))
+        for p in ranked
+    ]
     return [p for p, h in zip(ranked, holding, strict=True) if h] + [
         p for p, h in zip(ranked, holding, strict=True) if not h
     ]

@@ -205,3 +205,12 @@ def test_passages_holding_the_asked_types_words_are_kept_first() -> None:
     assert says is not None
     assert [p["id"] for p in type_words_first(ranked, says)] == ["found", "what", "who", "retina"]
     assert type_words_first([], says) == []
+    # a kind's passage ("Childhood Ovarian Cancer" for ovarian cancer) does not move
+    kind = {**passage("kind", "An exam can detect childhood macular degeneration."), "kin": True}
+    moved = type_words_first([ranked[0], kind, ranked[2]], says)
+    assert [p["id"] for p in moved] == ["found", "what", "kind"]
+    # nor a children's page ("Childhood ovarian cancer"), unless children are asked about
+    young = {**passage("young", "An exam can detect it."), "title": "Childhood Glaucoma"}
+    assert [p["id"] for p in type_words_first([ranked[0], young], says)] == ["what", "young"]
+    moved = type_words_first([ranked[0], young], says, children=True)
+    assert [p["id"] for p in moved] == ["young", "what"]

@@ -105,6 +105,34 @@ def test_a_named_word_of_the_type_makes_a_sentence_about_it() -> None:
 
 
 @pytest.mark.parametrize(
+    ("unit", "said"),
+    [
+        # whether genes play a part says whether it is genetic ("Is autism genetic?" was
+        # refused though Autism's page says "both genetics and environment play a role")
+        (
+            "Scientists aren't certain what causes autism, but it's likely that both "
+            "genetics and environment play a role.",
+            True,
+        ),
+        ("Research suggests that both genes and environment play important roles.", True),
+        ("Most of the time, color blindness is genetic.", True),
+        ("Some people appear to have a genetic predisposition to hypersomnia.", True),
+        ("Genetics may play a role in causing the condition.", True),
+        ("This condition is inherited in an autosomal dominant pattern.", True),  # a cue
+        # a gene's molecular work, a test, or factors that are not genetic say nothing of it
+        ("The protein produced from this gene plays a role in the survival of B cells.", False),
+        ("Genetic testing is not available because it is caused by non-genetic factors.", False),
+        ("The diagnosis is confirmed by genetic testing.", False),
+        ("Fragile X syndrome is a genetic condition.", False),
+    ],
+)
+def test_whether_genes_play_a_part_says_whether_it_is_inherited(unit: str, said: bool) -> None:
+    inherited = asked_cues("inheritance")
+    assert inherited is not None
+    assert inherited(unit) is said
+
+
+@pytest.mark.parametrize(
     ("unit", "caught"),
     [
         ("HIV most often spreads through unprotected sex with an infected person.", True),
