@@ -206,6 +206,17 @@ from veriloop.quotable import (
             "Symptoms (which include fever, cough and rash, described below) last a week.",
             "Symptoms (which include fever, cough and rash) last a week.",
         ),
+        (  # a Title Case heading with a colon ("How is osteoarthritis treated?")
+            "Treatment Goals: Manage Pain, Improve Function Osteoarthritis treatment plans "
+            "often include ways to manage pain and improve function.",
+            "Osteoarthritis treatment plans often include ways to manage pain and improve "
+            "function.",
+        ),
+        (
+            "Quick Action Can Save Your Life: Call 911 The signs and symptoms of a heart "
+            "attack can develop suddenly.",
+            "The signs and symptoms of a heart attack can develop suddenly.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -314,6 +325,13 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("There are many other causes.", "says nothing"),
         ("There are many causes.", "says nothing"),
         ("There are many different kinds.", "says nothing"),
+        # a resource list's lead-in after the last resource's name (350 MedQuAD units)
+        (
+            "Merck Manual Consumer Version: Lipomas These resources from MedlinePlus offer "
+            "information about the diagnosis and management of various health conditions: "
+            "drug Therapy",
+            "resource list",
+        ),
     ],
 )
 def test_non_answers_are_named(unit: str, reason: str) -> None:
