@@ -73,6 +73,7 @@ from veriloop.nodes.subject import (
     written_elsewhere,
 )
 from veriloop.quotable import has_quotable, quotable_texts
+from veriloop.standalone import leans_back
 from veriloop.text import split_sentences
 from veriloop.trace import ModelCall
 
@@ -498,7 +499,7 @@ def retrieve_ranked(
         ranked = with_whole_pages(source, ranked)
         says = type_words(asked) if type_words else None
         if says is not None:
-            ranked = type_words_first(ranked, says, about_children(question))
+            ranked = type_words_first(ranked, says, keep, about_children(question))
     if typed:
         ranked = with_opening(source, ranked)
     return Retrieved(
@@ -518,29 +519,38 @@ def retrieve_ranked(
 
 
 def type_words_first(
-    ranked: Sequence[SourcePassage], says: Callable[[str], bool], children: bool = False
+    ranked: Sequence[SourcePassage],
+    says: Callable[[str], bool],
+    keep: int,
+    children: bool = False,
 ) -> list[SourcePassage]:
-    """Put the passages holding a unit that `says` passes first, each group in its order.
+    """Keep `keep` passages, those holding a unit that `says` passes first, in their order.
 
     The subject's pages of other types are read for the asked type: a passage none of
     whose quotable units holds the type's words seldom gives a sentence to quote, and the
     closest passages to "How is macular degeneration diagnosed?" (what it is, who gets
     it) crowded out the overview's "Regular comprehensive eye exams can detect macular
     degeneration ..." and the symptoms page's "AMD is detected during a comprehensive eye
-    exam ...". Only the subject's own passages move, and a children's page
-    (`nodes.subject.about_children`) only when the question is about children
-    (`children`): a kind's (`kin`) and "Childhood ovarian cancer"'s, for what causes
-    ovarian cancer, keep their place among the rest.
+    exam ...". Only which passages are kept changes, not their order (put first, a
+    page's far part holding the words displaced the closer passages the quote was drawn
+    from: "Is depression genetic?"), and a unit leaning on the sentence before it
+    (`leans_back`: "If this happens, an older adult with no family history of depression
+    ...") does not count. Only the subject's own passages are preferred, and a
+    children's page (`nodes.subject.about_children`) only when the question is about
+    children (`children`): a kind's (`kin`) and "Childhood ovarian cancer"'s, for what
+    causes ovarian cancer, keep their place among the rest.
     """
     holding = [
         not p.get("kin")
         and (children or not about_children(p["title"]))
-        and any(says(unit) for unit in quotable_texts(p["text"]))
+        and any(says(unit) and not leans_back(unit) for unit in quotable_texts(p["text"]))
         for p in ranked
     ]
-    return [p for p, h in zip(ranked, holding, strict=True) if h] + [
+    preferred = [p for p, h in zip(ranked, holding, strict=True) if h] + [
         p for p, h in zip(ranked, holding, strict=True) if not h
     ]
+    kept = {p["id"] for p in preferred[:keep]}
+    return [p for p in ranked if p["id"] in kept]
 
 
 def rank_named_kinds(

@@ -188,8 +188,8 @@ def test_passages_holding_the_asked_types_words_are_kept_first() -> None:
     from veriloop.nodes.answer_units import asked_cues
     from veriloop.nodes.grounding import type_words_first
 
-    def passage(pid: str, text: str) -> Any:
-        return {"id": pid, "title": "Macular Degeneration", "text": text, "relevance": 0.6}
+    def passage(pid: str, text: str, title: str = "Macular Degeneration") -> Any:
+        return {"id": pid, "title": title, "text": text, "relevance": 0.6}
 
     ranked = [  # closest first: what it is, who gets it, then how it is found
         passage("what", "Macular degeneration is an eye disease that blurs central vision."),
@@ -203,14 +203,23 @@ def test_passages_holding_the_asked_types_words_are_kept_first() -> None:
     ]
     says = asked_cues("exams and tests")
     assert says is not None
-    assert [p["id"] for p in type_words_first(ranked, says)] == ["found", "what", "who", "retina"]
-    assert type_words_first([], says) == []
-    # a kind's passage ("Childhood Ovarian Cancer" for ovarian cancer) does not move
+
+    def kept(passages: list[Any], keep: int, children: bool = False) -> list[str]:
+        return [p["id"] for p in type_words_first(passages, says, keep, children)]
+
+    # the passage saying how it is found is kept over closer ones, in its own place
+    assert kept(ranked, 2) == ["what", "found"]
+    assert kept(ranked, 1) == ["found"]
+    assert kept(ranked, 9) == ["what", "who", "found", "retina"]
+    assert kept([], 3) == []
+    # a kind's passage ("Childhood Ovarian Cancer" for ovarian cancer) is not preferred
     kind = {**passage("kind", "An exam can detect childhood macular degeneration."), "kin": True}
-    moved = type_words_first([ranked[0], kind, ranked[2]], says)
-    assert [p["id"] for p in moved] == ["found", "what", "kind"]
+    assert kept([ranked[0], kind, ranked[2]], 2) == ["what", "found"]
     # nor a children's page ("Childhood ovarian cancer"), unless children are asked about
-    young = {**passage("young", "An exam can detect it."), "title": "Childhood Glaucoma"}
-    assert [p["id"] for p in type_words_first([ranked[0], young], says)] == ["what", "young"]
-    moved = type_words_first([ranked[0], young], says, children=True)
-    assert [p["id"] for p in moved] == ["young", "what"]
+    young = passage("young", "An exam can detect it.", "Childhood Glaucoma")
+    assert kept([ranked[0], young], 1) == ["what"]
+    assert kept([ranked[0], young], 1, children=True) == ["young"]
+    # the words in a sentence leaning on one left out do not count ("Is depression
+    # genetic?" kept a far part: "If this happens, an older adult with no family history")
+    leaning = passage("leaning", "If this happens, an exam can detect it.")
+    assert kept([ranked[0], leaning], 1) == ["what"]
