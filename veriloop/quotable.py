@@ -65,7 +65,7 @@ OPENER_RUN = re.compile(
     r"^(?P<head>[A-Z][\w'’-]*,?(?:\s+(?:[A-Z][\w'’-]*,?|and|of|for|the|to|in|with|or|a|an|\d+))*?"
     r"\s+[A-Z][\w'’-]*)\s+"
     r"(?P<rest>(?:(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
-    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on)|To)\s+[a-z(]|"
+    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on)|No(?= one\b)|To)\s+[a-z(]|"
     rf"In\s+(?:(?:{MONTHS})\s+)?(?:19|20)\d\d\b).*)$"
 )
 """Two to seven capitalised words, then a word only a sentence opens with ("Health
@@ -73,7 +73,8 @@ Conditions Some hormone problems ...", "Prenatal Screening Doctors can ...", "Di
 Disease Based on symptoms ...", "A One-time Dose To reduce the risk ...") or a date ("A
 Vaccine for Adults 60 and Older In May 2006, the ..."); a word may end on a comma
 ("Excessive, Irrational Fear Each anxiety disorder ...": 5 more MedQuAD units, all
-headings)."""
+headings). "No one" opens a sentence too ("Genes Play a Role No one knows what causes T
+cells to go wrong ...", quoted for "Is psoriasis hereditary?"; 1 MedQuAD unit)."""
 
 WORD_HEADING = re.compile(
     r"^(?!(?:For|In|With|And|Of|To|The|If|When|As|At|By|On|Or|But|So)\s)"

@@ -212,6 +212,10 @@ from veriloop.quotable import (
             "Osteoarthritis treatment plans often include ways to manage pain and improve "
             "function.",
         ),
+        (  # quoted for "Is psoriasis hereditary?"
+            "Genes Play a Role No one knows what causes T cells to go wrong.",
+            "No one knows what causes T cells to go wrong.",
+        ),
         (
             "Quick Action Can Save Your Life: Call 911 The signs and symptoms of a heart "
             "attack can develop suddenly.",
