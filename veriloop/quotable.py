@@ -583,18 +583,26 @@ def lead_of(unit: str) -> str:
     return head if sep and len(head.split()) >= 2 else ""
 
 
+RUNS_ON = re.compile(r"\b(?:such as|including|include|includes|like|e\.g|for example)$", re.I)
+"""An item's last words announcing the items after it: "certain medications such as"."""
+
+
 def merge_items(units: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """Quote a list's items as one unit: "Lead: a", "Lead: b" -> "Lead: a; b".
 
     Units are (text, source id); items merge only with items of the same lead-in from the
     same source, into the place of the first (`item_rows`). Trailing stops, commas and
-    semicolons are dropped before joining ("salicylic acid,; anthralin" read badly).
+    semicolons are dropped before joining ("salicylic acid,; anthralin" read badly). An
+    item announcing the next (`RUNS_ON`: "certain medications such as", a nested list
+    flattened) runs on into it without a semicolon.
     """
     merged: list[tuple[str, str]] = []
     for (text, source), row in zip(units, item_rows(units), strict=True):
         if row < len(merged):  # a later item of a list already placed
             item = text[len(lead_of(text)) + 2 :].rstrip(" .,;")
-            merged[row] = (f"{merged[row][0].rstrip(' .,;')}; {item}.", source)
+            before = merged[row][0].rstrip(" .,;")
+            joint = " " if RUNS_ON.search(before) else "; "
+            merged[row] = (f"{before}{joint}{item}.", source)
         else:
             merged.append((text, source))
     return merged

@@ -405,6 +405,24 @@ def test_an_items_trailing_comma_is_dropped_when_items_are_joined() -> None:
     ]
 
 
+def test_an_item_announcing_sub_items_runs_on_into_the_next() -> None:
+    # a nested list flattened ("What causes psoriasis?" quoted "certain medications such
+    # as; lithium, a psychiatric drug; ...")
+    units = [
+        ("Triggers include: cold weather", "p1"),
+        ("Triggers include: certain medications such as", "p1"),
+        ("Triggers include: lithium, a psychiatric drug", "p1"),
+        ("Triggers include: quinidine, a heart medication", "p1"),
+    ]
+    assert merge_items(units) == [
+        (
+            "Triggers include: cold weather; certain medications such as lithium, a "
+            "psychiatric drug; quinidine, a heart medication.",
+            "p1",
+        )
+    ]
+
+
 def test_a_sentence_announcing_a_list_is_quoted_with_the_list() -> None:
     # read where the units are cut (`standalone.ANNOUNCING`), merged as the answer quotes
     from veriloop.quotable import merge_items, quotable_texts
