@@ -303,8 +303,8 @@ def retrieve_ranked(
     the subject matched, only its pages are embedded for ranking; the others are named as
     set aside (ranked ones first, then in the search's order). When the subject's pages
     answer other questions only and `type_words` gives the asked type's unit test
-    (`nodes.answer_units.asked_cues`), their passages holding a unit it passes are kept
-    before the rest (`type_words_first`).
+    (`nodes.answer_units.asked_cues`), their passages holding a unit it passes are
+    preferred among the `keep` kept, in their order (`type_words_first`).
     """
     source = open_source(
         models, kb_dir=kb_dir, corpus_dir=corpus_dir, question_match=question_match

@@ -162,11 +162,13 @@ CUES_IN_CONTEXT: dict[str, tuple[str, re.Pattern[str]]] = {
     "exams and tests": (
         "detect",
         re.compile(
-            r"^(?!.*(?:\b(?:cells?|tissues?|photoreceptors?|receptors?|buds?|nerves?|organs?)"
+            r"^(?!.*(?:\b(?:cells?|tissues?|photoreceptors?|receptors?|buds?|nerve\s+endings|"
+            r"organs?)"
             r"\s+(?:that|which)\s+|\bability\s+to\s+)detect\w*"
             r"|.*\bdetect\w*\s+(?:by\s+(?:the\s+)?(?:taste|sensory|nerve|smell)"
             r"|(?:any\s+|certain\s+|the\s+|food\s+)?(?:light|colou?rs?|odou?rs?|smells?|"
-            r"tastes?|sensations?|sounds?|touch|heat|vibrations?|motion|movements?)\b))"
+            r"tastes?|sensations?|sounds?|touch|heat|vibrations?|motion|movements?)\b"
+            r"(?!\s+(?:chains?|blindness|vision|deficien\w*|conduction|disorders?))))"
             r".*\bdetect",
             re.IGNORECASE | re.DOTALL,
         ),

@@ -527,11 +527,7 @@ def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) ->
     name = own_name(page_name(focus))
     if len(name) < 3:
         return False
-    defining = re.compile(
-        rf"^(?:(?:an?|the)\s+)?{re.escape(name)}(?:\s*\([^)]*\))?,?\s+(?:is|are)\s+"
-        r"(?:an?\s+|the\s+)?(.*)$",
-        re.IGNORECASE,
-    )
+    defining = _defining_sentence(name)
     for text in texts:
         for sentence in re.split(r"(?<=[.!?])\s+", text):
             found = defining.match(sentence)
@@ -553,7 +549,10 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
     none of the name's, and a sentence saying what the page's subject is ("<name> is/are
     ...") writes them all: the question names a kind of what the page is about by where
     or what it is. A run sharing a modifier with the name ("peptic ulcer") is the name's
-    own, and a sentence merely mentioning the words defines nothing.
+    own. The words must say where it is or of what, after "in", "of", "on" ... in the
+    definition's first clause (`WHERE_IN`, `DEFINITION_CLAUSE_END`): "Breast cancer is
+    second only to lung cancer as a cause of cancer death" is no lung cancer, "Peptic
+    ulcers are common and cause stomach pain" no stomach ulcer.
     """
     name = own_name(page_name(focus))
     name_stems = [t for t in subject_tokens(name) if t is not None]
@@ -569,9 +568,18 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
         for text in texts:
             for sentence in re.split(r"(?<=[.!?])\s+", text):
                 found = defining.match(sentence)
-                if found and modifiers <= {t for t in subject_tokens(found.group(1)) if t}:
+                if not found:
+                    continue
+                clause = DEFINITION_CLAUSE_END.split(found.group(1))[0]  # what it is
+                where = WHERE_IN.split(clause, maxsplit=1)  # ... and where, or of what
+                if len(where) > 1 and modifiers <= {t for t in subject_tokens(where[1]) if t}:
                     return True
     return False
+
+
+WHERE_IN = re.compile(r"\b(?:in|of|on|inside|within|around|affecting)\b", re.IGNORECASE)
+"""The first word of a definition saying where its subject is, or of what ("a sore in the
+lining of your stomach")."""
 
 
 def _defining_sentence(name: str) -> re.Pattern[str]:

@@ -88,6 +88,7 @@ openers that also follow a name ("Hepatitis A is ...") are not among them."""
 
 TITLE_CASE_RUN = re.compile(
     r"^(?!The\s)(?P<head>(?:[A-Z][\w'’-]*[,:]?\s+|\d[\d-]*\s+){4,8}?)"
+    r"(?![A-Z][a-z'’]*\s+(?:with|to|for|of|and|in|on|at|by|from)\s+[A-Z])"
     r"(?P<rest>[A-Z][a-z'’]*\s+[a-z(].*)$"
 )
 """Four to eight words each capitalised (a heading's Title Case: "If You Have Symptoms,
@@ -97,7 +98,9 @@ which it leaves ("The National Kidney Disease Education Program recommends ...")
 that a name's head noun carries on is left too (`NAME_GOES_ON`). A word may end on a
 colon ("Treatment Goals: Manage Pain, Improve Function Osteoarthritis treatment plans
 ...", quoted for "How is osteoarthritis treated?"): of MedQuAD's quotable units that
-changed, the 8 distinct ones read were all headings cut off right."""
+changed, the 8 distinct ones read were all headings cut off right. A title that goes on
+past a small word ("Measles: Make Sure Your Child Is Protected with MMR Vaccine Measles
+starts ...") is not cut inside ("Protected with ..." is no sentence's opening)."""
 
 NAME_HEADS = (
     "Programs?|Network|Institutes?|Cent(?:er|re)s?|Association|Foundation|Study|Trials?|"

@@ -184,7 +184,7 @@ def test_faithfulness_counts_contradicted_claims_among_the_unsupported() -> None
     assert result["faithfulness"] == 0.5
 
 
-def test_passages_holding_the_asked_types_words_are_kept_first() -> None:
+def test_passages_holding_the_asked_types_words_are_preferred_among_those_kept() -> None:
     from veriloop.nodes.answer_units import asked_cues
     from veriloop.nodes.grounding import type_words_first
 

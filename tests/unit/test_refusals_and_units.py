@@ -119,8 +119,15 @@ def test_a_named_word_of_the_type_makes_a_sentence_about_it() -> None:
         ("Some people appear to have a genetic predisposition to hypersomnia.", True),
         ("Genetics may play a role in causing the condition.", True),
         ("This condition is inherited in an autosomal dominant pattern.", True),  # a cue
-        # a gene's molecular work, a test, or factors that are not genetic say nothing of it
-        ("The protein produced from this gene plays a role in the survival of B cells.", False),
+        # named genes' molecular work, a test, factors that are not genetic, or "a genetic
+        # condition" (true of every GHR page) say nothing of it
+        (
+            "The proteins produced from the EYA1, SIX1, and SIX5 genes play important roles "
+            "in development.",
+            False,
+        ),
+        ("These four genes play a role in cell signaling.", False),
+        ("Several genes play a role in the condition.", True),
         ("Genetic testing is not available because it is caused by non-genetic factors.", False),
         ("The diagnosis is confirmed by genetic testing.", False),
         ("Fragile X syndrome is a genetic condition.", False),
@@ -236,6 +243,8 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("exams and tests", "Sensory cells that detect sensations such as touch.", False),
         ("exams and tests", "The inability to detect any odors is called anosmia.", False),
         ("exams and tests", "Antibodies block the muscle's ability to detect the signal.", False),
+        ("exams and tests", "Urine tests can detect light chains.", True),  # no sense (review)
+        ("exams and tests", "An eye doctor can detect color blindness.", True),
         # heredity said in a list of causes says whether it runs in families
         ("inheritance", "Hearing loss is caused by noise, aging, disease, and heredity.", True),
     ],

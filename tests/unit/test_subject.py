@@ -237,6 +237,11 @@ def test_a_page_defining_itself_as_the_questions_thing_is_on_it() -> None:
     assert not defined_as_kind("What causes a mouth ulcer?", "Peptic Ulcer", ULCER_TEXTS[2:3])
     mention = ["Peptic ulcers are common. Stomach pain is the most common symptom."]
     assert not defined_as_kind(question, "Peptic Ulcer", mention)  # no definition
+    # the words must say where it is, in the definition's first clause (review)
+    saying = ["Peptic ulcers are common and cause stomach pain."]
+    assert not defined_as_kind(question, "Peptic Ulcer", saying)
+    second = ["Breast cancer is second only to lung cancer as a cause of cancer death."]
+    assert not defined_as_kind("What is lung cancer?", "Breast Cancer", second)
     # a question naming the page's own words is the page's own rule's, not this one's
     assert not defined_as_kind("What causes a peptic ulcer?", "Peptic Ulcer", ULCER_TEXTS[2:3])
 
