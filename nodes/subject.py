@@ -33,7 +33,7 @@ cost and what it changed are measured in docs/results/mediqa_grounded_subject_n1
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -527,16 +527,10 @@ def defines_in_words(asked: frozenset[str], focus: str, texts: Iterable[str]) ->
     name = own_name(page_name(focus))
     if len(name) < 3:
         return False
-    defining = _defining_sentence(name)
-    for text in texts:
-        for sentence in re.split(r"(?<=[.!?])\s+", text):
-            found = defining.match(sentence)
-            if not found:
-                continue
-            clause = DEFINITION_CLAUSE_END.split(found.group(1))[0]
-            tokens = subject_tokens(clause)  # a generic head ("disease") reads None
-            if tokens and tokens[0] in asked and len(set(tokens) & asked) >= 2:
-                return True
+    for clause in _definition_clauses(name, texts):
+        tokens = subject_tokens(clause)  # a generic head ("disease") reads None
+        if tokens and tokens[0] in asked and len(set(tokens) & asked) >= 2:
+            return True
     return False
 
 
@@ -558,22 +552,16 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
     name_stems = [t for t in subject_tokens(name) if t is not None]
     if len(name) < 3 or not name_stems:
         return False
-    defining = _defining_sentence(name)
-    texts = list(texts)
+    clauses = list(_definition_clauses(name, texts))
     for run in question_names(question):
         stems = [str(snowball().stemWord(word)) for word in run]
         modifiers = set(stems[:-1])
         if stems[-1] != name_stems[-1] or modifiers & set(name_stems):
             continue
-        for text in texts:
-            for sentence in re.split(r"(?<=[.!?])\s+", text):
-                found = defining.match(sentence)
-                if not found:
-                    continue
-                clause = DEFINITION_CLAUSE_END.split(found.group(1))[0]  # what it is
-                where = WHERE_IN.split(clause, maxsplit=1)  # ... and where, or of what
-                if len(where) > 1 and modifiers <= {t for t in subject_tokens(where[1]) if t}:
-                    return True
+        for clause in clauses:
+            where = WHERE_IN.split(clause, maxsplit=1)  # ... and where, or of what
+            if len(where) > 1 and modifiers <= {t for t in subject_tokens(where[1]) if t}:
+                return True
     return False
 
 
@@ -582,6 +570,17 @@ WHERE_IN = re.compile(r"\b(?:in|of|on|inside|within|around|affecting)\b", re.IGN
 lining of your stomach")."""
 
 
+def _definition_clauses(name: str, texts: Iterable[str]) -> Iterator[str]:
+    """Yield the first clause of each sentence of `texts` saying what `name` is."""
+    defining = _defining_sentence(name)
+    for text in texts:
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            found = defining.match(sentence)
+            if found:
+                yield DEFINITION_CLAUSE_END.split(found.group(1))[0]
+
+
+@lru_cache(maxsize=4096)
 def _defining_sentence(name: str) -> re.Pattern[str]:
     """Return the pattern of a sentence saying what `name` is; its group 1 is what it says."""
     return re.compile(
