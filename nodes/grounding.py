@@ -65,6 +65,7 @@ from veriloop.nodes.subject import (
     defines_phrase,
     kind_of,
     match_subject,
+    names_a_conjunct,
     only_rare_kinds,
     stands_in,
     subject_name,
@@ -196,15 +197,19 @@ def off_focus(question: str, focus: str) -> bool:
     something else of the same family: "Anal Cancer" for a question about an anal fissure
     ("anal" shared, "cancer" not asked), unless the page is a kind of what was asked
     (`nodes.subject.kind_of`: "Chronic Myeloid Leukemia" for leukemia). A focus sharing
-    none (a synonym: "High Blood Pressure" for hypertension) or all of them is not ruled
-    out here: retrieval and the re-ranker decide. What the focus puts in parentheses (an
-    abbreviation, another name) is no word the question must share.
+    none (a synonym: "High Blood Pressure" for hypertension) or all of them, or all of one
+    of the two conditions it names (`nodes.subject.names_a_conjunct`: "Sprains and
+    Strains" for a sprained ankle), is not ruled out here: retrieval and the re-ranker
+    decide. What the focus puts in parentheses (an abbreviation, another name) is no word
+    the question must share.
     """
     name = page_name(subject_name(focus))  # "HIV/AIDS Medicines": HIV/AIDS's page
     asked = focus_words(question)
     readings = [focus_words(name), focus_words(own_name(name))]  # "Tuberculosis (TB)": the
     off = all(bool(named & asked) and bool(named - asked) for named in readings if named)
-    return off and not kind_of(question, focus)  # question need not write "TB"
+    return (  # question need not write "TB"; "Sprains and Strains" is on a sprained ankle
+        off and not kind_of(question, focus) and not names_a_conjunct(question, focus)
+    )
 
 
 def _subject_of(

@@ -565,6 +565,27 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
     return False
 
 
+CONJOINED = re.compile(r"([A-Za-z][\w'-]*) and ([A-Za-z][\w'-]*)")
+"""A page name of two conditions, one word each ("Sprains and Strains", "Nausea and
+Vomiting"); two words on a side name one thing ("Head and Neck Cancer", "Cleft Lip and
+Palate")."""
+
+
+def names_a_conjunct(question: str, focus: str) -> bool:
+    """Tell whether the question names one of the two conditions a page's name joins.
+
+    "How do you treat a sprained ankle?": "Sprains and Strains" is about sprains, and
+    "sprained" stems as "sprain". The rule `match_subject` asks only when no page is on
+    the question's subject: "Cataract and cardiomyopathy" is a syndrome, not cataracts,
+    when the source has a Cataract page.
+    """
+    name = CONJOINED.fullmatch(own_name(page_name(focus)))
+    if not name:
+        return False
+    asked = {t for t in subject_tokens(question) if t is not None}
+    return any(focus_terms(part) <= asked for part in name.groups() if focus_terms(part))
+
+
 WHERE_IN = re.compile(r"\b(?:in|of|on|inside|within|around|affecting)\b", re.IGNORECASE)
 """The first word of a definition saying where its subject is, or of what ("a sore in the
 lining of your stomach")."""
@@ -972,6 +993,8 @@ def match_subject(
                 for i in every
                 if titles[i] and defined_as_kind(question, titles[i], pages[titles[i]])
             ]
+        if not on:  # "sprained ankle": "Sprains and Strains" is on sprains
+            on = [i for i in every if titles[i] and names_a_conjunct(question, titles[i])]
         if not on and not phrases:  # no name the rule can read: a page defining its
             # subject in the question's words ("an infestation ... by the itch mite")
             on = [

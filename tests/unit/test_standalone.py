@@ -235,6 +235,9 @@ def test_a_neighbouring_condition_is_off_focus_a_synonym_is_not() -> None:
     assert off_focus("What are the symptoms of type 2 diabetes?", "Diabetes Insipidus")
     # "gene" and "mutation" say what about a subject, not which: the gene is the subject
     assert not off_focus("Homozygous MTHFR A1298C long term prognosis?", "MTHFR gene mutation")
+    # a page naming two conditions is no neighbour of either: it is on the one asked
+    assert not off_focus("How do you treat a sprained ankle?", "Sprains and Strains")
+    assert off_focus("How do you treat a sprained ankle?", "Ankle Injuries and Disorders")
 
 
 def test_a_parenthesis_in_a_focus_neither_makes_nor_unmakes_a_neighbour() -> None:

@@ -13,6 +13,7 @@ from veriloop.nodes.subject import (
     focus_terms,
     kind_of,
     match_subject,
+    names_a_conjunct,
     names_by_eponym,
     numbers_another,
     on_subject,
@@ -244,6 +245,31 @@ def test_a_page_defining_itself_as_the_questions_thing_is_on_it() -> None:
     assert not defined_as_kind("What is lung cancer?", "Breast Cancer", second)
     # a question naming the page's own words is the page's own rule's, not this one's
     assert not defined_as_kind("What causes a peptic ulcer?", "Peptic Ulcer", ULCER_TEXTS[2:3])
+
+
+SPRAIN_TITLES = ["Ankle Injuries and Disorders", "Sprains and Strains", "Cataract"]
+SPRAIN_TEXTS = [
+    "The most common ankle problems are sprains and fractures. A sprain is an injury to the "
+    "ligaments.",
+    "A sprain is a stretched or torn ligament. At first, treatment of both sprains and "
+    "strains usually involves resting the injured area.",
+    "A cataract is a clouding of the lens in your eye.",
+]
+
+
+def test_a_page_naming_two_conditions_is_on_each_when_no_page_is_on_the_subject() -> None:
+    # "How do you treat a sprained ankle?" was refused: "Sprains and Strains" names two
+    # conditions, and the question only one of them (its participle, "sprained")
+    question = "How do you treat a sprained ankle?"
+    assert match_subject(question, SPRAIN_TITLES, SPRAIN_TEXTS).kept == [1]
+    assert names_a_conjunct("What causes strains?", "Sprains and Strains")
+    # two words on either side name one thing ("Head and Neck Cancer", "Cleft Lip and
+    # Palate"), and a page under the question's own name comes first
+    assert not names_a_conjunct("Is neck cancer curable?", "Head and Neck Cancer")
+    assert not names_a_conjunct("What is a cleft lip?", "Cleft Lip and Palate")
+    titles = ["Cataract", "Cataract and cardiomyopathy"]
+    texts = ["A cataract is a clouding of the lens.", "Cataract and cardiomyopathy is rare."]
+    assert match_subject("What causes a cataract?", titles, texts).kept == [0]
 
 
 def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> None:
