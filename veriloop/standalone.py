@@ -112,10 +112,14 @@ FIRST_PERSON = re.compile(
 LIST_ITEM = re.compile(r"^\s*[-•*]\s+")
 ANNOUNCING = re.compile(
     r"\bHere (?:is|are)\b|"
+    r"\bThese (?:[a-z]+ ){1,2}(?:are|include)\b|"
     r"(?i:\b(?:the following|as follows)\b|\bthese (?:steps|tips|things|ways)\b)"
 )
 """A sentence announcing the list after it, which ends with a stop, not a colon ("Here is
-what the standard cancer treatments are designed to do. - Surgery takes out ...")."""
+what the standard cancer treatments are designed to do. - Surgery takes out ...", "Risk
+Factors These risk factors are associated with gout. - Genetics. ...": a sentence opening
+on "These", after its heading; "The goals for using these medicines are ..." is none): read
+only when a list follows."""
 LEAD_IN = re.compile(r"\s+-\s+")
 ASIDE = re.compile(
     r"^(?:(?:such as|including|like|especially|particularly|for example|for instance|which|"

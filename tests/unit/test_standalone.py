@@ -488,6 +488,20 @@ def test_a_sentence_announcing_the_list_after_it_is_its_lead_in() -> None:
     assert standalone_units("Radiation may follow. - Surgery takes out the cancer.")[0] == (
         "Radiation may follow."
     )
+    # "These <noun> are ...", after its heading, announces the list after it: it was
+    # quoted alone for "What causes gout?" ("These risk factors are associated with gout.")
+    units = standalone_units(
+        "Gout can develop. Risk Factors These risk factors are associated with gout. "
+        "- Genetics. Many people with gout have a family history of the disease."
+    )
+    assert units[1] == "Risk Factors These risk factors are associated with gout: genetics."
+    assert "Risk Factors These risk factors are associated with gout." not in units
+    # "these" inside a sentence points back, not at the list
+    units = standalone_units(
+        "Crohn's disease is treated with medicines. The goals for using these medicines are "
+        "to get you better. - Antibiotics."
+    )
+    assert "The goals for using these medicines are to get you better." in units
 
 
 def test_an_inner_list_ends_at_a_sentence_among_its_items() -> None:
