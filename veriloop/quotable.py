@@ -527,8 +527,9 @@ def unquotable_reason(unit: str) -> str | None:
     Returns "resource list", "symptom table", "pointer line", "site notice", "says
     nothing" (`SAYS_NOTHING`), "glued list items", "fragment" (`MID_SENTENCE`,
     `ASIDE_LEAD`) or "heading only" (fewer than four
-    words and no stop after removing the heading, unless a list item with its lead-in,
-    "Signs include: hunger"; a name and its pronunciation alone:
+    words and no stop after removing the heading, or with a stop and no verb,
+    `SHORT_SENTENCE_VERB`: "Gender and age.", unless a list item with its lead-in, "Signs
+    include: hunger"; a name and its pronunciation alone:
     `PRONOUNCED_NAME`, or Title Case words alone: `TITLE_ONLY`).
     """
     text = unit.strip()
@@ -555,12 +556,30 @@ def unquotable_reason(unit: str) -> str | None:
     if MID_SENTENCE.match(text) or ASIDE_LEAD.match(text):
         return "fragment"
     if (
-        (len(text.split()) < 4 and not text.endswith(".") and not _is_item(text))
+        (
+            len(text.split()) < 4
+            and not _is_item(text)
+            and not (text.endswith(".") and SHORT_SENTENCE_VERB.search(text))
+        )
         or PRONOUNCED_NAME.match(text)
         or TITLE_ONLY.match(text)
     ):
         return "heading only"
     return None
+
+
+SHORT_SENTENCE_VERB = re.compile(
+    r"(?i:\b(?:is|are|was|were|be|can|may|might|will|would|should|must|could|do|does|did|"
+    r"has|have|had|varies|vary)\b)|"
+    r"(?i:^(?:ask|take|wear|call|talk|avoid|drink|eat|get|keep|stop|use|tell|try|check|"
+    r"never|don't)\s)|"
+    r"^[A-Z][\w'-]* (?!and\b|or\b)[a-z]+[^\Ws]s [a-z]+\.$",
+)
+"""A verb that makes three words a sentence ("Treatment is symptomatic.", "Medicines can
+help.", an instruction: "Ask a doctor.", a verb between two words: "Heparin acts
+quickly."), where "Gender and age." or "Surgery." is a list item without its lead-in (543
+distinct MedQuAD units of under four words have no lead-in; the 56 with such a verb, or
+an "-ed"/"-es" ending, were read: the rest are items, headings or citations)."""
 
 
 def _is_item(text: str) -> bool:

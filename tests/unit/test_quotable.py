@@ -330,6 +330,12 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("National Institute of Neurological Disorders and Stroke", "heading only"),
         ("Sleep paralysis (pah-RAL-ih-sis).", "heading only"),  # a name and how to say it
         ("Asbestosis (as-bes-TOE-sis)", "heading only"),
+        # a list item of a few words without its lead-in, with a stop ("What are the risk
+        # factors for gout?" was answered "Gender and age [1].")
+        ("Gender and age.", "heading only"),
+        ("Surgery.", "heading only"),
+        ("Upper GI series.", "heading only"),
+        ("Viruses and infections.", "heading only"),
         # that there are causes, and nothing of them ("What causes vertigo?" was answered
         # "There are many other causes." while its page names medicines and the ear)
         ("There are many other causes.", "says nothing"),
@@ -357,6 +363,23 @@ def test_non_answers_are_named(unit: str, reason: str) -> None:
     ],
 )
 def test_a_sentence_saying_what_the_causes_are_says_something(unit: str) -> None:
+    assert unquotable_reason(unit) is None
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "Treatment is symptomatic.",  # GARD's whole answer on many treatment pages
+        "Medicines can help.",
+        "Stroke is preventable.",
+        "Everyone has gas.",
+        "The prognosis varies.",
+        "Avoid alcohol.",  # an instruction
+        "Heparin acts quickly.",  # a verb between two words
+        "Signs include: hunger",  # an item with its lead-in
+    ],
+)
+def test_a_short_sentence_with_its_verb_is_quotable(unit: str) -> None:
     assert unquotable_reason(unit) is None
 
 
