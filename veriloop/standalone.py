@@ -175,6 +175,12 @@ def is_boilerplate(sentence: str) -> bool:
     return bool(BOILERPLATE.search(text) or FOLLOW_LINKS.search(text) or FIRST_PERSON.match(text))
 
 
+NAMED_ITEM = re.compile(r"[A-Z][\w'’()-]*(?:\s+[\w'’()-]+){0,3}")
+"""A list item that only names (a capitalised word and three more at most, no stop): the
+lower-case part after its dash says what it is ("- Goiter - enlargement of the thyroid
+gland - Hyperthyroidism - when your thyroid gland makes ...", MedlinePlus's lists)."""
+
+
 def _items(sentence: str) -> tuple[str, list[str]]:
     """Split "Lead-in - item one. - item two" into ("Lead-in", ["item one.", ...]).
 
@@ -184,7 +190,11 @@ def _items(sentence: str) -> tuple[str, list[str]]:
     brain functions - such as memory and language skills -- are impaired": `ASIDE`), and
     the dash after it closes the aside ("hearing loss - either conductive or mixed - and
     stapes fixation") unless a capital opens the next item ("- called edema - Tiredness");
-    a list's last item (after two at least) opening on "and" or "or" is read without it.
+    a lower-case part after an item that only names says what it is (`NAMED_ITEM`: "-
+    Goiter - enlargement of the thyroid gland - Hyperthyroidism - ...") when the item after
+    it, if any, is capitalised again ("Graves disease - thyroid nodules - thyroiditis" are
+    three causes); a list's last item (after two at least) opening on "and" or "or" is
+    read without it.
     """
     parts: list[str] = []
     pieces = LEAD_IN.split(" " + sentence.strip())
@@ -193,7 +203,13 @@ def _items(sentence: str) -> tuple[str, list[str]]:
         last_item = index == len(pieces) - 1 and len(parts) >= 3  # a lead-in and two items
         opens = bool(ASIDE.match(part)) or (bool(CONJUNCTION.match(part)) and not last_item)
         closes = aside_open and part[:1].islower()  # "- called edema - Tiredness": an item
-        if parts and (closes or opens):  # "functions - such as memory - are": an aside
+        says_what = (  # "- Goiter - enlargement of the thyroid gland": what the item is
+            len(parts) >= 2
+            and part[:1].islower()
+            and NAMED_ITEM.fullmatch(parts[-1].strip())
+            and not (index + 1 < len(pieces) and pieces[index + 1][:1].islower())
+        )  # the next item capitalised again: "- Graves disease - thyroid nodules - ..." is none
+        if parts and (closes or opens or says_what):  # "functions - such as memory - are"
             parts[-1] += " - " + part
             aside_open = not closes and opens
         else:
@@ -542,20 +558,25 @@ def standalone_units(text: str) -> list[str]:
     announcing = False  # the last unit announces the list that may follow it
     last_item = ""  # the last unit's list item, as written (none: the last was no item)
     announced: tuple[str, str] = ("", "")  # a key point leading its items, and the list's
+    ahead = False  # the last unit points ahead only, at the list it announces
     for sentence in split_sentences(VIDEO_NOTICE.sub("", text)):
         head, items = _items(sentence)
         restore = ""  # an announcing sentence taken as lead-in, put back if no item is kept
         before = lead
+        if ahead and not LIST_ITEM.match(sentence):  # no list: it points back after all
+            units.pop()
+            previous_dropped = True
         if LIST_ITEM.match(sentence):  # "- item - item" continuing the current list
             first, more = _items(LIST_ITEM.sub("", sentence))
             head, items = "", [first, *more]
             if announcing or (units and units[-1].endswith(":")):
-                lead = restore = units.pop()  # "Here is what the treatments do. - Surgery ..."
+                lead = units.pop()  # "Here is what the treatments do. - Surgery ..."
+                restore = "" if ahead else lead
             elif last_item and _announces(last_item, items[:1]):
                 restore = units.pop()  # "- Three kinds of standard treatment are used. -
                 lead = last_item  # Surgery - Chemotherapy": the key point's own items
                 announced = (lead, before)
-        announcing = False
+        announcing = ahead = False
         last_item = ""
         if not items:
             glued_head, glued = _glued_items(sentence)
@@ -608,6 +629,10 @@ def standalone_units(text: str) -> list[str]:
             not units and not previous_dropped and THE_SUBJECT.match(sentence)
         ):
             if not units or previous_dropped:  # its antecedent is not in this text
+                if ANNOUNCING.search(sentence):  # unless it points ahead, at a list: "These
+                    units.append(sentence)  # risk factors are associated with gout. -
+                    announcing = ahead = True  # Genetics. ..." opening a passage
+                    continue
                 previous_dropped = True
                 continue
             units[-1] = f"{units[-1]} {sentence}"
@@ -617,4 +642,6 @@ def standalone_units(text: str) -> list[str]:
             units.append(sentence)
             announcing = bool(ANNOUNCING.search(sentence))
         previous_dropped = False
+    if ahead:  # the text ends on what would have announced a list
+        units.pop()
     return units

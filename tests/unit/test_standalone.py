@@ -496,12 +496,45 @@ def test_a_sentence_announcing_the_list_after_it_is_its_lead_in() -> None:
     )
     assert units[1] == "Risk Factors These risk factors are associated with gout: genetics."
     assert "Risk Factors These risk factors are associated with gout." not in units
+    # opening a passage, it is kept as the lead-in of the list after it, and only so
+    units = standalone_units(
+        "These risk factors are associated with gout. - Genetics. Many people with gout "
+        "have a family history of the disease."
+    )
+    assert units[0] == "These risk factors are associated with gout: genetics."
+    for text in (
+        "These risk factors are associated with gout. Gout is painful.",
+        "These risk factors are associated with gout.",
+    ):
+        assert "These risk factors are associated with gout." not in standalone_units(text)
     # "these" inside a sentence points back, not at the list
     units = standalone_units(
         "Crohn's disease is treated with medicines. The goals for using these medicines are "
         "to get you better. - Antibiotics."
     )
     assert "The goals for using these medicines are to get you better." in units
+
+
+def test_a_lower_case_part_after_an_item_that_names_says_what_it_is() -> None:
+    # "What are the symptoms of a thyroid problem?" was answered "Thyroid problems include:
+    # goiter; enlargement of the thyroid gland; hyperthyroidism; when your thyroid ..."
+    units = standalone_units(
+        "Thyroid problems include - Goiter - enlargement of the thyroid gland - "
+        "Hyperthyroidism - when your thyroid gland makes too much hormone - Thyroid cancer "
+        "- Thyroiditis - swelling of the thyroid."
+    )
+    assert units == [
+        "Thyroid problems include: goiter - enlargement of the thyroid gland",
+        "Thyroid problems include: hyperthyroidism - when your thyroid gland makes too much "
+        "hormone",
+        "Thyroid problems include: thyroid cancer",
+        "Thyroid problems include: thyroiditis - swelling of the thyroid.",
+    ]
+    # a capitalised name among lower-case items is one of them
+    units = standalone_units(
+        "Causes include - Graves disease - thyroid nodules - thyroiditis - too much iodine."
+    )
+    assert units[:2] == ["Causes include: graves disease", "Causes include: thyroid nodules"]
 
 
 def test_an_inner_list_ends_at_a_sentence_among_its_items() -> None:
