@@ -315,6 +315,12 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "improve other medical problems.",
             "glued list items",
         ),
+        (  # words with an apostrophe or a hyphen ("How is asthma diagnosed in children?")
+            "You may need to see an asthma specialist if: You need special tests to help "
+            "diagnose asthma You've had a life-threatening asthma attack You need more than "
+            "one kind of medicine",
+            "glued list items",
+        ),
         (
             "the degree of the hearing loss the pattern of hearing loss across different "
             "frequencies (pitches) whether one or both ears is affected",
