@@ -401,6 +401,21 @@ def _without_heading(item: str, sentence: str) -> str:
     return item
 
 
+INCLUDES = re.compile(r"^(?:[\w'’-]+\s+){1,8}(?:can |may |often |usually )?includes?\s+\w")
+"""A sentence saying what something includes, its own list after the verb ("Signs of
+dehydration in babies and young children include a dry mouth ...")."""
+
+
+def _lists_after(rest: str) -> bool:
+    """Tell whether the words glued after a list's last item are a sentence listing more.
+
+    "- Dizziness and fainting Signs of dehydration in babies ... include a dry mouth and
+    tongue, ...": "include" is no verb `_is_sentence` reads (a list's lead-in holds it), but
+    after a list's last item, followed by what it includes, it opens a sentence of its own.
+    """
+    return len(rest.split()) >= 6 and bool(INCLUDES.match(rest))
+
+
 def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[str, str]:
     """Split a list item from the sentence glued after it ("hearing problems Your ...").
 
@@ -412,7 +427,7 @@ def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[st
     """
     for point in reversed(lost_stops(item, acronyms)):
         rest = item[point:].strip()
-        if _is_sentence(rest) and not _is_sentence(item[:point], bare=True):
+        if (_is_sentence(rest) or _lists_after(rest)) and not _is_sentence(item[:point], bare=True):
             return item[:point].strip(), rest
     for point in _name_ends(item):
         rest = item[point:].strip()

@@ -367,6 +367,23 @@ def test_a_sentence_glued_to_a_lists_last_item_is_cut_off() -> None:
     ]
 
 
+def test_a_sentence_saying_what_something_includes_is_cut_off_a_lists_last_item() -> None:
+    # "What are the symptoms of dehydration?" quoted "...: dizziness and fainting Signs of
+    # dehydration in babies and young children include a dry mouth and tongue, ..."
+    units = standalone_units(
+        "Signs of dehydration in adults include - Being thirsty - Dizziness and fainting "
+        "Signs of dehydration in babies and young children include a dry mouth and tongue."
+    )
+    assert units == [
+        "Signs of dehydration in adults include: being thirsty",
+        "Signs of dehydration in adults include: dizziness and fainting.",
+        "Signs of dehydration in babies and young children include a dry mouth and tongue.",
+    ]
+    # too short to be a sentence of its own, it stays with the item
+    units = standalone_units("Signs include - Being thirsty - Feeling faint Rashes include hives")
+    assert units[-1] == "Signs include: feeling faint Rashes include hives"
+
+
 def test_a_sentence_glued_to_a_lists_last_one_word_item_is_cut_off() -> None:
     units = standalone_units(
         "The main features of ADHD are - Inattention - Hyperactivity - Impulsivity No one "
