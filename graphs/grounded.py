@@ -48,6 +48,7 @@ from veriloop.models import get_models
 from veriloop.nodes.answer_units import (
     asked_cues,
     quote_answer,
+    searched_type,
     sentence_records,
 )
 from veriloop.nodes.generation import generate_turn
@@ -301,7 +302,7 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         if typing
         else AskedTypes(None, None, [], [])
     )
-    asked, first, more = types.asked, types.first, types.more
+    asked, first, more = types.asked, searched_type(state.question, types.first), types.more
     search: dict[str, Any] = {
         "kb_dir": context.kb_dir,
         "corpus_dir": context.corpus_dir,

@@ -365,6 +365,18 @@ def asks_how_caught(question: str) -> bool:
     )
 
 
+def searched_type(question: str, asked: str | None) -> str | None:
+    """Return the type of passages to search for: none for how it is caught, read as risk.
+
+    MedQuAD's "susceptibility" pages say who is at risk ("Anyone can get hepatitis B, but
+    those more likely to are people who ..."), never how an infection spreads; a question
+    asking that (`asks_how_caught`: "Is hepatitis B contagious?") read as susceptibility is
+    searched on all the subject's pages, whose units saying it (`says_if_caught`) the
+    answer then quotes ("Hepatitis B spreads by contact with an infected person's blood").
+    """
+    return None if asked == "susceptibility" and asks_how_caught(question) else asked
+
+
 CONTAGIOUS = re.compile(r"\bcontagious\b", re.IGNORECASE)
 """A unit saying whether its subject is contagious ("Eczema is not contagious.")."""
 

@@ -1089,6 +1089,18 @@ def test_a_question_asking_how_it_is_caught_quotes_the_units_saying_it() -> None
     ]
 
 
+def test_how_it_is_caught_read_as_who_is_at_risk_is_searched_on_every_page() -> None:
+    from veriloop.nodes.answer_units import searched_type
+
+    # "Is hepatitis B contagious?" read as susceptibility quoted only who is at risk
+    # ("Anyone can get hepatitis B, but those more likely to are people who ...")
+    assert searched_type("Is hepatitis B contagious?", "susceptibility") is None
+    assert searched_type("How is hepatitis A spread?", "susceptibility") is None
+    assert searched_type("How is TB spread?", "causes") == "causes"  # its pages say how
+    assert searched_type("Who is at risk for hepatitis B?", "susceptibility") == ("susceptibility")
+    assert searched_type("Has my cancer spread?", "susceptibility") == "susceptibility"
+
+
 def test_a_research_page_does_not_answer_another_type_through_the_type_test() -> None:
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import quote_answer
