@@ -565,21 +565,22 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
     return False
 
 
-CONJOINED = re.compile(r"([A-Za-z][\w'-]*) and ([A-Za-z][\w'-]*)")
+CONJOINED = re.compile(r"([A-Za-z][\w'-]*)(?: and |/)([A-Za-z][\w'-]*)")
 """A page name of two conditions, one word each ("Sprains and Strains", "Nausea and
-Vomiting"); two words on a side name one thing ("Head and Neck Cancer", "Cleft Lip and
-Palate")."""
+Vomiting", "HIV/AIDS"); two words on a side name one thing ("Head and Neck Cancer", "Cleft
+Lip and Palate")."""
 
 
 def names_a_conjunct(question: str, focus: str) -> bool:
     """Tell whether the question names one of the two conditions a page's name joins.
 
     "How do you treat a sprained ankle?": "Sprains and Strains" is about sprains, and
-    "sprained" stems as "sprain". The rule `match_subject` asks only when no page is on
-    the question's subject: "Cataract and cardiomyopathy" is a syndrome, not cataracts,
-    when the source has a Cataract page.
+    "sprained" stems as "sprain"; "How is HIV transmitted?": "HIV/AIDS", and its aspect
+    page "HIV/AIDS Medicines" (`subject_name`). The rule `match_subject` asks only when no
+    page is on the question's subject: "Cataract and cardiomyopathy" is a syndrome, not
+    cataracts, when the source has a Cataract page.
     """
-    name = CONJOINED.fullmatch(own_name(page_name(focus)))
+    name = CONJOINED.fullmatch(own_name(page_name(subject_name(focus))))
     if not name:
         return False
     asked = {t for t in subject_tokens(question) if t is not None}

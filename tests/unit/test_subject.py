@@ -263,6 +263,9 @@ def test_a_page_naming_two_conditions_is_on_each_when_no_page_is_on_the_subject(
     question = "How do you treat a sprained ankle?"
     assert match_subject(question, SPRAIN_TITLES, SPRAIN_TEXTS).kept == [1]
     assert names_a_conjunct("What causes strains?", "Sprains and Strains")
+    assert names_a_conjunct("How is HIV transmitted?", "HIV/AIDS")  # was refused
+    assert not names_a_conjunct("How is HIV transmitted?", "HIV/AIDS in Women")
+    assert names_a_conjunct("Is there a cure for HIV?", "HIV/AIDS Medicines")  # its aspect
     # two words on either side name one thing ("Head and Neck Cancer", "Cleft Lip and
     # Palate"), and a page under the question's own name comes first
     assert not names_a_conjunct("Is neck cancer curable?", "Head and Neck Cancer")
