@@ -321,6 +321,13 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "one kind of medicine",
             "glued list items",
         ),
+        (  # items that read as sentences, their bullets lost ("How is asthma diagnosed in
+            # children?")
+            "A young child is more likely to have asthma if: One or both parents have asthma "
+            "The child has signs of allergies, including eczema The child has allergic "
+            "reactions to pollens The child wheezes even without a cold.",
+            "glued list items",
+        ),
         (
             "the degree of the hearing loss the pattern of hearing loss across different "
             "frequencies (pitches) whether one or both ears is affected",
