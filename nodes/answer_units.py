@@ -372,9 +372,16 @@ def searched_type(question: str, asked: str | None) -> str | None:
     those more likely to are people who ..."), never how an infection spreads; a question
     asking that (`asks_how_caught`: "Is hepatitis B contagious?") read as susceptibility is
     searched on all the subject's pages, whose units saying it (`says_if_caught`) the
-    answer then quotes ("Hepatitis B spreads by contact with an infected person's blood").
+    answer then quotes ("Hepatitis B spreads by contact with an infected person's blood");
+    one asking who catches it (`ASKS_WHO`) keeps its type.
     """
-    return None if asked == "susceptibility" and asks_how_caught(question) else asked
+    caught = asks_how_caught(question) and not ASKS_WHO.search(question)
+    return None if asked == "susceptibility" and caught else asked
+
+
+ASKS_WHO = re.compile(r"\b(?:who|risks?|likely|likelier)\b", re.IGNORECASE)
+"""Words asking who is at risk ("Who is at risk of catching hepatitis B?"): such a
+question wants the susceptibility pages, however it names the infection's spread."""
 
 
 CONTAGIOUS = re.compile(r"\bcontagious\b", re.IGNORECASE)

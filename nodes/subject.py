@@ -565,10 +565,15 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
     return False
 
 
-CONJOINED = re.compile(r"([A-Za-z][\w'-]*)(?: and |/)([A-Za-z][\w'-]*)")
-"""A page name of two conditions, one word each ("Sprains and Strains", "Nausea and
-Vomiting", "HIV/AIDS"); two words on a side name one thing ("Head and Neck Cancer", "Cleft
-Lip and Palate")."""
+CONJOINED = re.compile(r"([A-Z][\w'-]*)(?: and |/)([A-Z][\w'-]*)")
+"""A page name of two conditions, one capitalised word each ("Sprains and Strains", "Nausea
+and Vomiting", "HIV/AIDS"); two words on a side name one thing ("Head and Neck Cancer",
+"Cleft Lip and Palate"), and GARD's syndromes write their second word in lower case
+("Onychotrichodysplasia and neutropenia" is one syndrome, not neutropenia)."""
+
+CONTEXT_WORDS = frozenset({"pregnancy", "children", "youth", "hygiene", "nutrition", "medicines"})
+"""Words that join a condition to a context, not to another condition ("Diabetes and
+Pregnancy", "Smoking and Youth", "Germs and Hygiene")."""
 
 
 def names_a_conjunct(question: str, focus: str) -> bool:
@@ -576,15 +581,23 @@ def names_a_conjunct(question: str, focus: str) -> bool:
 
     "How do you treat a sprained ankle?": "Sprains and Strains" is about sprains, and
     "sprained" stems as "sprain"; "How is HIV transmitted?": "HIV/AIDS", and its aspect
-    page "HIV/AIDS Medicines" (`subject_name`). The rule `match_subject` asks only when no
-    page is on the question's subject: "Cataract and cardiomyopathy" is a syndrome, not
-    cataracts, when the source has a Cataract page.
+    page "HIV/AIDS Medicines" (`subject_name`). A name in capitals must be written so
+    ("hearing aids" names no AIDS), and a page joining a condition to a context
+    (`CONTEXT_WORDS`) names no second condition. The rule `match_subject` asks only when
+    no page is on the question's subject: "Cataract" is a page of its own. A word the
+    question uses otherwise still counts ("corn syrup" names "Corns and Calluses"): the
+    rule reads stems, not the question's grammar.
     """
     name = CONJOINED.fullmatch(own_name(page_name(subject_name(focus))))
-    if not name:
+    if not name or {part.lower() for part in name.groups()} & CONTEXT_WORDS:
         return False
     asked = {t for t in subject_tokens(question) if t is not None}
-    return any(focus_terms(part) <= asked for part in name.groups() if focus_terms(part))
+    return any(
+        focus_terms(part) <= asked
+        and (not part.isupper() or re.search(rf"\b{re.escape(part)}\b", question))
+        for part in name.groups()
+        if focus_terms(part)
+    )
 
 
 WHERE_IN = re.compile(r"\b(?:in|of|on|inside|within|around|affecting)\b", re.IGNORECASE)
@@ -995,7 +1008,13 @@ def match_subject(
                 if titles[i] and defined_as_kind(question, titles[i], pages[titles[i]])
             ]
         if not on:  # "sprained ankle": "Sprains and Strains" is on sprains
-            on = [i for i in every if titles[i] and names_a_conjunct(question, titles[i])]
+            on = [
+                i
+                for i in every
+                if titles[i]
+                and names_a_conjunct(question, titles[i])
+                and not kind_of(question, titles[i])
+            ]
         if not on and not phrases:  # no name the rule can read: a page defining its
             # subject in the question's words ("an infestation ... by the itch mite")
             on = [

@@ -525,6 +525,25 @@ agency's name ("Example of an Inheritance Pattern for Cystic Fibrosis"); 21 dist
 MedQuAD units, all such."""
 
 
+SHORT_SENTENCE_VERB = re.compile(
+    r"(?i:\b(?:is|are|was|were|be|can|cannot|may|might|will|would|should|must|could|do|does|"
+    r"did|has|have|had|varies|vary|recover|recovers|spread|spreads|persist|persists|exist|"
+    r"exists|help|helps|occur|occurs|develop|develops|improve|improves|resolve|resolves|"
+    r"worsen|worsens|matter|matters|happen|happens|include|includes)\b)|"
+    r"(?i:^(?:ask|take|wear|call|talk|avoid|drink|eat|get|keep|stop|use|tell|try|check|"
+    r"never|don't|quit|see|seek|limit|protect|manage|reduce|prevent)\s)|"
+    r"^[A-Z][\w'-]* (?!and\b|or\b)[a-z]+[^\Ws]s [a-z]+\.$|"
+    r"^\S+\s+(?:\S+\s+)?[a-z]{3,}ed\.$",
+)
+"""A verb that makes three words a sentence ("Treatment is symptomatic.", "Medicines can
+help.", "Most people recover.", "Pinworms spread easily.", "Symptoms improved.", an
+instruction: "Ask a doctor.", "Quit smoking.", a verb between two words: "Heparin acts
+quickly."), where "Gender and age." or "Surgery." is a list item without its lead-in (543
+distinct MedQuAD units of under four words have no lead-in; the 56 with such a verb, or
+an "-ed"/"-es" ending, were read: the rest are items, headings or citations). "Yes." and
+"No." alone (23 MedQuAD answers open so) answer a question the quote does not carry."""
+
+
 def unquotable_reason(unit: str) -> str | None:
     """Say why a (cleaned) unit is no answer to anyone's question, or None when it may be.
 
@@ -570,20 +589,6 @@ def unquotable_reason(unit: str) -> str | None:
     ):
         return "heading only"
     return None
-
-
-SHORT_SENTENCE_VERB = re.compile(
-    r"(?i:\b(?:is|are|was|were|be|can|may|might|will|would|should|must|could|do|does|did|"
-    r"has|have|had|varies|vary)\b)|"
-    r"(?i:^(?:ask|take|wear|call|talk|avoid|drink|eat|get|keep|stop|use|tell|try|check|"
-    r"never|don't)\s)|"
-    r"^[A-Z][\w'-]* (?!and\b|or\b)[a-z]+[^\Ws]s [a-z]+\.$",
-)
-"""A verb that makes three words a sentence ("Treatment is symptomatic.", "Medicines can
-help.", an instruction: "Ask a doctor.", a verb between two words: "Heparin acts
-quickly."), where "Gender and age." or "Surgery." is a list item without its lead-in (543
-distinct MedQuAD units of under four words have no lead-in; the 56 with such a verb, or
-an "-ed"/"-es" ending, were read: the rest are items, headings or citations)."""
 
 
 def _bullets_lost_after_colon(text: str) -> bool:

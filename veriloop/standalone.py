@@ -112,14 +112,15 @@ FIRST_PERSON = re.compile(
 LIST_ITEM = re.compile(r"^\s*[-•*]\s+")
 ANNOUNCING = re.compile(
     r"\bHere (?:is|are)\b|"
-    r"\bThese (?:[a-z]+ ){1,2}(?:are|include)\b|"
+    r"\bThese (?:[a-z]+ ){1,2}(?:are|include)\b[^,;]*$|"
     r"(?i:\b(?:the following|as follows)\b|\bthese (?:steps|tips|things|ways)\b)"
 )
 """A sentence announcing the list after it, which ends with a stop, not a colon ("Here is
 what the standard cancer treatments are designed to do. - Surgery takes out ...", "Risk
 Factors These risk factors are associated with gout. - Genetics. ...": a sentence opening
-on "These", after its heading; "The goals for using these medicines are ..." is none): read
-only when a list follows."""
+on "These", after its heading, with no comma; "The goals for using these medicines are ..."
+and "These cases are more serious, but they are rarely fatal." are none): read only when
+a list follows."""
 LEAD_IN = re.compile(r"\s+-\s+")
 ASIDE = re.compile(
     r"^(?:(?:such as|including|like|especially|particularly|for example|for instance|which|"
@@ -175,10 +176,15 @@ def is_boilerplate(sentence: str) -> bool:
     return bool(BOILERPLATE.search(text) or FOLLOW_LINKS.search(text) or FIRST_PERSON.match(text))
 
 
-NAMED_ITEM = re.compile(r"[A-Z][\w'’()-]*(?:\s+[\w'’()-]+){0,3}")
+NAMED_ITEM = re.compile(r"[A-Z][\w'’()-]*(?:\s+(?!-)[\w'’()-]+){0,3}")
 """A list item that only names (a capitalised word and three more at most, no stop): the
 lower-case part after its dash says what it is ("- Goiter - enlargement of the thyroid
 gland - Hyperthyroidism - when your thyroid gland makes ...", MedlinePlus's lists)."""
+
+
+DESCRIBES = re.compile(r"(?:an?|the|when|how|what|inability|a measure)\b")
+"""The opening of a description after an acronym's item ("- RBC - the numbers, size, and
+types of RBC"): after "- HDL", "- triglycerides" is the next test, not what HDL is."""
 
 
 def _items(sentence: str) -> tuple[str, list[str]]:
@@ -203,10 +209,12 @@ def _items(sentence: str) -> tuple[str, list[str]]:
         last_item = index == len(pieces) - 1 and len(parts) >= 3  # a lead-in and two items
         opens = bool(ASIDE.match(part)) or (bool(CONJUNCTION.match(part)) and not last_item)
         closes = aside_open and part[:1].islower()  # "- called edema - Tiredness": an item
-        says_what = (  # "- Goiter - enlargement of the thyroid gland": what the item is
+        says_what = bool(  # "- Goiter - enlargement of the thyroid gland": what it is
             len(parts) >= 2
             and part[:1].islower()
+            and len(part.split()) >= 2  # "- Graves disease - thyroiditis": two items
             and NAMED_ITEM.fullmatch(parts[-1].strip())
+            and not (parts[-1].strip().isupper() and not DESCRIBES.match(part))
             and not (index + 1 < len(pieces) and pieces[index + 1][:1].islower())
         )  # the next item capitalised again: "- Graves disease - thyroid nodules - ..." is none
         if parts and (closes or opens or says_what):  # "functions - such as memory - are"
@@ -401,9 +409,12 @@ def _without_heading(item: str, sentence: str) -> str:
     return item
 
 
-INCLUDES = re.compile(r"^(?:[\w'’-]+\s+){1,8}(?:can |may |often |usually )?includes?\s+\w")
+INCLUDES = re.compile(
+    r"^(?:(?!(?:who|that|which)\b)[\w'’-]+\s+){1,8}(?:can |may |often |usually )?includes?\s+\w"
+)
 """A sentence saying what something includes, its own list after the verb ("Signs of
-dehydration in babies and young children include a dry mouth ...")."""
+dehydration in babies and young children include a dry mouth ..."); not a relative clause
+("Specialists who may include a dietitian" is no sentence)."""
 
 
 def _lists_after(rest: str) -> bool:
@@ -559,8 +570,10 @@ def standalone_units(text: str) -> list[str]:
     List items carry their lead-in (a sentence announcing them, `ANNOUNCING`, is theirs
     even when it ends with a stop); a sentence opening with an anaphor is joined to the one
     before it; boilerplate and first-person lines are dropped (and an anaphor after a
-    dropped line is dropped with it: its antecedent is gone), and video notices
-    (`VIDEO_NOTICE`) before the text is cut. A text opening on the page's subject
+    dropped line is dropped with it: its antecedent is gone; one announcing the list
+    right after it, "These risk factors are associated with gout. - Genetics. ...", is
+    kept as that list's lead-in), and video notices (`VIDEO_NOTICE`) before the text is
+    cut. A text opening on the page's subject
     (`THE_SUBJECT`: "This condition is inherited ...") keeps that sentence: the citation
     names the page (a later passage whose opening leans back has its lead put before it,
     `knowledge.medquad.with_antecedents`; an opening list item dropped for want of its

@@ -1099,6 +1099,8 @@ def test_how_it_is_caught_read_as_who_is_at_risk_is_searched_on_every_page() -> 
     assert searched_type("How is TB spread?", "causes") == "causes"  # its pages say how
     assert searched_type("Who is at risk for hepatitis B?", "susceptibility") == ("susceptibility")
     assert searched_type("Has my cancer spread?", "susceptibility") == "susceptibility"
+    for who in ("Who is at risk of catching hepatitis B?", "Who is more likely to catch flu?"):
+        assert searched_type(who, "susceptibility") == "susceptibility"  # review
 
 
 def test_a_research_page_does_not_answer_another_type_through_the_type_test() -> None:

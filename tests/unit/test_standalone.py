@@ -382,6 +382,12 @@ def test_a_sentence_saying_what_something_includes_is_cut_off_a_lists_last_item(
     # too short to be a sentence of its own, it stays with the item
     units = standalone_units("Signs include - Being thirsty - Feeling faint Rashes include hives")
     assert units[-1] == "Signs include: feeling faint Rashes include hives"
+    # review: a relative clause is no sentence of its own
+    units = standalone_units(
+        "Your care team may include - A surgeon - A nurse Specialists who include a "
+        "dietitian or a therapist."
+    )
+    assert "Specialists who include a dietitian or a therapist." not in units
 
 
 def test_a_sentence_glued_to_a_lists_last_one_word_item_is_cut_off() -> None:
@@ -530,6 +536,12 @@ def test_a_sentence_announcing_the_list_after_it_is_its_lead_in() -> None:
         "to get you better. - Antibiotics."
     )
     assert "The goals for using these medicines are to get you better." in units
+    # review: a sentence going on past a comma announces nothing
+    units = standalone_units(
+        "These cases are more serious, but they are rarely fatal. - Very rarely, shingles "
+        "can lead to pneumonia."
+    )
+    assert units == ["Very rarely, shingles can lead to pneumonia."]
 
 
 def test_a_lower_case_part_after_an_item_that_names_says_what_it_is() -> None:
@@ -552,6 +564,13 @@ def test_a_lower_case_part_after_an_item_that_names_says_what_it_is() -> None:
         "Causes include - Graves disease - thyroid nodules - thyroiditis - too much iodine."
     )
     assert units[:2] == ["Causes include: graves disease", "Causes include: thyroid nodules"]
+    # review: a last item of one word, or an acronym's next item, is an item of its own
+    assert standalone_units("Causes include - Graves disease - thyroiditis.") == [
+        "Causes include: graves disease",
+        "Causes include: thyroiditis.",
+    ]
+    units = standalone_units("Cholesterol test - LDL - HDL - triglycerides and more")
+    assert "Cholesterol test: HDL" in units
 
 
 def test_an_inner_list_ends_at_a_sentence_among_its_items() -> None:
