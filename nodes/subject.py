@@ -586,7 +586,9 @@ def names_a_conjunct(question: str, focus: str) -> bool:
     (`CONTEXT_WORDS`) names no second condition. The rule `match_subject` asks only when
     no page is on the question's subject: "Cataract" is a page of its own. A word the
     question uses otherwise still counts ("corn syrup" names "Corns and Calluses"): the
-    rule reads stems, not the question's grammar.
+    rule reads stems, not the question's grammar. A kind of the subject the page's name
+    also reads ("What are HIV/AIDS medicines?": the aspect page "HIV/AIDS Medicines") is
+    on it too.
     """
     name = CONJOINED.fullmatch(own_name(page_name(subject_name(focus))))
     if not name or {part.lower() for part in name.groups()} & CONTEXT_WORDS:
@@ -1008,13 +1010,7 @@ def match_subject(
                 if titles[i] and defined_as_kind(question, titles[i], pages[titles[i]])
             ]
         if not on:  # "sprained ankle": "Sprains and Strains" is on sprains
-            on = [
-                i
-                for i in every
-                if titles[i]
-                and names_a_conjunct(question, titles[i])
-                and not kind_of(question, titles[i])
-            ]
+            on = [i for i in every if titles[i] and names_a_conjunct(question, titles[i])]
         if not on and not phrases:  # no name the rule can read: a page defining its
             # subject in the question's words ("an infestation ... by the itch mite")
             on = [
