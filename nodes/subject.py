@@ -586,9 +586,9 @@ def names_a_conjunct(question: str, focus: str) -> bool:
     (`CONTEXT_WORDS`) names no second condition. The rule `match_subject` asks only when
     no page is on the question's subject: "Cataract" is a page of its own. A word the
     question uses otherwise still counts ("corn syrup" names "Corns and Calluses"): the
-    rule reads stems, not the question's grammar. A kind of the subject the page's name
-    also reads ("What are HIV/AIDS medicines?": the aspect page "HIV/AIDS Medicines") is
-    on it too.
+    rule reads stems, not the question's grammar. A page the rule puts on the subject
+    stays on it when it is also a kind of it ("What are HIV/AIDS medicines?": the aspect
+    page "HIV/AIDS Medicines").
     """
     name = CONJOINED.fullmatch(own_name(page_name(subject_name(focus))))
     if not name or {part.lower() for part in name.groups()} & CONTEXT_WORDS:

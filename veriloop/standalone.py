@@ -196,11 +196,12 @@ def _items(sentence: str) -> tuple[str, list[str]]:
     brain functions - such as memory and language skills -- are impaired": `ASIDE`), and
     the dash after it closes the aside ("hearing loss - either conductive or mixed - and
     stapes fixation") unless a capital opens the next item ("- called edema - Tiredness");
-    a lower-case part after an item that only names says what it is (`NAMED_ITEM`: "-
-    Goiter - enlargement of the thyroid gland - Hyperthyroidism - ...") when the item after
-    it, if any, is capitalised again ("Graves disease - thyroid nodules - thyroiditis" are
-    three causes); a list's last item (after two at least) opening on "and" or "or" is
-    read without it.
+    a lower-case part of two words at least after an item that only names says what it is
+    (`NAMED_ITEM`: "- Goiter - enlargement of the thyroid gland - Hyperthyroidism - ...")
+    when the item after it, if any, is capitalised again ("Graves disease - thyroid nodules
+    - thyroiditis" are three causes), and after an acronym only when it opens as a
+    description does (`DESCRIBES`: "- HDL - triglycerides" are two tests); a list's last
+    item (after two at least) opening on "and" or "or" is read without it.
     """
     parts: list[str] = []
     pieces = LEAD_IN.split(" " + sentence.strip())

@@ -1348,3 +1348,35 @@ def test_a_passage_is_ranked_on_its_own_text_not_its_lead() -> None:
     ranked, _ = rank_passages(models, "Is it fatal?", [other, with_lead], keep=1)
     assert [p["id"] for p in ranked] == ["MQ-1-2"]
     assert ranked[0]["text"].startswith(lead)  # quoted with its lead
+
+
+def test_how_an_infection_is_caught_read_as_who_is_at_risk_is_answered_from_every_page(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veriloop.nodes.question_type import AskedTypes
+
+    # "Is hepatitis B contagious?" read as susceptibility quoted only the risk groups
+    judge = ScriptedJudge(other=0.9)
+    backend, _, _, _ = setup(fake_backend, tmp_path, monkeypatch, [], judge)
+    read = AskedTypes(None, "susceptibility", [], [])
+    monkeypatch.setattr("veriloop.graphs.grounded.asked_types", lambda *a, **k: read)
+    pages = [
+        (
+            "What I need to know about Hepatitis B",
+            "Anyone can get hepatitis B, but those more likely to are people who were born "
+            "to a mother with hepatitis B.",
+            "susceptibility",
+            [],
+        ),
+        (
+            "Hepatitis B",
+            "Hepatitis B spreads by contact with an infected person's blood.",
+            "information",
+            [],
+        ),
+    ]
+    use_source(monkeypatch, TypedSource(pages))
+    settings = {"relevant_at": -1.0, "subject_relevant_at": -1.0}
+    result = run(backend, "", "Is hepatitis B contagious?", answer_mode="extract", **settings)
+    assert "Hepatitis B spreads by contact" in (result["answer"] or "")
+    assert "Anyone can get hepatitis B" not in (result["answer"] or "")
