@@ -28,7 +28,13 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from veriloop.standalone import FOLLOW_LINKS, GLUED_RUN_POINTS, lost_stops, standalone_units
+from veriloop.standalone import (
+    FINITE_VERBS,
+    FOLLOW_LINKS,
+    lost_stops,
+    run_after_colon,
+    standalone_units,
+)
 
 FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
 """A footnote number glued after a sentence's last word and stop ("a day.3")."""
@@ -525,11 +531,21 @@ agency's name ("Example of an Inheritance Pattern for Cystic Fibrosis"); 21 dist
 MedQuAD units, all such."""
 
 
+NOUNS_TOO = frozenset({"causes", "means"})
+"""Finite verbs that are nouns as often: a heading of three words ("Other causes.") holds
+one."""
+
+SHORT_SENTENCE_VERBS = (
+    *(verb for verb in FINITE_VERBS if verb not in NOUNS_TOO),
+    *"""be vary recover recovers spread spreads persist persists exist exists help occur
+    develop develops improve improves resolve resolves worsen worsens matter matters happen
+    include includes""".split(),
+)
+"""`standalone.FINITE_VERBS` but those that are nouns too (`NOUNS_TOO`), and the verbs a
+unit of three words states alone ("Most people recover.", "Pinworms spread easily.")."""
+
 SHORT_SENTENCE_VERB = re.compile(
-    r"(?i:\b(?:is|are|was|were|be|can|cannot|may|might|will|would|should|must|could|do|does|"
-    r"did|has|have|had|varies|vary|recover|recovers|spread|spreads|persist|persists|exist|"
-    r"exists|help|helps|occur|occurs|develop|develops|improve|improves|resolve|resolves|"
-    r"worsen|worsens|matter|matters|happen|happens|include|includes)\b)|"
+    rf"(?i:\b(?:{'|'.join(SHORT_SENTENCE_VERBS)})\b)|"
     r"(?i:^(?:ask|take|wear|call|talk|avoid|drink|eat|get|keep|stop|use|tell|try|check|"
     r"never|don't|quit|see|seek|limit|protect|manage|reduce|prevent)\s)|"
     r"^[A-Z][\w'-]* (?!and\b|or\b)[a-z]+[^\Ws]s [a-z]+\.$|"
@@ -592,7 +608,7 @@ def unquotable_reason(unit: str) -> str | None:
 
 
 def _bullets_lost_after_colon(text: str) -> bool:
-    """Tell whether the run after a unit's colon lost three bullets or more (`lost_stops`).
+    """Tell whether the run after a unit's colon lost three bullets or more (`run_after_colon`).
 
     Items long enough to read as sentences escape `GLUED_ITEMS` ("... is more likely to
     have asthma if: One or both parents have asthma The child has signs of allergies,
@@ -600,8 +616,7 @@ def _bullets_lost_after_colon(text: str) -> bool:
     children?"), and `standalone_units` leaves such a run whole; 67 more distinct MedQuAD
     units, 25 read: all glued items.
     """
-    _, colon, run = text.partition(": ")
-    return bool(colon) and len(lost_stops(run)) >= GLUED_RUN_POINTS
+    return run_after_colon(text) is not None
 
 
 def _is_item(text: str) -> bool:

@@ -151,10 +151,14 @@ JOINS = frozenset(
 """Words a capitalised name may follow inside one phrase ("Centers for Disease Control",
 "people with Down syndrome"): no bullet was lost there."""
 
-FINITE = re.compile(
-    r"\b(?:is|are|was|were|has|have|had|can|cannot|may|might|will|would|should|could|"
-    r"does|do|did|must|causes|occurs|happens|helps|means|becomes|depends|varies)\b"
+FINITE_VERBS = tuple(
+    """is are was were has have had can cannot may might will would should could does do
+    did must causes occurs happens helps means becomes depends varies""".split()
 )
+"""The finite verbs that make a piece a sentence (`FINITE`); `quotable` widens them for
+short units (`SHORT_SENTENCE_VERB`)."""
+
+FINITE = re.compile(rf"\b(?:{'|'.join(FINITE_VERBS)})\b")
 """A finite verb: a piece holding one (and four words or more) is a sentence, not an item."""
 
 GLUED_RUN_POINTS = 3
@@ -467,6 +471,19 @@ def _one_word_items(run: str, points: list[int]) -> list[int]:
     return found
 
 
+def run_after_colon(text: str) -> tuple[str, str, list[int]] | None:
+    """Return a text's lead-in, the run after its first ": " and where the run lost bullets.
+
+    None when there is no colon or the run lost fewer than `GLUED_RUN_POINTS` bullets
+    (`lost_stops`): only then is the run read as list items glued together.
+    """
+    head, colon, run = text.partition(": ")
+    if not colon:
+        return None
+    points = lost_stops(run)
+    return (head, run, points) if len(points) >= GLUED_RUN_POINTS else None
+
+
 def _glued_items(sentence: str) -> tuple[str, list[str]]:
     """Split "Lead-in: Item one Item two Item three" whose bullets were lost into items.
 
@@ -477,12 +494,10 @@ def _glued_items(sentence: str) -> tuple[str, list[str]]:
     reads as a sentence is the sentence after the list, glued on: it stays whole, after
     the items, for `_unglued_item` to cut off.
     """
-    head, sep, run = sentence.partition(": ")
-    if not sep or len(head.split()) < 2:
+    glued = run_after_colon(sentence)
+    if glued is None or len(glued[0].split()) < 2:
         return "", []
-    points = lost_stops(run)
-    if len(points) < GLUED_RUN_POINTS:
-        return "", []
+    head, run, points = glued
     points = _one_word_items(run, points)
     pieces = [run[a:b].strip() for a, b in pairwise([0, *points, len(run)])]
     furniture = next((at for at, piece in enumerate(pieces) if is_boilerplate(piece)), None)

@@ -349,6 +349,7 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("Surgery.", "heading only"),
         ("Upper GI series.", "heading only"),
         ("Viruses and infections.", "heading only"),
+        ("Other causes.", "heading only"),  # a noun as often as a verb (NOUNS_TOO)
         # that there are causes, and nothing of them ("What causes vertigo?" was answered
         # "There are many other causes." while its page names medicines and the ear)
         ("There are many other causes.", "says nothing"),
@@ -396,6 +397,9 @@ def test_a_sentence_saying_what_the_causes_are_says_something(unit: str) -> None
         "Symptoms improved.",
         "Quit smoking.",
         "Sometimes it cannot.",
+        # standalone.FINITE's verbs count too (one list: SHORT_SENTENCE_VERBS)
+        "It depends.",
+        "Pain becomes worse.",
     ],
 )
 def test_a_short_sentence_with_its_verb_is_quotable(unit: str) -> None:
