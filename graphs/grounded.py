@@ -45,12 +45,7 @@ from veriloop.graphs.registry import method_id, studio_name
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.sources import SourcePassage, SourceSettings
 from veriloop.models import get_models
-from veriloop.nodes.answer_units import (
-    asked_cues,
-    quote_answer,
-    searched_type,
-    sentence_records,
-)
+from veriloop.nodes.answer_units import quote_answer, sentence_records
 from veriloop.nodes.generation import generate_turn
 from veriloop.nodes.grounding import (
     CheckedSentence,
@@ -77,6 +72,7 @@ from veriloop.nodes.refusals import (
     retrieval_record,
     soft_refusal_detail,
 )
+from veriloop.nodes.type_cues import searched_type
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
 from veriloop.trace import (
@@ -309,7 +305,6 @@ def retrieve(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
         "candidates": context.candidates,
         "keep": context.top_k,
         "question_match": context.question_match,
-        "type_words": asked_cues,
     }
     vector = asked.question_vector if asked else None
     got = retrieve_ranked(

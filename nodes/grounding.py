@@ -73,6 +73,7 @@ from veriloop.nodes.subject import (
     writes_name,
     written_elsewhere,
 )
+from veriloop.nodes.type_cues import asked_cues
 from veriloop.quotable import has_quotable, quotable_texts
 from veriloop.standalone import leans_back
 from veriloop.text import split_sentences
@@ -280,7 +281,6 @@ def retrieve_ranked(
     asked: str | None = None,
     question_vector: npt.NDArray[Any] | None = None,
     off_subject: bool = True,
-    type_words: Callable[[str | None], Callable[[str], bool] | None] | None = None,
 ) -> Retrieved:
     """Search the source (`open_source`) for `candidates` passages; keep the `keep` best.
 
@@ -307,8 +307,8 @@ def retrieve_ranked(
     and the rest named as set aside; otherwise none. Once
     the subject matched, only its pages are embedded for ranking; the others are named as
     set aside (ranked ones first, then in the search's order). When the subject's pages
-    answer other questions only and `type_words` gives the asked type's unit test
-    (`nodes.answer_units.asked_cues`), their passages holding a unit it passes are
+    answer other questions only and the asked type has a unit test
+    (`nodes.type_cues.asked_cues`), their passages holding a unit it passes are
     preferred among the `keep` kept, in their order (`type_words_first`).
     """
     source = open_source(
@@ -502,7 +502,7 @@ def retrieve_ranked(
     if typed is False and is_on:
         keep *= 3  # the subject's pages answer other questions: search more of them
         ranked = with_whole_pages(source, ranked)
-        says = type_words(asked) if type_words else None
+        says = asked_cues(asked)
         if says is not None:
             ranked = type_words_first(ranked, says, keep, about_children(question))
     if typed:

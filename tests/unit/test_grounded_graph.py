@@ -1380,3 +1380,31 @@ def test_how_an_infection_is_caught_read_as_who_is_at_risk_is_answered_from_ever
     result = run(backend, "", "Is hepatitis B contagious?", answer_mode="extract", **settings)
     assert "Hepatitis B spreads by contact" in (result["answer"] or "")
     assert "Anyone can get hepatitis B" not in (result["answer"] or "")
+
+
+def test_retrieval_keeps_the_subjects_passages_saying_the_asked_type_when_none_is_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from veriloop.models.fakes import fake_models
+
+    # "How is macular degeneration diagnosed?" with no diagnosis page: the closest passages
+    # (what it is, who gets it) crowded out the one saying how it is found
+    title = "Macular Degeneration"
+    texts = [
+        "Macular degeneration is an eye disease that blurs central vision.",
+        "It is most common in people over 60.",
+        "Smoking raises the risk of macular degeneration.",
+        "The macula is the part of the eye that sees fine detail.",
+        "Regular eye exams can detect macular degeneration before vision is lost.",
+    ]
+    question = "How is macular degeneration diagnosed?"
+    vectors = {question: [1.0, 0.0]}
+    vectors |= {f"{title}. {text}": [1.0, 0.1 * n] for n, text in enumerate(texts[:-1])}
+    vectors[f"{title}. {texts[-1]}"] = [0.0, 1.0]  # the farthest from the question
+    models = fake_models([], vectors=vectors, dim=2)
+    use_source(monkeypatch, TypedSource([(title, text, "information", []) for text in texts]))
+    got = retrieved(models, question, asked="exams and tests", keep=1)
+    assert got.typed is False and got.on_subject
+    kept = [p["text"] for p in got.ranked]
+    assert len(kept) == 3 and texts[-1] in kept  # the type's words (`asked_cues`) keep it
+    assert texts[0] in kept  # the closest keep their places

@@ -185,8 +185,8 @@ def test_faithfulness_counts_contradicted_claims_among_the_unsupported() -> None
 
 
 def test_passages_holding_the_asked_types_words_are_preferred_among_those_kept() -> None:
-    from veriloop.nodes.answer_units import asked_cues
     from veriloop.nodes.grounding import type_words_first
+    from veriloop.nodes.type_cues import asked_cues
 
     def passage(pid: str, text: str, title: str = "Macular Degeneration") -> Any:
         return {"id": pid, "title": title, "text": text, "relevance": 0.6}

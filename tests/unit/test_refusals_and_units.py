@@ -7,9 +7,10 @@ from collections.abc import Callable
 import pytest
 
 from veriloop.knowledge.sources import SourcePassage
-from veriloop.nodes.answer_units import Quoted, asked_cues, quotable_units
+from veriloop.nodes.answer_units import Quoted, quotable_units
 from veriloop.nodes.grounding import PartPassages
 from veriloop.nodes.refusals import hard_refusal_detail, not_covered_detail
+from veriloop.nodes.type_cues import asked_cues
 
 
 def passage(pid: str, text: str, title: str = "Leukemia") -> SourcePassage:
@@ -1090,7 +1091,7 @@ def test_a_question_asking_how_it_is_caught_quotes_the_units_saying_it() -> None
 
 
 def test_how_it_is_caught_read_as_who_is_at_risk_is_searched_on_every_page() -> None:
-    from veriloop.nodes.answer_units import searched_type
+    from veriloop.nodes.type_cues import searched_type
 
     # "Is hepatitis B contagious?" read as susceptibility quoted only who is at risk
     # ("Anyone can get hepatitis B, but those more likely to are people who ...")
