@@ -864,6 +864,54 @@ def numbers_another(question: str, focus: str) -> bool:
     )
 
 
+def numbered_only(question: str) -> frozenset[str]:
+    """Return the one-word names the question writes only with their number or letter.
+
+    "How long does hepatitis A last?" -> {"hepatitis"}; "Is hepatitis A a kind of
+    hepatitis?" -> none (the bare name is asked too); "type 2 diabetes" -> none (its
+    numbering word numbers a name beside it, which may stand alone: "Diabetes" pages).
+    """
+    lowered = question.lower()
+    spans = [m.span() for m in NUMBERED.finditer(lowered) if m.group(1) not in NUMBERING_WORDS]
+    spans += [m.span() for m in LETTERED.finditer(question)]
+    rest = lowered
+    for start, end in sorted(spans, reverse=True):
+        rest = f"{rest[:start]} {rest[end:]}"
+    names = {word for word in _numbered(question) if " " not in word}
+    return frozenset(word for word in names if not re.search(rf"\b{word}s?\b", rest))
+
+
+def numbered_as_asked(question: str, foci: Sequence[str]) -> frozenset[str]:
+    """Return the names asked only by number (`numbered_only`) that some focus numbers so.
+
+    Empty when no focus writes such a name with a number or letter the question gives:
+    then no page is on the numbered subject, and the wider ones stay.
+    """
+    only = numbered_only(question)
+    if not only:
+        return frozenset()
+    asked = _numbered(question)
+    return frozenset(
+        word
+        for focus in foci
+        for word, numbers in _numbered(focus).items()
+        if word in only and numbers & asked[word]
+    )
+
+
+def writes_unnumbered(focus: str, names: frozenset[str]) -> bool:
+    """Tell whether a focus writes one of `names` without a number or letter ("Hepatitis").
+
+    With a question asking "hepatitis A" only and a page about it found
+    (`numbered_as_asked`), "Hepatitis" is wider than what was asked and "Autoimmune
+    Hepatitis" another kind.
+    """
+    numbered = _numbered(focus)
+    return any(
+        word not in numbered and re.search(rf"\b{word}s?\b", focus.lower()) for word in names
+    )
+
+
 @dataclass
 class SubjectMatch:
     """What the subject rule kept, and what it found missing."""
@@ -1026,6 +1074,10 @@ def match_subject(
         kin = [i for i in kin if _head(titles[i]) in on_terms]
     on = [i for i in on if not numbers_another(question, titles[i])]
     kin = [i for i in kin if not numbers_another(question, titles[i])]
+    lettered = numbered_as_asked(question, [titles[i] for i in on + kin])
+    if lettered:  # "hepatitis A" only: not "Hepatitis" nor "Autoimmune Hepatitis"
+        on = [i for i in on if not writes_unnumbered(titles[i], lettered)]
+        kin = [i for i in kin if not writes_unnumbered(titles[i], lettered)]
     adult = about_adults(question)
     if adult:  # a named adult (a father, an age of 18+): children's pages only when no
         adults = {i for i in on + kin if not about_children(titles[i])}  # other is on it

@@ -671,3 +671,33 @@ def test_a_page_on_one_aspect_of_a_condition_is_read_as_such(
     from veriloop.nodes.subject import aspect_page
 
     assert aspect_page(focus) == aspect
+
+
+def test_a_name_asked_only_by_its_letter_keeps_the_pages_lettered_so() -> None:
+    # "How long does hepatitis A last?" quoted Autoimmune Hepatitis's "... progresses to
+    # cirrhosis": the wider and other kinds' pages stood beside Hepatitis A's
+    titles = [
+        "Hepatitis",
+        "Autoimmune Hepatitis",
+        "What I need to know about Hepatitis A",
+        "Liver Transplant",
+    ]
+    texts = [
+        "Hepatitis is an inflammation of the liver.",
+        "Autoimmune hepatitis is a disease in which the immune system attacks the liver.",
+        "Hepatitis A is a virus that causes inflammation of the liver.",
+        "Hepatitis can lead to a liver transplant.",
+    ]
+
+    def kept(question: str) -> list[str]:
+        return [titles[i] for i in match_subject(question, titles, texts).kept]
+
+    assert kept("How long does hepatitis A last?") == ["What I need to know about Hepatitis A"]
+    # a question writing the name without its letter too keeps the wider pages
+    assert kept("Is hepatitis A a kind of hepatitis?") == [
+        "Hepatitis",
+        "Autoimmune Hepatitis",
+        "What I need to know about Hepatitis A",
+    ]
+    # no page lettered as asked: the wider pages stay
+    assert kept("How long does hepatitis E last?") == ["Hepatitis", "Autoimmune Hepatitis"]
