@@ -628,12 +628,26 @@ def _is_item(text: str) -> bool:
     return bool(lead_of(text)) and text.partition(": ")[2][:1].islower()
 
 
+LETTER = re.compile(r"(?<=[a-z] )[A-Z]\b|\b\d+\b")
+"""A letter or a number naming a kind: "hepatitis A", "type 2" (the article "A" opens a
+sentence or follows none of a name's words)."""
+
+
 def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:
-    """Tell whether two units say the same thing: most content words of the shorter shared."""
+    """Tell whether two units say the same thing: most content words of the shorter shared.
+
+    Two naming different kinds by letter or number ("You could get hepatitis A through
+    contact with an infected persons stool" / "... hepatitis B ... blood", `LETTER`), each
+    naming one the other does not, say different things. (A negation on one side only was
+    read as different too, and let restatements in: "In general, there is no one cause or
+    risk factor for depression ..." beside "The risk factors for depression are family
+    history, life experiences, and environment".)
+    """
     a, b = set(_content(first)), set(_content(second))
-    if not a or not b:
+    if not a or not b or len(a & b) / min(len(a), len(b)) < overlap:
         return False
-    return len(a & b) / min(len(a), len(b)) >= overlap
+    kinds_a, kinds_b = set(LETTER.findall(first)), set(LETTER.findall(second))
+    return not (kinds_a - kinds_b and kinds_b - kinds_a)
 
 
 def lead_of(unit: str) -> str:

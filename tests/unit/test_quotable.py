@@ -432,6 +432,13 @@ def test_the_same_sentence_from_two_pages_is_said_once() -> None:
     assert not near_duplicate(first, "Inhaled steroids reduce swelling of the airways.")
     kept = without_duplicates([(first, "a"), (second, "b"), ("Other words here.", "b")])
     assert kept == [(first, "a"), ("Other words here.", "b")]
+    # another kind's letter or number says something else ("How do you catch hepatitis?"
+    # left hepatitis B's out as a duplicate of hepatitis A's)
+    assert not near_duplicate(
+        "You could get hepatitis A through contact with an infected persons stool.",
+        "You could get hepatitis B through contact with an infected persons blood.",
+    )
+    assert not near_duplicate("Type 1 diabetes starts early.", "Type 2 diabetes starts early.")
 
 
 def test_a_lists_items_are_quoted_together() -> None:
