@@ -116,11 +116,11 @@ def _name_keys(focus: str) -> list[str]:
 ASKING_WORDS = frozenset(
     """treatment treatments treat treated cure symptom symptoms sign signs cause causes
     caused diagnosis diagnose diagnosed test tests testing prevention prevent outlook
-    prognosis risk risks genetic hereditary inherited contagious""".split()
+    prognosis risk risks genetic hereditary inherited contagious last lasts""".split()
 )
 """Words after a name that say what is asked about it ("lung cancer treatment", "is
-diabetes genetic"), not a longer name it starts ("alcohol use disorder", "blood
-drainage")."""
+diabetes genetic", "how long does hepatitis A last"), not a longer name it starts
+("alcohol use disorder", "blood drainage")."""
 
 _NOT_A_NAME = re.compile(r"^(?:the|a|an|type)\b|\b(?:and|or)\b")
 """Stated names that are no name to find a page by: "the infantile type", "type i" (a

@@ -71,6 +71,7 @@ from veriloop.nodes.subject import (
     subject_name,
     words_in_order,
     writes_name,
+    writes_unnumbered,
     written_elsewhere,
 )
 from veriloop.nodes.type_cues import asked_cues
@@ -416,6 +417,7 @@ def retrieve_ranked(
             for p in on_focus
             if own_cuis & set(p.get("cuis", []))
             and not (subject.adult and about_children(p["title"]))
+            and not writes_unnumbered(p["title"], subject.lettered)
         }
     # only what can be kept is embedded: past a matched subject, the other pages are named
     # as set aside and nothing more (two thirds of a question's time was re-ranking them)

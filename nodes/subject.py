@@ -933,6 +933,10 @@ class SubjectMatch:
     adult: bool = False
     """With `matched`: the question names an adult (`about_adults`), so no children's
     page joins the subject's while another is on it."""
+    lettered: frozenset[str] = frozenset()
+    """With `matched`: the names the question asks only by letter or number and some kept
+    page numbers so (`numbered_as_asked`): no page writing them bare joins the subject's
+    (`writes_unnumbered`: MedlinePlus's "Hepatitis" shares hepatitis A's UMLS concept)."""
 
     @property
     def dropped(self) -> int:
@@ -1093,6 +1097,7 @@ def match_subject(
             total=len(titles),
             matched=True,
             adult=adult,
+            lettered=lettered,
         )
     if phrases:
         subject = phrases[0].terms

@@ -1408,3 +1408,21 @@ def test_retrieval_keeps_the_subjects_passages_saying_the_asked_type_when_none_i
     kept = [p["text"] for p in got.ranked]
     assert len(kept) == 3 and texts[-1] in kept  # the type's words (`asked_cues`) keep it
     assert texts[0] in kept  # the closest keep their places
+
+
+def test_a_page_sharing_the_lettered_subjects_concept_but_not_its_letter_is_not_kept(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MedlinePlus's "Hepatitis" lists hepatitis A's UMLS concept among its own: it joined
+    # "How long does hepatitis A last?" as if on the subject
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    pages = [
+        ("Hepatitis", "Hepatitis is an inflammation of the liver.", "information", ["C8", "C9"]),
+        ("Hepatitis A", "Hepatitis A usually gets better in a few weeks.", "information", ["C9"]),
+    ]
+    use_source(monkeypatch, TypedSource(pages))
+    got = retrieved(models, "How long does hepatitis A last?")
+    assert [p["title"] for p in got.ranked] == ["Hepatitis A"]
+    # asked by its bare name too, the wider page stays
+    wider = retrieved(models, "Is hepatitis A the worst kind of hepatitis?")
+    assert sorted(p["title"] for p in wider.ranked) == ["Hepatitis", "Hepatitis A"]

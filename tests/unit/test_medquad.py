@@ -208,6 +208,8 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("What are the treatments of Flu?", ("Flu",)) == []  # the search found it
     assert foci("What is influenza?") == []
     assert foci("Is flu contagious?") == ["Flu"]  # what is asked of it, no longer name
+    assert foci("How long does flu last?") == ["Flu"]  # its outlook
+    assert foci("How long does the flu lasts?") == ["Flu"]
     # a page named in the plural is named by the singular ("a burn to my wrist"), where
     # the question's words name no page as written
     assert foci("burn to my wrist. What should I do?") == ["Burns"]
