@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
@@ -978,6 +979,30 @@ def organ_family(focus: str) -> bool:
     return bool(family) and len(terms) == 1 and terms <= BODY_PARTS
 
 
+NAME_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def joined_as_named(question: str, titles: Sequence[str]) -> str:
+    """Return the question with two words joined where a page's name writes them as one.
+
+    "Is pink eye contagious?" names Pinkeye, "heart burn" Heartburn: a word of a page name
+    (its plural too) that is two words of the question with one space between them, each
+    of three letters or more, is read as that word.
+    """
+    named = {w for title in titles for w in re.findall(r"[a-z]{6,}", page_name(title).lower())}
+    if not named:
+        return question
+    words = list(NAME_WORD.finditer(question))
+    joined = question
+    for first, second in reversed(list(pairwise(words))):
+        pair = f"{first.group()}{second.group()}"
+        if question[first.end() : second.start()] == " " and (
+            pair.lower() in named or pair.lower().removesuffix("s") in named
+        ):
+            joined = f"{joined[: first.start()]}{pair}{joined[second.end() :]}"
+    return joined
+
+
 def _page_texts(titles: Sequence[str], texts: Sequence[str]) -> dict[str, list[str]]:
     """Return each focus's passage texts, in order (a page's passages share its focus)."""
     pages: dict[str, list[str]] = {}
@@ -1008,6 +1033,7 @@ def match_subject(
     every = list(range(len(titles)))
     if not any(titles):
         return SubjectMatch(kept=every, total=len(titles))
+    question = joined_as_named(question, titles)  # "pink eye": Pinkeye
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     vocabulary |= {t for title in others for t in focus_terms(title)}

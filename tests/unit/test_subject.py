@@ -701,3 +701,18 @@ def test_a_name_asked_only_by_its_letter_keeps_the_pages_lettered_so() -> None:
     ]
     # no page lettered as asked: the wider pages stay
     assert kept("How long does hepatitis E last?") == ["Hepatitis", "Autoimmune Hepatitis"]
+
+
+def test_a_page_named_in_one_word_is_on_the_question_writing_it_in_two() -> None:
+    # "Is pink eye contagious?" was refused with Pinkeye set aside
+    titles = ["Pinkeye", "Eye Infections", "Heartburn"]
+    texts = ["Pinkeye is an infection.", "Eye infections are common.", "Heartburn is pain."]
+
+    def kept(question: str) -> list[str]:
+        match = match_subject(question, titles, texts)
+        return [titles[i] for i in match.kept] if match.matched else []
+
+    assert kept("Is pink eye contagious?") == ["Pinkeye"]
+    assert kept("Does the pink eye spread?") == ["Pinkeye"]  # after another pair of words
+    assert kept("What causes heart burn after meals?") == ["Heartburn"]
+    assert kept("My eye hurts. Is it an eye infection?") == ["Eye Infections"]  # no joining
