@@ -44,13 +44,15 @@ DANGLING = re.compile(
 whose causes the sentence before says)."""
 
 POINTS_BACK = re.compile(
-    r"\b(?:these|those)\s+[a-z]{3,}|\bthis information\b|"
+    r"\b(?:these|those)\s+(?!(?:who|whose|whom|which|that|with|without)\b)[a-z]{3,}|"
+    r"\bthis information\b|"
     r"^(?:[\w-]+\s+){0,3}(?<!loved )(?<!little )(?<!young )ones\b"
 )
 """A pointer inside a sentence to text before it ("... mild benefits from some of these
 therapies ...", "When each parent has this information, ..."), or "ones" early in it:
 "Some common ones are - Joint pain ..." after "Lupus has many symptoms." (11 MedQuAD
-sentences); not "loved ones", "little ones", "young ones"."""
+sentences); not "loved ones", "little ones", "young ones", nor "those who have had
+prolonged contact", "those with diabetes" (people the sentence itself says)."""
 
 
 THE_SUBJECT = re.compile(r"^This (?:condition|disorder|disease|syndrome)\b")

@@ -178,6 +178,18 @@ def test_a_passage_opening_on_ones_gets_what_they_are_ones_of() -> None:
     assert not leans_back("Bones are made of calcium.")  # a word ending in "ones"
 
 
+def test_those_the_sentence_itself_says_point_nowhere_back() -> None:
+    # "What is the treatment for scabies?" quoted "It is important to remember ..." with
+    # the guideline after it, read as pointing back
+    assert not leans_back(
+        "Treatment should be given to household members, particularly those who have had "
+        "prolonged skin-to-skin contact with the infested person."
+    )
+    assert not leans_back("The risk is higher for those with diabetes.")
+    assert leans_back("Some of these medicines cause drowsiness.")
+    assert leans_back("Those symptoms usually pass.")
+
+
 def test_a_passage_given_a_lists_lead_in_gets_no_other_lead() -> None:
     chunks = [
         "Radiation can help. These types of radiation include - IMRT - VMAT. Beams are aimed.",
