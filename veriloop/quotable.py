@@ -284,13 +284,18 @@ SENTENCE_START = re.compile(r"^[A-Z][\w'’-]*[,;]?\s+[a-z(]")
 
 
 def _reopens_with_end(head: str, rest: str) -> bool:
-    """Tell whether a sentence opens with the last two words of a title run of three or more.
+    """Tell whether a sentence opens with the last word of a title run, or its last two.
 
-    "Measuring Blood Pressure Blood pressure is the force ...": the heading ends with the
+    "Measuring Blood Pressure Blood pressure is the force ..." (two words, after a run of
+    three or more), "Tests for Glaucoma Glaucoma is detected ...", "Age Age is the most
+    important risk factor ..." (the word doubled, a comma after the second allowed: 33
+    distinct MedQuAD units, all a heading before its sentence): the heading ends with the
     words the sentence begins with.
     """
     words, opening = head.lower().split(), rest.lower().split()
-    return len(words) >= 3 and words[-2:] == opening[:2]
+    if len(words) >= 3 and words[-2:] == opening[:2]:
+        return True
+    return bool(words and opening) and words[-1] == opening[0].rstrip(",")
 
 
 def _mostly_restated(head: str, rest: str) -> bool:
@@ -539,10 +544,11 @@ SHORT_SENTENCE_VERBS = (
     *(verb for verb in FINITE_VERBS if verb not in NOUNS_TOO),
     *"""be vary recover recovers spread spreads persist persists exist exists help occur
     develop develops improve improves resolve resolves worsen worsens matter matters happen
-    include includes""".split(),
+    include includes isn't aren't doesn't don't can't won't""".split(),
 )
 """`standalone.FINITE_VERBS` but those that are nouns too (`NOUNS_TOO`), and the verbs a
-unit of three words states alone ("Most people recover.", "Pinworms spread easily.")."""
+unit of three words states alone ("Most people recover.", "Pinworms spread easily.",
+"Thrombocythemia isn't common.")."""
 
 SHORT_SENTENCE_VERB = re.compile(
     rf"(?i:\b(?:{'|'.join(SHORT_SENTENCE_VERBS)})\b)|"

@@ -142,6 +142,14 @@ from veriloop.quotable import (
             "Measuring Blood Pressure Blood pressure is the force of blood on the arteries.",
             "Blood pressure is the force of blood on the arteries.",
         ),
+        (  # or with its last word ("How is glaucoma diagnosed?" quoted the heading)
+            "Tests for Glaucoma Glaucoma is detected through a comprehensive eye exam.",
+            "Glaucoma is detected through a comprehensive eye exam.",
+        ),
+        (
+            "Lipoproteins and Cholesterol Cholesterol circulates in your blood stream.",
+            "Cholesterol circulates in your blood stream.",
+        ),
         (  # the link to the page in Spanish
             "Espaol High blood pressure is a common disease.",
             "High blood pressure is a common disease.",
@@ -399,7 +407,7 @@ def test_a_sentence_saying_what_the_causes_are_says_something(unit: str) -> None
         "Sometimes it cannot.",
         # standalone.FINITE's verbs count too (one list: SHORT_SENTENCE_VERBS)
         "It depends.",
-        "Pain becomes worse.",
+        "Thrombocythemia isn't common.",  # a contraction
     ],
 )
 def test_a_short_sentence_with_its_verb_is_quotable(unit: str) -> None:
