@@ -36,7 +36,6 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import pairwise
 from typing import Any
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
@@ -44,6 +43,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.stated_names import own_name, stated_names
+from veriloop.numbering import LETTERED, NUMBERED, NUMBERING_WORDS, numbered
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
@@ -800,51 +800,9 @@ def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
     )
 
 
-NUMBERED = re.compile(r"\b([a-z]+)[\s-]+(\d+[a-z]?|i{1,3}|iv|v)\b")
-"""A name's word and the number after it: "trisomy 13", "type 2", "chromosome 22", "type II"."""
-
-ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5"}
-
-NUMBERING_WORDS = frozenset("type types stage grade class phase form group level".split())
-"""Words that number whatever they stand beside ("type 2 diabetes", "Waardenburg syndrome
-type 1"): such a number belongs to the nearest name word, not to the word itself."""
-
-
-LETTERED = re.compile(
-    r"\b([Hh]epatitis|[Vv]itamin)s?\s+((?:[A-E]|[b-e])"
-    r"(?:(?:\s*,\s*|,?\s+(?:and|or)\s+)(?:[A-E]|[b-e])\b)*)\b"
-)
-"""A name's word and the letters after it: "hepatitis A", "Vitamin D", "hepatitis c" (not a
-lower-case "a": "is hepatitis a virus" may hold the article), "hepatitis A, B and C",
-"vitamins A and D", "hepatitis b or c" (never a lower-case "a": "vitamin D and a diet")."""
-
-
 def _numbered(text: str) -> dict[str, set[str]]:
-    """Return each numbered name word of `text` with its numbers (`NUMBERED`, `LETTERED`).
-
-    A numbering word ("type") is keyed by the nearest word that names something, after the
-    number ("type 2 diabetes") or before the numbering word ("Diabetes Type 1").
-    """
-    lowered = text.lower()
-    found: dict[str, set[str]] = {}
-    for match in NUMBERED.finditer(lowered):
-        word, number = match.group(1), ROMAN.get(match.group(2), match.group(2))
-        if word in NUMBERING_WORDS:
-            after = [w for w in re.findall(r"[a-z]+", lowered[match.end() :])[:1]]
-            before = [
-                w
-                for w in re.findall(r"[a-z]+", lowered[: match.start()])[-3:]
-                if w not in GENERIC_SUBJECT_WORDS and w not in STOPWORDS_EN_PLUS
-            ][-1:]
-            named = [w for w in after if w not in STOPWORDS_EN_PLUS] or before
-            if not named:
-                continue
-            word = f"{word} {named[0]}"
-        found.setdefault(word, set()).add(number)
-    for match in LETTERED.finditer(text):  # "hepatitis A": a letter numbers it
-        letters = re.findall(r"\b[A-Ea-e]\b", match.group(2))
-        found.setdefault(match.group(1).lower(), set()).update(x.upper() for x in letters)
-    return found
+    """Return `veriloop.numbering.numbered`, generic words naming nothing."""
+    return numbered(text, GENERIC_SUBJECT_WORDS)
 
 
 def numbers_another(question: str, focus: str) -> bool:
@@ -980,26 +938,36 @@ def organ_family(focus: str) -> bool:
 
 
 NAME_WORD = re.compile(r"[A-Za-z]{3,}")
+"""A word that may be half of a one-word page name (`joined_as_named`)."""
 
 
 def joined_as_named(question: str, titles: Sequence[str]) -> str:
-    """Return the question with two words joined where a page's name writes them as one.
+    """Return the question with two words joined where a one-word page name writes them so.
 
-    "Is pink eye contagious?" names Pinkeye, "heart burn" Heartburn: a word of a page name
-    (its plural too) that is two words of the question with one space between them, each
-    of three letters or more, is read as that word.
+    "Is pink eye contagious?" names Pinkeye, "heart burn" Heartburn, "bed sores" Bedsores:
+    a page whose name is one word (six letters or more) is named by two words of the
+    question, each of three letters or more, one space apart, that spell it (either with
+    or without a plural "s"). Words of longer page names are not read so ("develop
+    mental" is no "Developmental Disabilities"), and a word joins once.
     """
-    named = {w for title in titles for w in re.findall(r"[a-z]{6,}", page_name(title).lower())}
+    named = set()
+    for title in titles:
+        words = re.findall(r"[a-z]+", page_name(title).lower())
+        if len(words) == 1 and len(words[0]) >= 6:
+            named |= {words[0], words[0].removesuffix("s")}
     if not named:
         return question
     words = list(NAME_WORD.finditer(question))
-    joined = question
-    for first, second in reversed(list(pairwise(words))):
-        pair = f"{first.group()}{second.group()}"
-        if question[first.end() : second.start()] == " " and (
-            pair.lower() in named or pair.lower().removesuffix("s") in named
-        ):
-            joined = f"{joined[: first.start()]}{pair}{joined[second.end() :]}"
+    joined, taken = question, -1
+    for i in range(len(words) - 2, -1, -1):
+        first, second = words[i], words[i + 1]
+        pair = f"{first.group()}{second.group()}".lower()
+        if i + 1 == taken or question[first.end() : second.start()] != " ":
+            continue
+        if pair in named or pair.removesuffix("s") in named:
+            spelled = f"{first.group()}{second.group()}"
+            joined = f"{joined[: first.start()]}{spelled}{joined[second.end() :]}"
+            taken = i
     return joined
 
 

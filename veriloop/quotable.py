@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from veriloop.numbering import LETTERED_NAMES, numbered
 from veriloop.standalone import (
     FINITE_VERBS,
     FOLLOW_LINKS,
@@ -634,26 +635,35 @@ def _is_item(text: str) -> bool:
     return bool(lead_of(text)) and text.partition(": ")[2][:1].islower()
 
 
-LETTER = re.compile(r"(?<=[a-z] )[A-Z]\b|\b\d+\b")
-"""A letter or a number naming a kind: "hepatitis A", "type 2" (the article "A" opens a
-sentence or follows none of a name's words)."""
-
-
 def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:
     """Tell whether two units say the same thing: most content words of the shorter shared.
 
-    Two naming different kinds by letter or number ("You could get hepatitis A through
-    contact with an infected persons stool" / "... hepatitis B ... blood", `LETTER`), each
-    naming one the other does not, say different things. (A negation on one side only was
-    read as different too, and let restatements in: "In general, there is no one cause or
-    risk factor for depression ..." beside "The risk factors for depression are family
-    history, life experiences, and environment".)
+    Two naming different kinds of one name by letter or number say different things
+    ("You could get hepatitis A through contact with an infected persons stool" / "...
+    hepatitis B ... blood", "Type 1 diabetes ..." / "Type II diabetes ...":
+    `different_kinds`). (A negation on one side only was read as different too, and let
+    restatements in: "In general, there is no one cause or risk factor for depression ..."
+    beside "The risk factors for depression are family history, life experiences, and
+    environment".)
     """
     a, b = set(_content(first)), set(_content(second))
     if not a or not b or len(a & b) / min(len(a), len(b)) < overlap:
         return False
-    kinds_a, kinds_b = set(LETTER.findall(first)), set(LETTER.findall(second))
-    return not (kinds_a - kinds_b and kinds_b - kinds_a)
+    return not different_kinds(first, second)
+
+
+def different_kinds(first: str, second: str) -> bool:
+    """Tell whether two texts number or letter one name differently ("hepatitis A" / "B").
+
+    Only a kind's letter ("hepatitis", "vitamin": `numbering.LETTERED`) or a numbering
+    word's number ("type 2 diabetes": `numbering.NUMBERING_WORDS`) counts: "Call 911" and
+    "Call 9-1-1", "after age 50" and "after age 60" name no kinds.
+    """
+    kinds_a, kinds_b = numbered(first), numbered(second)
+    return any(
+        (" " in word or word in LETTERED_NAMES) and word in kinds_b and kinds_b[word] != numbers
+        for word, numbers in kinds_a.items()
+    )
 
 
 def lead_of(unit: str) -> str:

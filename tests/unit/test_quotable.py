@@ -447,6 +447,13 @@ def test_the_same_sentence_from_two_pages_is_said_once() -> None:
         "You could get hepatitis B through contact with an infected persons blood.",
     )
     assert not near_duplicate("Type 1 diabetes starts early.", "Type 2 diabetes starts early.")
+    assert not near_duplicate("Type I diabetes starts early.", "Type II diabetes starts early.")
+    assert not near_duplicate("Is hepatitis b contagious?", "Is hepatitis c contagious?")
+    # numbers that name no kind leave a restatement one (the review's cases)
+    assert near_duplicate(
+        "Call 911 right away if you have chest pain.",
+        "Call 9-1-1 right away if you have chest pain.",
+    )
 
 
 def test_a_lists_items_are_quoted_together() -> None:

@@ -11,6 +11,7 @@ from veriloop.nodes.subject import (
     defines_in_words,
     defines_phrase,
     focus_terms,
+    joined_as_named,
     kind_of,
     match_subject,
     names_a_conjunct,
@@ -714,5 +715,15 @@ def test_a_page_named_in_one_word_is_on_the_question_writing_it_in_two() -> None
 
     assert kept("Is pink eye contagious?") == ["Pinkeye"]
     assert kept("Does the pink eye spread?") == ["Pinkeye"]  # after another pair of words
+    # only a one-word page name is read so (the review: "develop mental" is no
+    # Developmental Disabilities), and a word joins once
+    assert (
+        joined_as_named(
+            "Can children develop mental disorders?", titles + ["Developmental Disabilities"]
+        )
+        == "Can children develop mental disorders?"
+    )
+    assert joined_as_named("How do bed sores heal?", ["Bedsores"]) == "How do bedsores heal?"
+    assert joined_as_named("a heart burn out", ["Heartburn", "Burnout"]) == "a heart burnout"
     assert kept("What causes heart burn after meals?") == ["Heartburn"]
     assert kept("My eye hurts. Is it an eye infection?") == ["Eye Infections"]  # no joining
