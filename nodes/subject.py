@@ -837,7 +837,7 @@ def numbered_only(question: str) -> frozenset[str]:
     for start, end in sorted(spans, reverse=True):
         rest = f"{rest[:start]} {rest[end:]}"
     names = {word for word in _numbered(question) if " " not in word}
-    return frozenset(word for word in names if not re.search(rf"\b{word}s?\b", rest))
+    return frozenset(word for word in names if not _writes_word(rest, word))
 
 
 def numbered_as_asked(question: str, foci: Sequence[str]) -> frozenset[str]:
@@ -865,10 +865,13 @@ def writes_unnumbered(focus: str, names: frozenset[str]) -> bool:
     (`numbered_as_asked`), "Hepatitis" is wider than what was asked and "Autoimmune
     Hepatitis" another kind.
     """
-    numbered = _numbered(focus)
-    return any(
-        word not in numbered and re.search(rf"\b{word}s?\b", focus.lower()) for word in names
-    )
+    numbers = _numbered(focus)
+    return any(word not in numbers and _writes_word(focus.lower(), word) for word in names)
+
+
+def _writes_word(text: str, word: str) -> bool:
+    """Tell whether a lower-case text writes `word`, or its plural, as a whole word."""
+    return re.search(rf"\b{re.escape(word)}s?\b", text) is not None
 
 
 @dataclass

@@ -26,7 +26,8 @@ LETTERED_NAMES = frozenset({"hepatitis", "vitamin"})
 """The names whose kinds are letters (`LETTERED`)."""
 
 LETTERED = re.compile(
-    r"\b([Hh]epatitis|[Vv]itamin)s?\s+((?:[A-E]|[b-e])"
+    rf"\b({'|'.join(f'[{n[0].upper()}{n[0]}]{n[1:]}' for n in sorted(LETTERED_NAMES))})s?"
+    r"\s+((?:[A-E]|[b-e])"
     r"(?:(?:\s*,\s*|,?\s+(?:and|or)\s+)(?:[A-E]|[b-e])\b)*)\b"
 )
 """A name's word and the letters after it: "hepatitis A", "Vitamin D", "hepatitis c" (not a

@@ -289,8 +289,8 @@ def _reopens_with_end(head: str, rest: str) -> bool:
 
     "Measuring Blood Pressure Blood pressure is the force ..." (two words, after a run of
     three or more), "Tests for Glaucoma Glaucoma is detected ...", "Age Age is the most
-    important risk factor ..." (the word doubled, a comma after the second allowed: 33
-    distinct MedQuAD units, all a heading before its sentence): the heading ends with the
+    important risk factor ..." (the word doubled, a comma after the second allowed: 26
+    distinct MedQuAD units changed, all a heading before its sentence): the heading ends with the
     words the sentence begins with.
     """
     words, opening = head.lower().split(), rest.lower().split()
