@@ -36,7 +36,14 @@ from veriloop.nodes.question_type import (
 from veriloop.nodes.subject import words_in_order
 from veriloop.nodes.type_cues import SHOWS_SIGNS, asked_cues, asks_how_caught, says_how_caught
 from veriloop.nodes.unit_type import unit_types
-from veriloop.quotable import item_rows, lead_of, merge_items, near_duplicate, quotable_texts
+from veriloop.quotable import (
+    item_rows,
+    lead_of,
+    merge_items,
+    near_duplicate,
+    quotable_texts,
+    restates_list,
+)
 from veriloop.standalone import DANGLING, leans_back
 from veriloop.trace import Candidate, ModelCall
 
@@ -631,16 +638,23 @@ def _same_list(lead: str, source: str, unit: tuple[str, str]) -> bool:
 
 
 def _longest_of_each(units: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Drop each unit that a longer unit near-duplicates.
+    """Drop each unit that a longer unit near-duplicates, and each list another restates.
 
     A list quoted whole can repeat an item another page states alone, or the same items a
-    passage cut off from their lead-in; the longer says more.
+    passage cut off from their lead-in; the longer says more. A list naming only what a
+    sentence says already ("Some, but not all, forms of treatment for leukemia include:
+    chemotherapy; ..." after "Standard treatments for leukemia include chemotherapy, ...":
+    `restates_list`) goes, unless each restates the other.
     """
     return [
         unit
         for unit in units
         if not any(
-            other is not unit and len(other[0]) > len(unit[0]) and near_duplicate(unit[0], other[0])
+            other is not unit
+            and (
+                (len(other[0]) > len(unit[0]) and near_duplicate(unit[0], other[0]))
+                or (restates_list(unit[0], other[0]) and not restates_list(other[0], unit[0]))
+            )
             for other in units
         )
     ]

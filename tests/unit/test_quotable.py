@@ -8,6 +8,7 @@ from veriloop.quotable import (
     clean_unit,
     merge_items,
     near_duplicate,
+    restates_list,
     unquotable_reason,
     without_duplicates,
 )
@@ -596,3 +597,52 @@ def test_other_agencies_credits_go_but_a_sentence_naming_one_stays() -> None:
 )
 def test_a_sentence_telling_the_reader_what_helps_is_no_pointer(unit: str) -> None:
     assert unquotable_reason(unit) is None
+
+
+def test_a_list_naming_only_what_a_sentence_says_restates_it() -> None:
+    sentence = (
+        "Standard treatments for leukemia include chemotherapy, biological therapy, "
+        "radiation therapy, and immunotherapy."
+    )
+    listed = (
+        "Some, but not all, forms of treatment for leukemia include: chemotherapy; "
+        "biological therapy; radiation therapy."
+    )
+    assert not near_duplicate(listed, sentence)  # 6 of 9 words: below the overlap
+    assert restates_list(listed, sentence)
+    assert not restates_list(sentence, listed)  # a sentence is no list
+    # the same items on another subject, or one more item, restate nothing
+    assert not restates_list("Cold symptoms include: fever; cough.", "Flu symptoms: fever, cough.")
+    assert not restates_list(listed.replace("therapy.", "therapy; surgery."), sentence)
+
+
+@pytest.mark.parametrize(
+    ("listed", "other"),
+    [
+        (  # negated on one side only
+            "Treatment of stage IIIA cancer that can be removed with surgery may include: "
+            "surgery; radiation therapy.",
+            "Treatment of stage IIIA cancer that cannot be removed with surgery may include: "
+            "surgery; radiation therapy; chemotherapy.",
+        ),
+        (
+            "Treatment in patients who do have AIDS may include: whole brain radiation "
+            "therapy; chemotherapy.",
+            "Treatment in patients who do not have AIDS includes whole brain radiation "
+            "therapy and chemotherapy.",
+        ),
+        (  # a number the other lacks
+            "Category 3: the tumor is 15.1 to 18 millimeters wide; or 9 millimeters thick.",
+            "Category 2: the tumor is 12.1 to 18 millimeters wide; or 3.1 to 9 millimeters thick.",
+        ),
+        (  # another list's lead-in that happens to hold the list's words
+            "Symptoms of tumors in the colon may include: abdominal pain; weight loss.",
+            "Symptoms of tumors in the ileum (that connects to the colon) may include: "
+            "abdominal pain; weight loss; diarrhea.",
+        ),
+    ],
+)
+def test_a_list_beside_a_negated_numbered_or_other_lead_in_unit_is_kept(
+    listed: str, other: str
+) -> None:
+    assert not restates_list(listed, other)

@@ -156,6 +156,24 @@ def test_whether_genes_play_a_part_says_whether_it_is_inherited(unit: str, said:
         ("HIV is spread through sex with an infected person and destroys CD4 cells.", True),
         ("Each year, 48 million people get sick from contaminated food.", True),
         ("Pink eye can easily spread from one person to another.", True),
+        # MedlinePlus's Pinworms page ("How do you get pinworms?" was refused softly)
+        ("You get them when you swallow their eggs.", True),
+        (
+            "They can spread the eggs to others directly through their hands, or through "
+            "contaminated clothing, bedding, food, or other articles.",
+            True,
+        ),
+        # getting information is no catching; the spread of germs stopped is prevention
+        (
+            "The person should get as much information as possible by talking with people "
+            "who have had one of the surgeries.",
+            False,
+        ),
+        (
+            "You can help stop the spread of germs by covering your mouth and nose when you "
+            "sneeze or cough.",
+            False,
+        ),
     ],
 )
 def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool) -> None:
@@ -705,6 +723,28 @@ def test_the_same_list_from_two_pages_is_quoted_once() -> None:
         ),
         ("There may be no symptoms at first.", "P-3"),
     ]
+
+
+def test_a_list_restating_a_quoted_sentence_from_another_page_is_left_out() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    # "what is the treatment for leukemia" quoted both (the list below the overlap)
+    sentence = (
+        "Standard treatments for leukemia include chemotherapy, biological therapy, "
+        "radiation therapy, and immunotherapy."
+    )
+    lead = "Some, but not all, forms of treatment for leukemia include"
+    found = [
+        (sentence, "P-1"),
+        ("Some patients receive a combination of treatments.", "P-1"),
+        (f"{lead}: chemotherapy", "P-2"),
+        (f"{lead}: biological therapy", "P-2"),
+        (f"{lead}: radiation therapy", "P-2"),
+    ]
+    assert _quoted(found, [0, 1, 2], count=3) == [found[0], found[1]]
+    # a list naming one more thing says more: kept
+    found[4] = (f"{lead}: bone marrow transplant", "P-2")
+    assert len(_quoted(found, [0, 1, 2], count=3)) == 3
 
 
 @pytest.mark.parametrize(
