@@ -780,6 +780,36 @@ def names_by_eponym(asked: frozenset[str], vocabulary: frozenset[str], text: str
     return False
 
 
+def named_by_first_word(
+    asked: frozenset[str], focus: str, titles: Sequence[str], texts: Sequence[str]
+) -> bool:
+    """Tell whether the question names a two-word page by its first word alone.
+
+    "canker" for "Canker Sores": the question writes the name's first word and not its
+    last, no other candidate's name holds that word, and wherever the candidates write
+    it (three times at least) the last word follows ("canker sore", "canker sores"), so
+    the word is only ever that name's. The mouth ulcer question writing "mouth
+    ulcer/canker" was refused with Canker Sores set aside; a word the candidates also
+    write alone or in other names ("cold" beside "Cold Sores": the common cold) names
+    nothing by itself.
+    """
+    words = [t for t in subject_tokens(page_name(focus)) if t is not None]
+    if len(words) != 2 or words[0] not in asked or words[1] in asked:
+        return False
+    first, last = words
+    if any(first in focus_terms(title) for title in titles if title and title != focus):
+        return False
+    seen = 0
+    for text in (*titles, *texts):
+        tokens = subject_tokens(text)
+        for at, token in enumerate(tokens):
+            if token == first:
+                if at + 1 >= len(tokens) or tokens[at + 1] != last:
+                    return False
+                seen += 1
+    return seen >= 3
+
+
 def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
     """Return the pattern of a text saying what a subject phrase is, in passing.
 
@@ -1037,6 +1067,11 @@ def match_subject(
     }
     named |= {  # "wegeners": "previously known as Wegener's granulomatosis"
         titles[i] for i in every if titles[i] and names_by_eponym(asked, vocabulary, texts[i])
+    }
+    named |= {  # "canker": "Canker Sores", whose first word is written only in its name
+        titles[i]
+        for i in every
+        if titles[i] and named_by_first_word(asked, titles[i], titles, texts)
     }
     on = [
         i

@@ -30,7 +30,8 @@ with ring chromosome 20 often have recurrent seizures"). Of the 1,156 MedQuAD un
 opening so with any verb, two thirds sit on GARD's overviews, which describe features."""
 
 SPREAD_BY = re.compile(
-    r"\b(?:(?<!\bthe\s)(?:spreads?|is spread|are spread)(?!\s+(?:from|to)\s+(?:the|your|his|her|their)\b)|"
+    r"\b(?:(?<!\bthe\s)(?:spreads?|is spread|are spread)"
+    r"(?!\s+(?:from|to)\s+(?:the|your|his|her|their)\b)|"
     r"is transmitted|are transmitted|is passed|are passed|catch(?:es)?|"
     r"get(?!\s+(?:better|worse|well|enough|more|less|rid|help|care|relief|plenty|information|"
     r"advice|support|as)\b)"

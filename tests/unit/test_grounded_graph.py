@@ -623,6 +623,29 @@ def test_a_subject_another_page_says_what_it_is_is_answered_from_that_alone(
     assert treated.ranked == [] and treated.subject.uncovered.text == "sleep paralysis"
 
 
+CANKER_PAGES = [
+    ("Mouth Disorders", "Mouth problems include canker sores and cold sores."),
+    ("Canker Sores", "Canker sores are small, round sores in your mouth. A canker sore hurts."),
+    ("Cold Sores", "Cold sores are caused by a virus."),
+]
+
+
+def test_a_page_named_by_its_first_word_alone_is_no_neighbour(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    use_source(monkeypatch, TitledSource(CANKER_PAGES))
+    # "canker" is written only in "canker sore(s)": Canker Sores is on it, and the organ's
+    # family page goes (was: Canker Sores dropped as a neighbour, Mouth Disorders kept)
+    got = retrieved(models, "How do I get rid of a canker in my mouth?")
+    assert [p["title"] for p in got.ranked] == ["Canker Sores"]
+    # "cold" is no name's alone: the common cold is written without "sores"
+    common = [*CANKER_PAGES, ("Common Cold", "A cold is caught from others.")]
+    use_source(monkeypatch, TitledSource(common))
+    got = retrieved(models, "What do I take for a cold in my mouth?")
+    assert "Cold Sores" not in [p["title"] for p in got.ranked]
+
+
 def test_pages_defining_the_subject_in_passing_are_kept_only_where_quotable(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

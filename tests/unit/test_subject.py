@@ -14,6 +14,7 @@ from veriloop.nodes.subject import (
     joined_as_named,
     kind_of,
     match_subject,
+    named_by_first_word,
     names_a_conjunct,
     names_by_eponym,
     numbers_another,
@@ -727,3 +728,20 @@ def test_a_page_named_in_one_word_is_on_the_question_writing_it_in_two() -> None
     assert joined_as_named("a heart burn out", ["Heartburn", "Burnout"]) == "a heart burnout"
     assert kept("What causes heart burn after meals?") == ["Heartburn"]
     assert kept("My eye hurts. Is it an eye infection?") == ["Eye Infections"]  # no joining
+
+
+def test_a_two_word_page_is_named_by_a_first_word_written_only_in_its_name() -> None:
+    titles = ["Canker Sores", "Mouth Disorders"]
+    texts = [
+        "Canker sores are small, round sores in your mouth. Avoid spicy food with a canker sore.",
+        "Mouth problems include canker sores.",
+    ]
+    asked = frozenset({"canker", "mouth"})
+    assert named_by_first_word(asked, "Canker Sores", titles, texts)
+    # the question writing the last word too needs no such rule; a focus of other length,
+    # a word another candidate's name holds, one written alone, or seen twice only: no
+    assert not named_by_first_word(frozenset({"canker", "sore"}), "Canker Sores", titles, texts)
+    assert not named_by_first_word(asked, "Mouth Disorders", titles, texts)
+    assert not named_by_first_word(asked, "Canker Sores", [*titles, "Canker Rash"], texts)
+    assert not named_by_first_word(asked, "Canker Sores", titles, [*texts, "A canker hurts."])
+    assert not named_by_first_word(asked, "Canker Sores", titles[:1], ["A canker sore hurts."])
