@@ -17,6 +17,10 @@ without its line breaks still leaves damage in them that reads as garbage in an 
 - **the same sentence twice** (`near_duplicate`): two pages (or a heading and its text)
   saying one thing ("... harder to breathe" / "... hard to breathe"): an answer keeps the
   first;
+- **a list restating a sentence** (`restates_list`): "Some, but not all, forms of treatment
+  for leukemia include: chemotherapy; biological therapy; radiation therapy" after
+  "Standard treatments for leukemia include chemotherapy, biological therapy, radiation
+  therapy, and immunotherapy": the list goes;
 - **one list quoted item by item** (`merge_items`): units sharing a lead-in ("Symptoms may
   include: trouble swallowing", "...: trouble breathing") are quoted as one
   ("Symptoms may include: trouble swallowing; trouble breathing").
