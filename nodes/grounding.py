@@ -296,7 +296,10 @@ def retrieve_ranked(
     the Thrombocytopenia page), and `on_subject` says the subject matched, so that gate is
     the subject's. The question is read as the source spells its page names
     (`PassageSource.normalized`), and re-embedded when that changed it. Pages sharing a
-    UMLS concept with a page on the subject are on it too. With `asked`
+    UMLS concept with a page on the subject are on it too, but for
+    kinds of it, which the subject rule has placed (CancerGov's Childhood Hodgkin Lymphoma
+    lists Lymphoma's concept: joined as Lymphoma's own page, it displaced the adults'
+    kinds). With `asked`
     (`nodes.question_type`), passages of that type are kept when there are any
     (`nodes.page_types`: looked up by focus when the search missed them, their page's
     opening first); kinds of the subject are kept only when its own pages have nothing
@@ -425,6 +428,7 @@ def retrieve_ranked(
             if own_cuis & set(p.get("cuis", []))
             and not (subject.adult and about_children(p["title"]))
             and not writes_unnumbered(p["title"], subject.lettered)
+            and not kind_of(question, p["title"])  # a kind is placed by the subject rule
         }
     # only what can be kept is embedded: past a matched subject, the other pages are named
     # as set aside and nothing more (two thirds of a question's time was re-ranking them)

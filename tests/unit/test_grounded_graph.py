@@ -876,6 +876,34 @@ def test_a_named_adult_gets_no_childrens_page_of_the_same_concept(
     assert titles("my father has IBS, what helps") == {pages[0][0]}
 
 
+def test_a_kind_listing_the_subjects_concept_stays_a_kind(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    # CancerGov's Childhood Hodgkin Lymphoma lists Lymphoma's concept (C0024299) beside
+    # its own: joined as the subject's own page, its treatment answer crowded out the
+    # adults' kinds, and "What is the treatment for lymphoma?" was refused below the gate
+    pages = [
+        ("Lymphoma", "Lymphoma is a cancer of the lymph system.", "information", ["C1"]),
+        (
+            "Childhood Hodgkin Lymphoma",
+            "Childhood Hodgkin lymphoma is treated with chemotherapy.",
+            "treatment",
+            ["C2", "C1"],
+        ),
+        (
+            "Adult Hodgkin Lymphoma",
+            "Adult Hodgkin lymphoma is treated with radiation therapy.",
+            "treatment",
+            ["C3"],
+        ),
+    ]
+    use_source(monkeypatch, TypedSource(pages, sites={"Lymphoma": "MPlus"}))
+    got = retrieved(models, "What is the treatment for lymphoma?", asked="treatment")
+    assert "Adult Hodgkin Lymphoma" in {p["title"] for p in got.ranked}
+    assert "Childhood Hodgkin Lymphoma" not in {p["title"] for p in got.ranked}
+
+
 def test_pages_without_a_concept_share_none(
     fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
