@@ -566,6 +566,67 @@ def defined_as_kind(question: str, focus: str, texts: Iterable[str]) -> bool:
     return False
 
 
+TYPES_OF = "(?:types|kinds|forms)"
+"""The words a page lists its subject's kinds with ("Types of tinea include ...")."""
+
+
+@lru_cache(maxsize=4096)
+def _types_listed(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"\b{TYPES_OF} of {re.escape(name)}s?,? (?:include|includes|are)\b:?([^.]*)",
+        re.IGNORECASE,
+    )
+
+
+LISTS_KINDS = re.compile(
+    r"\s*(?![\w'-]+(?:ed|ly)\b)(?!(?:less|more|very|rare|common|uncommon|harmless)\b)"
+    r".*(?:,|\band\b|\s-\s)",
+    re.IGNORECASE,
+)
+"""What follows "types of X include/are" when it lists kinds: several (a comma, "and", a
+dash item), not a verb or a description ("types of Bartter syndrome are distinguished
+by ...", "forms of dengue are life-threatening", "types of E. coli are harmless")."""
+
+
+LIST_ITEM_BREAK = re.compile(r"\s*(?:[,;:]|\s-\s|\band\b|\bor\b)\s*", re.IGNORECASE)
+"""Where one listed kind ends and the next begins."""
+
+
+def lists_as_its_type(
+    question: str, focus: str, texts: Iterable[str], vocabulary: frozenset[str]
+) -> bool:
+    """Tell whether a page names what the question asks about among its subject's types.
+
+    "Tinea is the name of a group of diseases caused by a fungus. Types of tinea include
+    ringworm, athlete's foot and jock itch": Tinea Infections is on "How do you catch
+    ringworm?" (refused, with the page set aside); the name may drop its last word
+    ("tinea" of "Tinea Infections"). A whole item of the list, of four words at most,
+    must be written in the question ("plantar warts" is no "plantar fasciitis"), and be
+    no candidate's page name (`vocabulary`), so that the page is the only one about it.
+    """
+    name = own_name(page_name(focus))
+    words = name.split()
+    names = [name, " ".join(words[:-1])] if len(words) > 1 else [name]  # "Tinea Infections"
+    asked = " ".join(t or "|" for t in subject_tokens(question))
+    if len(name) < 3:
+        return False
+    for text in texts:
+        for written in names:
+            for found in _types_listed(written).finditer(text):
+                if not LISTS_KINDS.match(found.group(1)):
+                    continue
+                for item in LIST_ITEM_BREAK.split(found.group(1)):
+                    stems = [t for t in subject_tokens(item) if t is not None]
+                    if (
+                        stems
+                        and len(item.split()) <= 4
+                        and not set(stems) <= vocabulary
+                        and f" {' '.join(stems)} " in f" {asked} "
+                    ):
+                        return True
+    return False
+
+
 CONJOINED = re.compile(r"([A-Z][\w'-]*)(?: and |/)([A-Z][\w'-]*)")
 """A page name of two conditions, one capitalised word each ("Sprains and Strains", "Nausea
 and Vomiting", "HIV/AIDS"); two words on a side name one thing ("Head and Neck Cancer",
@@ -1092,6 +1153,13 @@ def match_subject(
                 i
                 for i in every
                 if titles[i] and defined_as_kind(question, titles[i], pages[titles[i]])
+            ]
+        if not on:  # "ringworm": "Types of tinea include ringworm, athlete's foot ..."
+            on = [
+                i
+                for i in every
+                if titles[i]
+                and lists_as_its_type(question, titles[i], pages[titles[i]], vocabulary)
             ]
         if not on:  # "sprained ankle": "Sprains and Strains" is on sprains
             on = [i for i in every if titles[i] and names_a_conjunct(question, titles[i])]

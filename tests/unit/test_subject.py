@@ -13,6 +13,7 @@ from veriloop.nodes.subject import (
     focus_terms,
     joined_as_named,
     kind_of,
+    lists_as_its_type,
     match_subject,
     named_by_first_word,
     names_a_conjunct,
@@ -745,3 +746,27 @@ def test_a_two_word_page_is_named_by_a_first_word_written_only_in_its_name() -> 
     assert not named_by_first_word(asked, "Canker Sores", [*titles, "Canker Rash"], texts)
     assert not named_by_first_word(asked, "Canker Sores", titles, [*texts, "A canker hurts."])
     assert not named_by_first_word(asked, "Canker Sores", titles[:1], ["A canker sore hurts."])
+
+
+def test_a_page_listing_the_asked_name_among_its_types_is_on_it() -> None:
+    tinea = (
+        "Tinea is the name of a group of diseases caused by a fungus. Types of tinea include "
+        "ringworm, athlete's foot and jock itch. You can get them by touching an infected "
+        "person."
+    )
+    question = "How do you catch ringworm?"
+    vocabulary = frozenset({"tinea", "infect", "hpv"})
+    assert lists_as_its_type(question, "Tinea Infections", [tinea], vocabulary)
+    # no page was on it before: Tinea Infections was set aside and the question refused
+    got = match_subject(question, ["Tinea Infections", "HPV"], [tinea, "HPV is a virus."])
+    assert got.kept == [0]
+    # a word another page is named by, or a description rather than a list of kinds
+    assert not lists_as_its_type(question, "Tinea Infections", [tinea], vocabulary | {"ringworm"})
+    described = "Types of tinea are less common in ringworm season."
+    assert not lists_as_its_type(question, "Tinea Infections", [described], vocabulary)
+    # a listed kind sharing one word with the question's name is another condition
+    warts = "Types of warts include - Common warts - Plantar warts, on the soles of your feet"
+    assert not lists_as_its_type(
+        "What are the treatments for plantar fasciitis?", "Warts", [warts], frozenset({"wart"})
+    )
+    assert lists_as_its_type("Are plantar warts contagious?", "Warts", [warts], frozenset({"wart"}))
