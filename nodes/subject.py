@@ -92,6 +92,12 @@ def subject_tokens(text: str) -> list[str | None]:
     return [stem for _, stem in _scan(text)]
 
 
+@lru_cache(maxsize=16384)
+def _tokens(text: str) -> tuple[str | None, ...]:
+    """Return `subject_tokens(text)` as a tuple, cached: rules read each candidate often."""
+    return tuple(subject_tokens(text))
+
+
 def adjacent_pairs(tokens: Sequence[str | None]) -> set[tuple[str, str]]:
     """Return the pairs of words that stand next to each other in `tokens`."""
     return {
@@ -613,15 +619,17 @@ def lists_as_its_type(
     for text in texts:
         for written in names:
             for found in _types_listed(written).finditer(text):
-                if not LISTS_KINDS.match(found.group(1)):
+                if not LISTS_KINDS.match(found.group(1).lstrip()):
                     continue
                 for item in LIST_ITEM_BREAK.split(found.group(1)):
-                    stems = [t for t in subject_tokens(item) if t is not None]
+                    tokens = _tokens(item)
+                    stems = {t for t in tokens if t is not None}
+                    written = " ".join(t or "|" for t in tokens).strip("| ")
                     if (
                         stems
                         and len(item.split()) <= 4
-                        and not set(stems) <= vocabulary
-                        and f" {' '.join(stems)} " in f" {asked} "
+                        and not stems <= vocabulary
+                        and f" {written} " in f" {asked} "
                     ):
                         return True
     return False
@@ -852,17 +860,19 @@ def named_by_first_word(
     the word is only ever that name's. The mouth ulcer question writing "mouth
     ulcer/canker" was refused with Canker Sores set aside; a word the candidates also
     write alone or in other names ("cold" beside "Cold Sores": the common cold) names
-    nothing by itself.
+    nothing by itself. Only the candidates' texts count, each distinct text once (a
+    page's title repeats with each of its passages), tokenised once per process
+    (`_tokens`).
     """
-    words = [t for t in subject_tokens(page_name(focus)) if t is not None]
+    words = sorted(focus_terms(focus), key=_tokens(page_name(focus)).index)
     if len(words) != 2 or words[0] not in asked or words[1] in asked:
         return False
     first, last = words
-    if any(first in focus_terms(title) for title in titles if title and title != focus):
+    if any(first in focus_terms(title) for title in set(titles) if title and title != focus):
         return False
     seen = 0
-    for text in (*titles, *texts):
-        tokens = subject_tokens(text)
+    for text in dict.fromkeys(texts):  # each passage once; titles are no writing of it
+        tokens = _tokens(text)
         for at, token in enumerate(tokens):
             if token == first:
                 if at + 1 >= len(tokens) or tokens[at + 1] != last:

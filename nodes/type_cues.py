@@ -30,7 +30,7 @@ with ring chromosome 20 often have recurrent seizures"). Of the 1,156 MedQuAD un
 opening so with any verb, two thirds sit on GARD's overviews, which describe features."""
 
 SPREAD_BY = re.compile(
-    r"\b(?:(?<!\bthe\s)(?:spreads?|is spread|are spread)"
+    r"\b(?:(?<!\bthe\s)(?<!\bits\s)(?<!\bof\s)(?:spreads?|is spread|are spread)"
     r"(?!\s+(?:from|to)\s+(?:the|your|his|her|their)\b)|"
     r"is transmitted|are transmitted|is passed|are passed|catch(?:es)?|"
     r"get(?!\s+(?:better|worse|well|enough|more|less|rid|help|care|relief|plenty|information|"
@@ -39,7 +39,7 @@ SPREAD_BY = re.compile(
     r"\s+(?:[a-z]+\s+){0,5}?(?:through|by|from|via|when|during)\b[^.]{0,80}?"
     r"\b(?:infected|contact|person|people|someone|sex|sexual|contaminated|mosquito(?:es)?|"
     r"bites?|ticks?|droplets|cough\w*|sneez\w*|needles?|animals?|feces|stools?|partners?|"
-    r"swallow\w*|hands?)\b"
+    r"swallow\w*\s+(?:their\s+|the\s+|its\s+)?eggs|hands?)\b"
     r"|\b(?:give|pass|spread)\s+(?:it|the (?:virus|infection|disease))\s+to\b",
     re.IGNORECASE,
 )
@@ -54,8 +54,9 @@ but not from what is named ("get sick more often from flu"; "get sick from conta
 food" is caught). Up to five words may stand between the verb and its route, and
 swallowing or hands are routes: MedlinePlus's Pinworms page says "You get them when you
 swallow their eggs" and "They can spread the eggs to others directly through their
-hands", and "How do you get pinworms?" was refused softly; "the spread of germs" is no
-verb (stopping it is prevention), nor getting information or advice. On the 109,499
+hands", and "How do you get pinworms?" was refused softly; swallowing counts only of
+eggs ("get heartburn when they swallow" is a symptom); "the spread of germs" ("its", "of
+spread") is no verb (stopping it is prevention), nor getting information or advice. On the 109,499
 distinct units MedQuAD's answers are quoted as, matches went 181 -> 184: 4 gained (the
 two pinworm units; syphilis sores making it "easier to get or give someone HIV during
 sex"; a CJD variant "from eating beef from an infected animal"), 1 lost (stopping "the

@@ -704,7 +704,12 @@ def restates_list(listed: str, other: str) -> bool:
     therapy; radiation therapy" restates "Standard treatments for leukemia include
     chemotherapy, biological therapy, radiation therapy, and immunotherapy", a
     restatement below `near_duplicate`'s overlap (6 of 9 words). A list of two items at
-    least: one item is a sentence, which `near_duplicate` reads. Nothing is restated by
+    least: one item is a sentence, which `near_duplicate` reads. The lead-in must name
+    what the list is of, past its type's words ("Symptoms may include: fever; cough"
+    names nothing: beside "Cold symptoms include fever, cough ..." it may be another
+    condition's). Items are read as bags of words, not in order ("pain in the legs;
+    swelling of the arms" is restated by "... pain in the arms and swelling of the legs":
+    left, rare beside a lead-in naming the subject). Nothing is restated by
     a unit on another subject ("Cold symptoms include: fever; cough" beside flu's), by a
     list under another lead-in (the colon's carcinoid symptoms beside the jejunum's, whose
     lead-in names the colon), by one negated where the list is not or the other way
@@ -722,9 +727,11 @@ def restates_list(listed: str, other: str) -> bool:
         return False
     other_lead = lead_of(other)
     said = _stems(other)
+    topic = _topic(lead)
     return (
-        all(_stems(item) <= said for item in items)
-        and _topic(lead) <= said
+        bool(topic - {"include", "symptom", "sign", "cause", "treatment"})
+        and all(_stems(item) <= said for item in items)
+        and topic <= said
         and (not other_lead or _topic(other_lead) == _topic(lead))
         and bool(NEGATION.search(BUT_NOT_ALL.sub("", listed)))
         == bool(NEGATION.search(BUT_NOT_ALL.sub("", other)))

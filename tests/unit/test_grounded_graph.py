@@ -639,8 +639,9 @@ def test_a_page_named_by_its_first_word_alone_is_no_neighbour(
     # family page goes (was: Canker Sores dropped as a neighbour, Mouth Disorders kept)
     got = retrieved(models, "How do I get rid of a canker in my mouth?")
     assert [p["title"] for p in got.ranked] == ["Canker Sores"]
-    # "cold" is no name's alone: the common cold is written without "sores"
-    common = [*CANKER_PAGES, ("Common Cold", "A cold is caught from others.")]
+    # "cold" is no name's alone: a page writes it without "sores" (the common cold; its
+    # title holds no "cold", so only the text can tell)
+    common = [*CANKER_PAGES, ("Flu", "A cold is milder than the flu.")]
     use_source(monkeypatch, TitledSource(common))
     got = retrieved(models, "What do I take for a cold in my mouth?")
     assert "Cold Sores" not in [p["title"] for p in got.ranked]

@@ -613,6 +613,10 @@ def test_a_list_naming_only_what_a_sentence_says_restates_it() -> None:
     assert not restates_list(sentence, listed)  # a sentence is no list
     # the same items on another subject, or one more item, restate nothing
     assert not restates_list("Cold symptoms include: fever; cough.", "Flu symptoms: fever, cough.")
+    # a lead-in naming no subject may be another condition's list
+    assert not restates_list(
+        "Symptoms may include: fever; cough.", "Cold symptoms include fever, cough and aches."
+    )
     assert not restates_list(listed.replace("therapy.", "therapy; surgery."), sentence)
 
 

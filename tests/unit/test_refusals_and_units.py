@@ -174,6 +174,8 @@ def test_whether_genes_play_a_part_says_whether_it_is_inherited(unit: str, said:
             "sneeze or cough.",
             False,
         ),
+        ("To stop its spread by coughing, cover your mouth.", False),
+        ("Some people get heartburn when they swallow.", False),  # a symptom, not a route
     ],
 )
 def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool) -> None:

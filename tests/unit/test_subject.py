@@ -746,6 +746,8 @@ def test_a_two_word_page_is_named_by_a_first_word_written_only_in_its_name() -> 
     assert not named_by_first_word(asked, "Canker Sores", [*titles, "Canker Rash"], texts)
     assert not named_by_first_word(asked, "Canker Sores", titles, [*texts, "A canker hurts."])
     assert not named_by_first_word(asked, "Canker Sores", titles[:1], ["A canker sore hurts."])
+    # a title repeats with each of its page's passages: titles are no writing of the word
+    assert not named_by_first_word(asked, "Canker Sores", ["Canker Sores"] * 3, [""] * 3)
 
 
 def test_a_page_listing_the_asked_name_among_its_types_is_on_it() -> None:
@@ -764,6 +766,11 @@ def test_a_page_listing_the_asked_name_among_its_types_is_on_it() -> None:
     assert not lists_as_its_type(question, "Tinea Infections", [tinea], vocabulary | {"ringworm"})
     described = "Types of tinea are less common in ringworm season."
     assert not lists_as_its_type(question, "Tinea Infections", [described], vocabulary)
+    described = "Types of tinea are distinguished by their site, and ringworm by its ring."
+    assert not lists_as_its_type(question, "Tinea Infections", [described], vocabulary)
+    # an item with a stop word inside is read as the question writes it
+    scalp = "Types of tinea include ringworm of the scalp, athlete's foot and jock itch."
+    assert lists_as_its_type("What is ringworm of the scalp?", "Tinea", [scalp], vocabulary)
     # a listed kind sharing one word with the question's name is another condition
     warts = "Types of warts include - Common warts - Plantar warts, on the soles of your feet"
     assert not lists_as_its_type(
