@@ -70,7 +70,7 @@ from veriloop.nodes.subject import (
     only_rare_kinds,
     stands_in,
     subject_name,
-    subject_tokens,
+    subject_words,
     words_in_order,
     writes_name,
     writes_unnumbered,
@@ -328,15 +328,15 @@ def retrieve_ranked(
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
-    asked_words = frozenset(t for t in subject_tokens(question) if t is not None)
     titles, texts = [p["title"] for p in found], [p["text"] for p in found]
+    asked_words = subject_words(question)
+    first_word_named = {  # "canker": Canker Sores is no neighbour
+        title for title in set(titles) if named_by_first_word(asked_words, title, titles, texts)
+    }
     on_focus = [
         p
         for p in found
-        if (
-            not (p["title"] and off_focus(question, p["title"]))
-            or named_by_first_word(asked_words, p["title"], titles, texts)  # "canker"
-        )
+        if (not (p["title"] and off_focus(question, p["title"])) or p["title"] in first_word_named)
         and _aspect_asked(question, p["title"], asked)  # "HIV/AIDS Medicines": treatment
     ]
     subject = _subject_of(question, on_focus, found)

@@ -92,6 +92,11 @@ def subject_tokens(text: str) -> list[str | None]:
     return [stem for _, stem in _scan(text)]
 
 
+def subject_words(text: str) -> frozenset[str]:
+    """Return the text's stemmed subject words (`subject_tokens` without the breaks)."""
+    return frozenset(t for t in subject_tokens(text) if t is not None)
+
+
 @lru_cache(maxsize=16384)
 def _tokens(text: str) -> tuple[str | None, ...]:
     """Return `subject_tokens(text)` as a tuple, cached: rules read each candidate often."""
@@ -115,7 +120,7 @@ def focus_terms(focus: str) -> frozenset[str]:
     Cancer"), which a question on the subject need not write.
     """
     name = own_name(page_name(focus)) or page_name(focus)  # "(TB)" alone stays a name
-    return frozenset(t for t in subject_tokens(name) if t is not None)
+    return subject_words(name)
 
 
 @lru_cache(maxsize=16384)
@@ -126,7 +131,7 @@ def name_terms(focus: str) -> frozenset[str]:
     test reads ("uveal melanoma" is a kind of melanoma the page is about), where
     `focus_terms` reads only the words a question must write.
     """
-    return frozenset(t for t in subject_tokens(page_name(focus)) if t is not None)
+    return subject_words(page_name(focus))
 
 
 ASPECT_TYPES = {
@@ -611,11 +616,11 @@ def lists_as_its_type(
     no candidate's page name (`vocabulary`), so that the page is the only one about it.
     """
     name = own_name(page_name(focus))
-    words = name.split()
-    names = [name, " ".join(words[:-1])] if len(words) > 1 else [name]  # "Tinea Infections"
-    asked = " ".join(t or "|" for t in subject_tokens(question))
     if len(name) < 3:
         return False
+    words = name.split()
+    names = [name, " ".join(words[:-1])] if len(words) > 1 else [name]  # "Tinea Infections"
+    asked = f" {_gapped(_tokens(question))} "
     for text in texts:
         for written in names:
             for found in _types_listed(written).finditer(text):
@@ -624,15 +629,19 @@ def lists_as_its_type(
                 for item in LIST_ITEM_BREAK.split(found.group(1)):
                     tokens = _tokens(item)
                     stems = {t for t in tokens if t is not None}
-                    written = " ".join(t or "|" for t in tokens).strip("| ")
                     if (
                         stems
                         and len(item.split()) <= 4
                         and not stems <= vocabulary
-                        and f" {written} " in f" {asked} "
+                        and f" {_gapped(tokens).strip('| ')} " in asked
                     ):
                         return True
     return False
+
+
+def _gapped(tokens: Sequence[str | None]) -> str:
+    """Return tokens as one string, "|" where a run breaks (a stop word, punctuation)."""
+    return " ".join(t or "|" for t in tokens)
 
 
 CONJOINED = re.compile(r"([A-Z][\w'-]*)(?: and |/)([A-Z][\w'-]*)")
@@ -1109,7 +1118,7 @@ def match_subject(
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
     phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     vocabulary |= {t for title in others for t in focus_terms(title)}
-    asked = frozenset(t for t in subject_tokens(question) if t is not None)
+    asked = subject_words(question)
     naming = naming_pattern(phrases)
     named = {titles[i] for i in every if titles[i] and naming and naming.search(texts[i])}
     named |= {titles[i] for i in every if titles[i] and spells_out(question, titles[i], [texts[i]])}
@@ -1140,9 +1149,7 @@ def match_subject(
         titles[i] for i in every if titles[i] and names_by_eponym(asked, vocabulary, texts[i])
     }
     named |= {  # "canker": "Canker Sores", whose first word is written only in its name
-        titles[i]
-        for i in every
-        if titles[i] and named_by_first_word(asked, titles[i], titles, texts)
+        title for title in set(titles) if title and named_by_first_word(asked, title, titles, texts)
     }
     on = [
         i
@@ -1165,12 +1172,12 @@ def match_subject(
                 if titles[i] and defined_as_kind(question, titles[i], pages[titles[i]])
             ]
         if not on:  # "ringworm": "Types of tinea include ringworm, athlete's foot ..."
-            on = [
-                i
-                for i in every
-                if titles[i]
-                and lists_as_its_type(question, titles[i], pages[titles[i]], vocabulary)
-            ]
+            listing = {
+                title
+                for title in pages
+                if title and lists_as_its_type(question, title, pages[title], vocabulary)
+            }
+            on = [i for i in every if titles[i] in listing]
         if not on:  # "sprained ankle": "Sprains and Strains" is on sprains
             on = [i for i in every if titles[i] and names_a_conjunct(question, titles[i])]
         if not on and not phrases:  # no name the rule can read: a page defining its

@@ -732,7 +732,7 @@ def restates_list(listed: str, other: str) -> bool:
         bool(topic - {"include", "symptom", "sign", "cause", "treatment"})
         and all(_stems(item) <= said for item in items)
         and topic <= said
-        and (not other_lead or _topic(other_lead) == _topic(lead))
+        and (not other_lead or _topic(other_lead) == topic)
         and bool(NEGATION.search(BUT_NOT_ALL.sub("", listed)))
         == bool(NEGATION.search(BUT_NOT_ALL.sub("", other)))
         and set(NUMBER.findall(listed)) <= set(NUMBER.findall(other))

@@ -626,7 +626,7 @@ def test_a_subject_another_page_says_what_it_is_is_answered_from_that_alone(
 CANKER_PAGES = [
     ("Mouth Disorders", "Mouth problems include canker sores and cold sores."),
     ("Canker Sores", "Canker sores are small, round sores in your mouth. A canker sore hurts."),
-    ("Cold Sores", "Cold sores are caused by a virus."),
+    ("Cold Sores", "Cold sores are caused by a virus. Cold sores hurt."),
 ]
 
 

@@ -766,7 +766,7 @@ def test_a_page_listing_the_asked_name_among_its_types_is_on_it() -> None:
     assert not lists_as_its_type(question, "Tinea Infections", [tinea], vocabulary | {"ringworm"})
     described = "Types of tinea are less common in ringworm season."
     assert not lists_as_its_type(question, "Tinea Infections", [described], vocabulary)
-    described = "Types of tinea are distinguished by their site, and ringworm by its ring."
+    described = "Types of tinea are distinguished by site, ringworm, and how they look."
     assert not lists_as_its_type(question, "Tinea Infections", [described], vocabulary)
     # an item with a stop word inside is read as the question writes it
     scalp = "Types of tinea include ringworm of the scalp, athlete's foot and jock itch."
