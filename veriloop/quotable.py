@@ -639,21 +639,107 @@ def _is_item(text: str) -> bool:
     return bool(lead_of(text)) and text.partition(": ")[2][:1].islower()
 
 
+PARAPHRASES = {
+    "manner": "pattern",
+    "altered": "changed",
+    "mutated": "changed",
+    "sufficient": "enough",
+    "disorder": "condition",
+}
+"""Words two MedQuAD pages swap when one restates the other, read as one word by
+`near_duplicate`: GARD's "Noonan syndrome is inherited in an autosomal dominant manner.
+This means that having one changed (mutated) copy of the responsible gene in each cell is
+enough to cause the condition" restates GHR's "This condition is inherited in an
+autosomal dominant pattern, which means one copy of the altered gene in each cell is
+sufficient to cause the disorder" (9 of its 13 words written alike; all 12 folded).
+Across every focus's pages, 62 more cross-page pairs pass the overlap folded (and a
+63rd, "Most forms ... autosomal recessive" / "Several rare forms ... autosomal dominant",
+that `CONTRASTS` keeps apart); 40 read: 36 restatements, 3 nearly (the shorter adds
+"rare", "obstructive"), 1 a short sentence matched inside a long one about another
+condition ("Cushing's syndrome is a hormonal disorder" / "... pseudo-Cushing's syndrome,
+a condition ..."): benchmarks/cross_page_restatements.py, docs/benchmarks/
+restatements.md."""
+
+CONTRASTS = (
+    ("dominant", "recessive"),
+    ("autosomal", "x"),  # "x-linked" reads as "x", "linked"
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increases", "decreases"),
+    ("high", "low"),
+    ("higher", "lower"),
+    ("upper", "lower"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("common", "rare"),
+    ("child", "adult"),
+    ("children", "adults"),
+    ("men", "women"),
+    ("male", "female"),
+    ("males", "females"),
+    ("acute", "chronic"),
+    ("benign", "malignant"),
+    ("before", "after"),
+)
+"""Word pairs whose one side in one text and other side in the other make two texts say
+different things however many words they share: "Before age 55, men are more likely
+than women to develop high blood pressure" / "After age 55, women are more likely than
+men ...", an atrial / ventricular defect's "upper" / "lower" chambers, low- / high-grade
+treatments. Of MedQuAD's 11,596 unit pairs on one focus (one page or two) that
+`near_duplicate` would call one without them, 35 hold a contrast, all read: none restates
+the other (radiation "before" / "after surgery", low- / high-grade, men / women; some a
+short sentence matched inside a long one) (benchmarks/cross_page_restatements.py)."""
+
+_OPPOSITES: dict[str, frozenset[str]] = {
+    word: frozenset(b if word == a else a for a, b in CONTRASTS if word in (a, b))
+    for pair in CONTRASTS
+    for word in pair
+}
+
+
 def near_duplicate(first: str, second: str, overlap: float = 0.8) -> bool:
     """Tell whether two units say the same thing: most content words of the shorter shared.
 
     Two naming different kinds of one name by letter or number say different things
     ("You could get hepatitis A through contact with an infected persons stool" / "...
     hepatitis B ... blood", "Type 1 diabetes ..." / "Type II diabetes ...":
-    `different_kinds`). (A negation on one side only was read as different too, and let
-    restatements in: "In general, there is no one cause or risk factor for depression ..."
-    beside "The risk factors for depression are family history, life experiences, and
-    environment".)
+    `different_kinds`), and so do two writing the two sides of a contrast ("before" /
+    "after", "dominant" / "recessive": `contrasting`). Words pages swap when restating
+    ("manner" / "pattern": `PARAPHRASES`) count as one. (A negation on one side only was
+    read as different too, and let restatements in: "In general, there is no one cause or
+    risk factor for depression ..." beside "The risk factors for depression are family
+    history, life experiences, and environment".)
+    """
+    if content_overlap(first, second) < overlap:
+        return False
+    return not different_kinds(first, second) and not contrasting(first, second)
+
+
+def _folded(text: str, fold: bool) -> set[str]:
+    words = _content(text)
+    return {PARAPHRASES.get(word, word) for word in words} if fold else set(words)
+
+
+def content_overlap(first: str, second: str, *, fold: bool = True) -> float:
+    """Return the share of the shorter text's distinct content words the other writes too.
+
+    Words pages swap when restating (`PARAPHRASES`) count as one unless `fold` is False;
+    0.0 when either text has no content word.
+    """
+    a, b = _folded(first, fold), _folded(second, fold)
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def contrasting(first: str, second: str) -> bool:
+    """Tell whether one text writes a word the other does not and the other its opposite.
+
+    The opposites are `CONTRASTS`' ("Before age 55, men ..." / "After age 55, women ...").
     """
     a, b = set(_content(first)), set(_content(second))
-    if not a or not b or len(a & b) / min(len(a), len(b)) < overlap:
-        return False
-    return not different_kinds(first, second)
+    only_b = b - a
+    return any(_OPPOSITES.get(word, frozenset()) & only_b for word in a - b)
 
 
 def different_kinds(first: str, second: str) -> bool:

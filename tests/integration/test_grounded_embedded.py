@@ -13,6 +13,9 @@ def test_noonan_is_answered_from_an_nih_page_and_nitrogen_is_refused() -> None:
     graph = build_graph().compile()
     noonan = graph.invoke({"question": "Is Noonan syndrome inherited?"}, context=GroundedContext())
     assert noonan["refusal"] is None and "autosomal dominant" in noonan["answer"]
+    # GHR's "... an autosomal dominant pattern" and GARD's restatement of it ("... an
+    # autosomal dominant manner. This means ...") are one fact, said once
+    assert noonan["answer"].count("inherited in an autosomal dominant") == 1
     assert noonan["answer"].count("[1]") >= 1
     assert noonan["sources"][0]["url"].startswith("https://") and noonan["sources"][0]["id"]
     # extract: quoted, then checked; the judge reads each quote after the question, so a

@@ -6,6 +6,8 @@ import pytest
 
 from veriloop.quotable import (
     clean_unit,
+    content_overlap,
+    contrasting,
     merge_items,
     near_duplicate,
     restates_list,
@@ -455,6 +457,53 @@ def test_the_same_sentence_from_two_pages_is_said_once() -> None:
         "Call 911 right away if you have chest pain.",
         "Call 9-1-1 right away if you have chest pain.",
     )
+
+
+def test_two_pages_restating_one_fact_in_their_own_words_are_one() -> None:
+    # README's first command quoted GHR's sentence and GARD's restatement of it
+    ghr = (
+        "This condition is inherited in an autosomal dominant pattern, which means one copy "
+        "of the altered gene in each cell is sufficient to cause the disorder."
+    )
+    gard = (
+        "Noonan syndrome is inherited in an autosomal dominant manner. This means that "
+        "having one changed (mutated) copy of the responsible gene in each cell is enough "
+        "to cause the condition."
+    )
+    assert near_duplicate(ghr, gard)
+    assert content_overlap(ghr, gard, fold=False) < 0.8  # the folds decide
+    # the opposite inheritance is another fact, however many words are shared
+    recessive = gard.replace("dominant", "recessive")
+    assert near_duplicate(gard, gard.replace("manner", "pattern"))
+    assert not near_duplicate(gard, recessive)
+    assert contrasting(gard, recessive)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "Before age 55, men are more likely than women to develop high blood pressure.",
+            "After age 55, women are more likely than men to develop high blood pressure.",
+        ),
+        (
+            "A hole in the septum between the heart's two upper chambers is called an atrial "
+            "septal defect.",
+            "A hole in the septum between the heart's two lower chambers is called a "
+            "ventricular septal defect.",
+        ),
+        (
+            "When low-grade astrocytoma recurs after treatment, it usually comes back where "
+            "the tumor first formed.",
+            "When high-grade astrocytoma recurs after treatment, it usually comes back where "
+            "the tumor first formed.",
+        ),
+    ],
+)
+def test_two_units_writing_a_contrasts_two_sides_are_not_one(first: str, second: str) -> None:
+    assert content_overlap(first, second) >= 0.8  # the words alone would make them one
+    assert not near_duplicate(first, second)
+    assert not contrasting(first, first)
 
 
 def test_a_lists_items_are_quoted_together() -> None:
