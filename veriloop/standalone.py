@@ -434,6 +434,38 @@ def _lists_after(rest: str) -> bool:
     return len(rest.split()) >= 6 and bool(INCLUDES.match(rest))
 
 
+GLUED_VERBS = frozenset(
+    """use uses require requires need needs include includes help helps affect affects
+    cause lead leads make makes take takes get gets develop develops feel feels recover
+    recovers occur occurs seem seems appear appears start starts begin begins tend tends
+    spread spreads live lives work works come comes go goes know knows usually often also
+    sometimes generally typically""".split()
+)
+"""Present-tense verbs (and the adverbs before one) that make the words glued after a
+list's last item a sentence when a short subject opens them (`GLUED_CLAUSE`): "-
+Slurred speech Doctors use a neurologic exam ...", "- Less hair on head, more on face
+Some symptoms require treatment.", "- Visible nits (lice eggs) or crawling lice Lice spread
+most commonly by ..." (`FINITE_VERBS` holds none of them)."""
+
+GLUED_CLAUSE = re.compile(
+    rf"^(?![A-Z][a-z]+ing\b)[A-Z][a-z'’]+(?: (?!(?:who|that|which)\b)[a-z'’]+){{0,2}}? "
+    rf"(?:{'|'.join(sorted(GLUED_VERBS))}) \S.*[.!?]$"
+)
+"""A sentence of a subject (a capitalised word, up to two lower-case words after it; no
+gerund: "- stopping illegal drug use Changing medicines you take ..." is two items; no
+relative clause: "- A nurse Specialists who include a dietitian") and a verb of
+`GLUED_VERBS`, ending on a stop."""
+
+
+def _glued_clause(rest: str) -> bool:
+    """Tell whether words glued after a list's last item open a sentence of their own.
+
+    A subject of up to three words and a present-tense verb (`GLUED_CLAUSE`,
+    `GLUED_VERBS`), four words at least, ending on a stop.
+    """
+    return len(rest.split()) >= 4 and bool(GLUED_CLAUSE.match(rest))
+
+
 def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[str, str]:
     """Split a list item from the sentence glued after it ("hearing problems Your ...").
 
@@ -450,6 +482,10 @@ def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[st
     for point in _name_ends(item):
         rest = item[point:].strip()
         if _is_sentence(rest):
+            return item[:point].strip(), rest
+    for point in lost_stops(item, acronyms):  # "- Slurred speech Doctors use a ..."
+        rest = item[point:].strip()
+        if _glued_clause(rest) and not _is_sentence(item[:point], bare=True):
             return item[:point].strip(), rest
     return item, ""
 

@@ -415,6 +415,45 @@ def test_a_sentence_glued_to_a_lists_last_one_word_item_is_cut_off() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "item", "sentence"),
+    [
+        (  # MedlinePlus's Concussion page: the item and the diagnosis sentence were one
+            "Consult your doctor if you have more serious symptoms such as - Seizures - "
+            "Confusion - Slurred speech Doctors use a neurologic exam and imaging tests to "
+            "diagnose a concussion.",
+            "Consult your doctor if you have more serious symptoms such as: slurred speech.",
+            "Doctors use a neurologic exam and imaging tests to diagnose a concussion.",
+        ),
+        (
+            "They include - Hot flashes - Trouble focusing - Less hair on head, more on face "
+            "Some symptoms require treatment.",
+            "They include: less hair on head, more on face.",
+            "Some symptoms require treatment.",
+        ),
+        (
+            "Symptoms of lice may include - Intense itching - Rash - Visible nits (lice eggs) "
+            "or crawling lice Lice spread most commonly by close person-to-person contact.",
+            "Symptoms of lice may include: visible nits (lice eggs) or crawling lice.",
+            "Lice spread most commonly by close person-to-person contact.",
+        ),
+    ],
+)
+def test_a_sentence_of_a_verb_no_finite_list_holds_is_cut_off_a_last_item(
+    text: str, item: str, sentence: str
+) -> None:
+    units = standalone_units(text)
+    assert units[-2:] == [item, sentence]
+
+
+def test_a_gerund_after_a_last_item_is_another_item_not_a_sentence() -> None:
+    units = standalone_units(
+        "For some men, the following lifestyle changes help - Quitting smoking - Stopping "
+        "illegal drug use Changing medicines you take to treat other health problems."
+    )
+    assert "Changing medicines you take to treat other health problems." not in units
+
+
 def test_a_heading_left_as_a_lists_last_item_is_no_item() -> None:
     units = standalone_units(
         "Some sources of these fats are - Avocados - Olive oil - Tofu Sodium You should try "
