@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.live_records import whole_records
+
 pytestmark = [pytest.mark.integration, pytest.mark.full]
 
 SOURCE = (
@@ -53,12 +55,6 @@ def rendered_dom(page: Path) -> str:
     return done.stdout
 
 
-def records(path: Path) -> list[dict[str, object]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def test_a_killed_batch_resumes_without_redoing_a_row(tmp_path: Path) -> None:
     veriloop = str(Path(sys.executable).parent / "veriloop")
     data = tmp_path / "rows.jsonl"
@@ -70,18 +66,18 @@ def test_a_killed_batch_resumes_without_redoing_a_row(tmp_path: Path) -> None:
     )
     results = out / "results.jsonl"
     deadline = time.monotonic() + 240
-    while len(records(results)) < 16 and time.monotonic() < deadline:
+    while len(whole_records(results)) < 16 and time.monotonic() < deadline:
         assert process.poll() is None, (
             process.stderr.read().decode()[-2000:] if process.stderr else ""
         )
         time.sleep(0.2)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    before = records(results)
+    before = whole_records(results)
     assert 16 <= len(before) < 400, "the kill came too late to test a resume"
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    after = records(results)
+    after = whole_records(results)
     ids = [r["id"] for r in after]
     assert sorted(ids) == sorted(f"r{i}" for i in range(400))  # each row exactly once
     assert after[: len(before)] == before  # nothing finished was redone or rewritten

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.live_records import whole_records
 from veriloop.models.fake_server import base_url, fake_openai_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.full]
@@ -28,12 +29,6 @@ def write_pubmedqa(folder: Path) -> None:
     }
     (folder / "ori_pqal.json").write_text(json.dumps(records))
     (folder / "test_ground_truth.json").write_text(json.dumps({k: "yes" for k in records}))
-
-
-def records(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def test_sigint_stops_promptly_and_the_rerun_resumes(tmp_path: Path) -> None:
@@ -71,14 +66,14 @@ def test_sigint_stops_promptly_and_the_rerun_resumes(tmp_path: Path) -> None:
             start_new_session=True,
         )
         deadline = time.monotonic() + 120
-        while len(records(results)) < 2 and time.monotonic() < deadline:
+        while len(whole_records(results)) < 2 and time.monotonic() < deadline:
             assert process.poll() is None, process.stderr.read()[-2000:]
             time.sleep(0.05)
         os.kill(process.pid, signal.SIGINT)
         interrupted = time.monotonic()
         _, stderr = process.communicate(timeout=60)
         took = time.monotonic() - interrupted
-        kept = records(results)
+        kept = whole_records(results)
         # Stopped at once (one item takes 0.5 s; the 10 queued ones would take 5 s more).
         assert process.returncode == 130, stderr[-2000:]
         assert took < 3.0, f"took {took:.1f} s to stop"
@@ -86,7 +81,7 @@ def test_sigint_stops_promptly_and_the_rerun_resumes(tmp_path: Path) -> None:
         assert 2 <= len(kept) < ITEMS
         finished = subprocess.run(command, capture_output=True, text=True, timeout=300)
         assert finished.returncode == 0, finished.stderr[-2000:]
-    final = records(results)
+    final = whole_records(results)
     ids = [r["item_id"] for r in final]
     assert len(ids) == len(set(ids)) == ITEMS
     assert [r["item_id"] for r in final[: len(kept)]] == [r["item_id"] for r in kept]
