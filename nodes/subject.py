@@ -1070,6 +1070,7 @@ def joined_as_named(question: str, titles: Sequence[str]) -> str:
             named |= {words[0], words[0].removesuffix("s")}
     if not named:
         return question
+    question = _lay_prefixed(question, named)
     words = list(NAME_WORD.finditer(question))
     joined, taken = question, -1
     for i in range(len(words) - 2, -1, -1):
@@ -1082,6 +1083,38 @@ def joined_as_named(question: str, titles: Sequence[str]) -> str:
             joined = f"{joined[: first.start()]}{spelled}{joined[second.end() :]}"
             taken = i
     return joined
+
+
+LAY_PREFIXED = re.compile(
+    r"\b(?P<lay>(?:over|under)(?:-?active)?)\s+(?P<organ>[a-z]{4,})\b", re.IGNORECASE
+)
+"""A lay name of too much or too little of an organ's work ("overactive thyroid",
+"underactive thyroid"), whose page is named with the Greek prefix (`_lay_prefixed`)."""
+
+GREEK_PREFIX = {"over": "hyper", "under": "hypo"}
+
+
+def _lay_prefixed(question: str, named: set[str]) -> str:
+    """Return the question naming a one-word page its lay words name ("overactive thyroid").
+
+    "overactive thyroid" is Hyperthyroidism and "underactive thyroid" Hypothyroidism
+    when a candidate page has that one-word name: the prefix ("hyper", "hypo") and the
+    organ's word, then "ism" or "ia". MedQuAD's nine Hyperthyroidism answers never write
+    "overactive thyroid" (only "overactive nodule"): "What is the treatment for an
+    overactive thyroid?" matched none of them and was refused. The words stay when
+    no such page is among `named`.
+    """
+
+    def named_page(match: re.Match[str]) -> str:
+        lay = match.group("lay").lower()
+        prefix = GREEK_PREFIX["over" if lay.startswith("over") else "under"]
+        organ = match.group("organ").lower()
+        for suffix in ("ism", "ia"):
+            if f"{prefix}{organ}{suffix}" in named:
+                return f"{prefix}{organ}{suffix}"
+        return match.group(0)
+
+    return LAY_PREFIXED.sub(named_page, question)
 
 
 def _page_texts(titles: Sequence[str], texts: Sequence[str]) -> dict[str, list[str]]:

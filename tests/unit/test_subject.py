@@ -731,6 +731,27 @@ def test_a_page_named_in_one_word_is_on_the_question_writing_it_in_two() -> None
     assert kept("My eye hurts. Is it an eye infection?") == ["Eye Infections"]  # no joining
 
 
+def test_a_lay_name_of_too_much_or_too_little_names_the_greek_prefixed_page() -> None:
+    # batch G: "overactive thyroid" matched no Hyperthyroidism page (none writes it) and
+    # was refused with the page retrieved and set aside
+    titles = ["Hyperthyroidism", "Graves' disease", "Hypothyroidism"]
+    texts = [
+        "Health care providers treat hyperthyroidism with medications.",
+        "Graves disease is an autoimmune disorder that causes hyperthyroidism.",
+        "Hypothyroidism has many symptoms.",
+    ]
+    question = "What is the treatment for an overactive thyroid?"
+    assert joined_as_named(question, titles) == "What is the treatment for an hyperthyroidism?"
+    kept = match_subject(question, titles, texts)
+    assert kept.matched and [titles[i] for i in kept.kept] == ["Hyperthyroidism"]
+    under = match_subject("Symptoms of an under-active thyroid?", titles, texts)
+    assert [titles[i] for i in under.kept] == ["Hypothyroidism"]
+    # no such page among the candidates: the words stay
+    assert joined_as_named("Is an overactive bladder common?", titles) == (
+        "Is an overactive bladder common?"
+    )
+
+
 def test_a_two_word_page_is_named_by_a_first_word_written_only_in_its_name() -> None:
     titles = ["Canker Sores", "Mouth Disorders"]
     texts = [
