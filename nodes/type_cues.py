@@ -40,7 +40,8 @@ SPREAD_BY = re.compile(
     r"\b(?:infected|contact|person|people|someone|sex|sexual|contaminated|mosquito(?:es)?|"
     r"bites?|ticks?|droplets|cough\w*|sneez\w*|needles?|animals?|feces|stools?|partners?|"
     r"swallow\w*\s+(?:their\s+|the\s+|its\s+)?eggs|hands?)\b"
-    r"|\b(?:give|pass|spread)\s+(?:it|the (?:virus|infection|disease))\s+to\b",
+    r"|\b(?:give|pass|spread)\s+(?:it|the (?:virus|infection|disease))\s+to\b"
+    r"|\b(?:pass(?:es)?|travel(?:s)?)\s+through\s+the\s+air\b(?!\s+sacs?\b)",
     re.IGNORECASE,
 )
 """A sentence saying how an infection is caught: what causes it, to the person asking
@@ -60,7 +61,12 @@ spread") is no verb (stopping it is prevention), nor getting information or advi
 distinct units MedQuAD's answers are quoted as, matches went 181 -> 184: 4 gained (the
 two pinworm units; syphilis sores making it "easier to get or give someone HIV during
 sex"; a CJD variant "from eating beef from an infected animal"), 1 lost (stopping "the
-spread of germs by covering your mouth ... when you sneeze")."""
+spread of germs by covering your mouth ... when you sneeze"). Passing or travelling
+"through the air" is a route (MedlinePlus's Flu page: "The viruses pass through the air and
+enter your body ...", and "Is the flu contagious?" was answered from the H1N1 page), but
+not into the air sacs ("Oxygen passes through the air sacs ..."): on the 109,530 units of
+2026-12-02, 184 -> 185 matches, the Flu unit gained (without the air-sacs guard 4 more, all
+about breathing)."""
 
 NOT_CAUGHT = re.compile(r"\b(?:cancers?|tumou?rs?|lymph|metasta\w*)\b", re.IGNORECASE)
 """A cancer's spread through tissue and blood, which is its stage, not its cause."""

@@ -176,6 +176,11 @@ def test_whether_genes_play_a_part_says_whether_it_is_inherited(unit: str, said:
         ),
         ("To stop its spread by coughing, cover your mouth.", False),
         ("Some people get heartburn when they swallow.", False),  # a symptom, not a route
+        # MedlinePlus's Flu page ("Is the flu contagious?" was answered from H1N1's)
+        ("The viruses pass through the air and enter your body through your nose.", True),
+        # oxygen's way into the blood is no route of infection
+        ("Oxygen passes through the air sacs into the blood.", False),
+        ("Oxygen travels through the air sac walls into the bloodstream.", False),
     ],
 )
 def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool) -> None:
