@@ -72,6 +72,7 @@ from veriloop.nodes.refusals import (
     retrieval_record,
     soft_refusal_detail,
 )
+from veriloop.nodes.treating_pages import names_a_treatment
 from veriloop.nodes.type_cues import searched_type
 from veriloop.prompts import load_prompt, render
 from veriloop.state import InputState, OutputState, TracedState
@@ -388,7 +389,11 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
             parts=state.parts,
         )
         calls.extend(quoted.calls)
-        if quoted.first_unanswered and state.stand_ins:  # a kind its pages name answers
+        treating = any(p.get("treats") for p in state.stand_ins) and not names_a_treatment(
+            [unit for unit, _ in quoted.units[: quoted.first_count]]
+        )  # a treatment's page says it treats the subject, whose own quotes name none
+        if state.stand_ins and (quoted.first_unanswered or treating):  # a kind its pages name
+            # answers, or a treatment's page saying it treats the subject
             instead = quote_answer(
                 models,
                 state.question,
@@ -399,8 +404,8 @@ def answer(state: State, runtime: Runtime[GroundedContext]) -> dict[str, Any]:
                 typed=True,
             )
             calls.extend(instead.calls)
-            if instead.units:  # the parts' units follow
-                quoted.units = [*instead.units, *quoted.units]
+            if instead.units:  # they answer the first type; the parts' units follow
+                quoted.units = [*instead.units, *quoted.units[quoted.first_count :]]
                 quoted.first_unanswered = False
                 passages = [*passages, *state.stand_ins]
         if quoted.first_unanswered:

@@ -90,7 +90,13 @@ class SourcePassage(TypedDict):
     that names the kind ("Many different diseases can cause dementia, including
     Alzheimer's disease and stroke"; `nodes.named_kinds`)."""
     named_by: NotRequired[str]
-    """With `named_in`: the focus of the subject's page that names the kind."""
+    """With `named_in`: the focus of the subject's page that names the kind; with `treats`:
+    the subject's focus the treatment's page names."""
+    treats: NotRequired[str]
+    """For a treatment's page answering for a subject whose own pages say no treatment: its
+    unit saying it treats the subject ("Some women take hormone replacement therapy ...,
+    also called menopausal hormone therapy, to relieve these symptoms";
+    `nodes.treating_pages`)."""
     defines: NotRequired[str]
     """The question's subject phrase, which this passage of a page about something else
     says what it is ("sleep paralysis" on Narcolepsy's: `nodes.subject.defines_phrase`):

@@ -256,6 +256,8 @@ class Quoted:
     """A type was asked first and none of its units was quoted."""
     parts_unanswered: list[str] = field(default_factory=list)
     """The types of the other parts none of whose units was quoted."""
+    first_count: int = 0
+    """How many of `units` are the first type's (the other parts' follow)."""
 
 
 def quote_answer(
@@ -321,6 +323,7 @@ def quote_answer(
         ],
         first_unanswered=asked not in (None, "information") and not first,
         parts_unanswered=parts_unanswered,
+        first_count=len(first),
     )
 
 

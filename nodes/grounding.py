@@ -76,6 +76,7 @@ from veriloop.nodes.subject import (
     writes_unnumbered,
     written_elsewhere,
 )
+from veriloop.nodes.treating_pages import treating_pages
 from veriloop.nodes.type_cues import asked_cues
 from veriloop.quotable import has_quotable, quotable_texts
 from veriloop.standalone import leans_back
@@ -483,6 +484,16 @@ def retrieve_ranked(
             )
             calls = [*calls, *call_named]
             stand_ins = [p for p in named if relevant_at is None or p["relevance"] >= relevant_at]
+            if asked == "treatment" and not stand_ins:  # Hormone Replacement Therapy's
+                # "... to relieve these symptoms" for Menopause, whose page names none
+                subjects = [p["title"] for p in own if p["title"]]
+                treating, call_treating = rank_passages(
+                    models, question, treating_pages(found, subjects), keep, question_vector
+                )
+                calls = [*calls, *([call_treating] if call_treating else [])]
+                stand_ins = [
+                    p for p in treating if relevant_at is None or p["relevance"] >= relevant_at
+                ]
     if is_on and asked and not typed_far and not any(p.get("qtype") == asked for p in on_subject):
         # what causes a cancer: its risk factors, on its who-is-at-risk page, which the
         # search for "causes" does not return (read like its other pages: `TypeTest`);

@@ -192,12 +192,25 @@ def named_kind_note(
         missing: The other parts' types the subject's pages do not answer.
         far: Of those, the types its pages answer too far from the question to quote.
 
+    A treatment's page quoted for a subject whose pages name no treatment
+    (`nodes.treating_pages`) is said the same way: "MedQuAD's pages on Menopause name no
+    treatment; quoted instead: Hormone Replacement Therapy, whose page says it treats it
+    ("Some women take hormone replacement therapy ... to relieve these symptoms.")".
+
     Returns:
         The note; None when no cited passage is a named kind's (`named_in`,
-        `nodes.named_kinds`).
+        `nodes.named_kinds`) or a treatment's (`treats`).
     """
     from veriloop.nodes.question_type import QUESTION_TYPE_NAMES
 
+    treating = [p for p in passages if p.get("treats") and p["id"] in cited]
+    if treating:
+        subject = page_name(treating[0].get("named_by", "")) or "its subject"
+        pages = ", ".join(dict.fromkeys(page_name(p["title"]) for p in treating))
+        return (
+            f"{source}'s pages on {subject} name no treatment; quoted instead: {pages}, whose "
+            f'page says it treats it ("{treating[0]["treats"]}")'
+        )
     named = [p for p in passages if p.get("named_in") and p["id"] in cited]
     if not named or not asked:
         return None

@@ -1478,3 +1478,46 @@ def test_a_page_sharing_the_lettered_subjects_concept_but_not_its_letter_is_not_
     # asked by its bare name too, the wider page stays
     wider = retrieved(models, "Is hepatitis A the worst kind of hepatitis?")
     assert sorted(p["title"] for p in wider.ranked) == ["Hepatitis", "Hepatitis A"]
+
+
+MENOPAUSE_OVERVIEW = (
+    "Menopause is the time in a woman's life when her period stops. Some symptoms require "
+    "treatment. Make sure the doctor knows your medical history."
+)
+HRT_RELIEF = (
+    "Some women take hormone replacement therapy, also called menopausal hormone therapy, "
+    "to relieve these symptoms."
+)
+
+
+def test_a_treatments_page_answers_for_a_subject_whose_pages_name_no_treatment(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, _, _, _ = setup(
+        fake_backend, tmp_path, monkeypatch, [], judge=ScriptedJudge(other=0.95)
+    )
+    pages = [
+        ("Menopause", MENOPAUSE_OVERVIEW, "information", []),
+        ("Hormone Replacement Therapy", HRT_RELIEF, "information", []),
+    ]
+    sites = {"Menopause": "MPlusHealthTopics", "Hormone Replacement Therapy": "MPlusHealthTopics"}
+    use_source(monkeypatch, TypedSource(pages, sites=sites))
+    settings: dict[str, Any] = {
+        "answer_mode": "extract",
+        "relevant_at": -1.0,
+        "subject_relevant_at": -1.0,
+    }
+    result = run(backend, "", "What is the treatment for menopause?", **settings)
+    assert result["answer"] == f"{HRT_RELIEF[:-1]} [1]."  # not "Some symptoms require ..."
+    assert [s["title"] for s in result["sources"]] == ["Hormone Replacement Therapy"]
+    assert result["not_covered"] == (
+        "titled pages's pages on Menopause name no treatment; quoted instead: Hormone "
+        f'Replacement Therapy, whose page says it treats it ("{HRT_RELIEF}")'
+    )
+    # the subject's own page naming a treatment answers itself
+    named = MENOPAUSE_OVERVIEW.replace("Some symptoms require treatment.", "Hormone pills help.")
+    own = [("Menopause", named, "information", []), pages[1]]
+    use_source(monkeypatch, TypedSource(own, sites=sites))
+    itself = run(backend, "", "What is the treatment for menopause?", **settings)
+    assert [s["title"] for s in itself["sources"]] == ["Menopause"]
+    assert "Hormone pills help" in itself["answer"]
