@@ -34,7 +34,14 @@ from veriloop.nodes.question_type import (
     side_effects_asked,
 )
 from veriloop.nodes.subject import words_in_order
-from veriloop.nodes.type_cues import SHOWS_SIGNS, asked_cues, asks_how_caught, says_how_caught
+from veriloop.nodes.type_cues import (
+    SHOWS_SIGNS,
+    asked_cues,
+    asks_how_caught,
+    asks_how_long,
+    says_how_caught,
+    says_how_long,
+)
 from veriloop.nodes.unit_type import unit_types
 from veriloop.quotable import (
     item_rows,
@@ -281,7 +288,8 @@ def quote_answer(
     them (`on_type_pages`); a question asking how or whether it is caught
     (`asks_how_caught`) by the units saying it (`says_if_caught`), where some do, whatever
     its type (that test replaces the `TypeTest`, its kin, stand-in and research readings
-    with it). Passages marked
+    with it); one asking how long it lasts (`asks_how_long`) likewise by the units saying
+    that (`says_if_lasting`). Passages marked
     `defines` (pages about something else that say what the question's subject phrase is)
     give only their units that write the phrase. Then each part (`quote_parts`).
     """
@@ -298,6 +306,8 @@ def quote_answer(
         about = writes_phrase(defined)
     elif asks_how_caught(question) and any(says_if_caught(quotable_units(own))):
         about, prefer = says_if_caught, None  # "Is eczema contagious?", whatever its type
+    elif asks_how_long(question) and any(says_if_lasting(quotable_units(own))):
+        about, prefer = says_if_lasting, None  # "How long does shingles pain last?"
     first, call = extract_sentences(
         models,
         question,
@@ -347,6 +357,11 @@ def type_test(asked: str, models: Models, passages: Sequence[SourcePassage]) -> 
 
 CONTAGIOUS = re.compile(r"\bcontagious\b", re.IGNORECASE)
 """A unit saying whether its subject is contagious ("Eczema is not contagious.")."""
+
+
+def says_if_lasting(units: list[tuple[str, str]]) -> list[bool]:
+    """Say, for each (unit, passage id), whether it says how long the illness lasts."""
+    return [says_how_long(text) for text, _ in units]
 
 
 def says_if_caught(units: list[tuple[str, str]]) -> list[bool]:

@@ -92,14 +92,17 @@ _ABOUT = (  # "lasts only 1 or 2 days", "last anywhere from a few seconds ..."
 )
 HOW_LONG = re.compile(
     r"\b(?:(?:get|gets|getting|feel|feels)\s+better|recover\w*|go(?:es)?\s+away|"
-    rf"clears?\s+up|heals?|resolves?|improves?|{_NOT_A_DATE}last(?:s|ing)?|disappears?)\s+"
-    rf"(?:\w+\s+){{0,3}}?(?:with)?in\s+{_ABOUT}{_SPAN}|"
-    rf"{_NOT_A_DATE}\blast(?:s|ing)?\s+(?:for\s+)?{_ABOUT}{_SPAN}",
+    rf"clears?\s+up|heals?|resolves?|improves?|subsides?|{_NOT_A_DATE}last(?:s|ing)?|"
+    rf"disappears?)\s+(?:\w+\s+){{0,3}}?(?:with)?in\s+{_ABOUT}{_SPAN}|"
+    rf"{_NOT_A_DATE}\blast(?:s|ing)?\s+(?:for\s+)?{_ABOUT}{_SPAN}|"
+    rf"{_NOT_A_DATE}\b(?:last(?:s|ing)?|continu(?:e|es|ing)|go(?:es)?\s+on|persist(?:s|ing)?)"
+    r"\s+for\s+(?:many\s+|several\s+)?(?:days|weeks|months|years)\b",
     re.IGNORECASE,
 )
 """How long an illness or its episodes last, or how soon people get better ("Most people
-get better in two to four weeks", "The illness usually lasts one week"; not "in the last
-6 months", "your last 2 periods"): what "How long does mononucleosis last?" asks of its
+get better in two to four weeks", "The illness usually lasts one week", "The pain of
+shingles may last for weeks, months, or even years"; not "in the last 6 months", "your
+last 2 periods"): what "How long does mononucleosis last?" asks of its
 outlook. A count is a number, a word ("nine", "a few", "a", "an") or a range ("7-10 days",
 "3 to 4 weeks", "between a few hours and a day"), always with its unit, after "about",
 "only", "at least", "anywhere from", ... Of MedQuAD's 114,303 distinct quotable units 290
@@ -108,12 +111,41 @@ match; the first form (no unit needed after "lasts", no "a", "lasting", seconds,
 of pregnancy", no duration) and gained 109 (of 77 read, all say how long an illness, an
 episode or a symptom lasts or how soon it passes; a few, such as "A normal pregnancy
 lasts nine months", of something that is no illness). Without the "the last" guard the
-first form matched 202: "in the last 6 months" and the like."""
+first form matched 202: "in the last 6 months" and the like. On 2026-12-02 (109,530
+units) 288 -> 350: "subsides within 3 to 5 weeks" (the NINDS Shingles outlook's), and
+lasting, continuing, going on or persisting "for (many, several) days / weeks / months /
+years" with no count (MedlinePlus's "The pain of shingles may last for weeks, months, or
+even years ..."); of the 62 gained, read whole, all but four say how long an illness, an
+episode or a symptom lasts (those: climate change, a contraceptive's protective effect,
+treatment time, the definition of late effects)."""
 
 
 def says_how_long(unit: str) -> bool:
     """Tell whether a unit says how long an illness lasts or how soon it passes (`HOW_LONG`)."""
     return bool(HOW_LONG.search(unit))
+
+
+ASKS_HOW_LONG = re.compile(
+    r"\bhow\s+long\s+(?:does|do|did|will|would|can|could|is|are|should|may|might)\b", re.I
+)
+"""A question asking how long something lasts ("How long does shingles pain last?")."""
+
+NOT_HOW_LONG_ASKED = re.compile(
+    r"\b(?:live|lives|living|survive\w*|contagious|infectious|take|taking|use|using|wait\w*|"
+    r"stay|keep|life\s+expectancy)\b",
+    re.IGNORECASE,
+)
+"""How long someone lives or may wait, stays contagious or takes a medicine: no illness's
+course (`says_how_long` units do not answer those)."""
+
+
+def asks_how_long(question: str) -> bool:
+    """Tell whether a question asks how long an illness or its symptoms last.
+
+    Not how long one lives with it, is contagious, or should take or wait for something
+    (`NOT_HOW_LONG_ASKED`).
+    """
+    return bool(ASKS_HOW_LONG.search(question)) and not NOT_HOW_LONG_ASKED.search(question)
 
 
 GENES_PLAY_A_PART = re.compile(

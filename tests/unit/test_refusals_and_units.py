@@ -219,6 +219,13 @@ def test_how_an_infection_is_caught_says_what_causes_it(unit: str, caught: bool)
         ("outlook", "An attack lasts between three and four hours.", True),
         ("outlook", "In its last 3 months of pregnancy the mother gains weight.", False),
         ("outlook", "The main symptom is severe fatigue that lasts for 6 months.", True),
+        # how long with no count, and "subsides" ("How long does shingles pain last?")
+        ("outlook", "The pain of shingles may last for weeks, months, or even years.", True),
+        ("outlook", "The pain often continues for months -- and can go on for years.", True),
+        ("outlook", "For most, the pain subsides within 3 to 5 weeks.", True),
+        ("outlook", "In some cases, CFS can persist for years.", True),
+        ("outlook", "In the last years of life, care is at home.", False),
+        ("outlook", "Scientists have studied the virus for years.", False),
         # frequency's "affects" only with a count (`question_type.CUES_IN_CONTEXT`)
         ("frequency", "Rheumatoid arthritis affects about 1.3 million adults in the US.", True),
         ("frequency", "Medullary sponge kidney affects about one person per 5,000 people.", True),
@@ -1082,6 +1089,33 @@ def _epilepsy_pages() -> tuple[SourcePassage, SourcePassage]:
     )
     known["qtype"] = "information"
     return studied, known
+
+
+def test_a_question_asking_how_long_it_lasts_quotes_the_units_saying_it() -> None:
+    # "How long does shingles pain last?" quoted the outlook page's opening and then who is
+    # vulnerable to shingles
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    shingles = passage(
+        "S-1",
+        "Most people are vulnerable to shingles as they age. The pain subsides within 3 to 5 "
+        "weeks. People who receive organ transplants are also vulnerable to shingles.",
+        title="Shingles",
+    )
+
+    def quoted(question: str) -> list[str]:
+        return [
+            text
+            for text, _ in quote_answer(
+                fake_models([]), question, [shingles], 3, _EarlierFirst(), asked="outlook"
+            ).units  # type: ignore[arg-type]
+        ]
+
+    assert quoted("How long does shingles pain last?") == ["The pain subsides within 3 to 5 weeks."]
+    # how long one lives, or takes a medicine, is no illness's course: read as its type asks
+    assert len(quoted("How long can you live with shingles?")) == 3
+    assert len(quoted("How long should I take medicine for shingles?")) == 3
 
 
 def test_a_question_asking_how_it_is_caught_quotes_the_units_saying_it() -> None:
