@@ -41,8 +41,10 @@ from veriloop.standalone import (
     standalone_units,
 )
 
-FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?=\s|$)")
-"""A footnote number glued after a sentence's last word and stop ("a day.3")."""
+FOOTNOTE = re.compile(r"(?<=[a-z)%\]])([.;,])\d{1,2}(?:[,\u2013-]\d{1,2})*(?=\s|$)")
+"""A footnote number glued after a sentence's last word and stop ("a day.3"), or several
+("until their symptoms increase.3,6 Men who delay ...": NIDDK's Inguinal Hernia, quoted for
+"How is a hernia treated?"; MedQuAD writes two such runs)."""
 
 FOOTNOTE_MARK = re.compile(r"(?<=[A-Za-z)])\*+(?=[\s,.;:)]|$)")
 """A footnote asterisk glued after a word ("Hepatitis* C is a virus", "is defined* as"):

@@ -40,6 +40,10 @@ from veriloop.quotable import (
             "Research shows wider seats reduce perineal pressure. Occasional riding is fine.",
         ),
         ("Take it twice a day.3", "Take it twice a day."),
+        (  # several footnotes at once (NIDDK's Inguinal Hernia)
+            "Men may delay surgery until their symptoms increase.3,6 Men who delay should watch.",
+            "Men may delay surgery until their symptoms increase. Men who delay should watch.",
+        ),
         (
             "Diagnostic Tests and Procedures Your doctor may recommend one of these tests.",
             "Your doctor may recommend one of these tests.",
