@@ -439,13 +439,17 @@ GLUED_VERBS = frozenset(
     cause lead leads make makes take takes get gets develop develops feel feels recover
     recovers occur occurs seem seems appear appears start starts begin begins tend tends
     spread spreads live lives work works come comes go goes know knows usually often also
-    sometimes generally typically""".split()
+    sometimes generally typically diagnose diagnoses treat treats""".split()
 )
 """Present-tense verbs (and the adverbs before one) that make the words glued after a
 list's last item a sentence when a short subject opens them (`GLUED_CLAUSE`): "-
 Slurred speech Doctors use a neurologic exam ...", "- Less hair on head, more on face
 Some symptoms require treatment.", "- Visible nits (lice eggs) or crawling lice Lice spread
-most commonly by ..." (`FINITE_VERBS` holds none of them)."""
+most commonly by ...", "- Seizures Doctors diagnose brain tumors by ..." (`FINITE_VERBS`
+holds none of them). "diagnose" and "treat" (2026-12-02): 14 MedQuAD units cut off "Doctors
+diagnose ...", "To diagnose Hodgkin disease, doctors use ...", "Treatment aims to treat
+...", all read right; read after a one-word item too (`_name_ends`: "- Seizures Doctors
+diagnose ...", "- Dislocations If you get hurt, stop playing."), 5 more, all right."""
 
 GLUED_CLAUSE = re.compile(
     rf"^(?![A-Z][a-z]+ing\b)[A-Z][a-z'’]+(?: (?!(?:who|that|which)\b)[a-z'’]+){{0,2}}? "
@@ -473,7 +477,8 @@ def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[st
     the last lost stop whose remainder is a sentence; `acronyms`: those the passage
     defines (`lost_stops`). An item written as a name, each word capitalised, loses a stop
     `lost_stops` cannot see: there the first place a sentence opens (`_name_ends`: "-
-    Impulsivity No one knows exactly ...").
+    Impulsivity No one knows exactly ..."), or a glued clause (`_glued_clause`: "-
+    Seizures Doctors diagnose brain tumors ...").
     """
     for point in reversed(lost_stops(item, acronyms)):
         rest = item[point:].strip()
@@ -486,6 +491,10 @@ def _unglued_item(item: str, acronyms: frozenset[str] = frozenset()) -> tuple[st
     for point in lost_stops(item, acronyms):  # "- Slurred speech Doctors use a ..."
         rest = item[point:].strip()
         if _glued_clause(rest) and not _is_sentence(item[:point], bare=True):
+            return item[:point].strip(), rest
+    for point in _name_ends(item):  # "- Seizures Doctors diagnose brain tumors by ..."
+        rest = item[point:].strip()
+        if _glued_clause(rest):
             return item[:point].strip(), rest
     return item, ""
 

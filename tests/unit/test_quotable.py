@@ -57,6 +57,11 @@ from veriloop.quotable import (
             "Most cases of COPD develop over time, from breathing in fumes.",
         ),
         ("Medicines Your doctor may prescribe steroids.", "Your doctor may prescribe steroids."),
+        (  # two headings, eight words (NHLBI's Heart Palpitations)
+            "Causes Not Related to Heart Problems Strong Emotions You may feel your heart "
+            "pounding or racing during anxiety.",
+            "You may feel your heart pounding or racing during anxiety.",
+        ),
         (
             "Getting a Diagnosis Your doctor will diagnose COPD based on your signs.",
             "Your doctor will diagnose COPD based on your signs.",

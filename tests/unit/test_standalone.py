@@ -437,6 +437,12 @@ def test_a_sentence_glued_to_a_lists_last_one_word_item_is_cut_off() -> None:
             "Symptoms of lice may include: visible nits (lice eggs) or crawling lice.",
             "Lice spread most commonly by close person-to-person contact.",
         ),
+        (  # MedlinePlus's Brain Tumors ("What are the symptoms of a brain tumor?", batch H)
+            "Some of the most common are - Headaches - Feeling weak or sleepy - Seizures "
+            "Doctors diagnose brain tumors by doing a neurologic exam and tests.",
+            "Some of the most common are: seizures.",
+            "Doctors diagnose brain tumors by doing a neurologic exam and tests.",
+        ),
     ],
 )
 def test_a_sentence_of_a_verb_no_finite_list_holds_is_cut_off_a_last_item(
