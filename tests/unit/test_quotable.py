@@ -57,6 +57,10 @@ from veriloop.quotable import (
             "Most cases of COPD develop over time, from breathing in fumes.",
         ),
         ("Medicines Your doctor may prescribe steroids.", "Your doctor may prescribe steroids."),
+        (
+            "Pulse Oximetry For this test, a small sensor is attached to a finger or toe.",
+            "For this test, a small sensor is attached to a finger or toe.",
+        ),
         (  # two headings, eight words (NHLBI's Heart Palpitations)
             "Causes Not Related to Heart Problems Strong Emotions You may feel your heart "
             "pounding or racing during anxiety.",
