@@ -265,9 +265,20 @@ class Retrieved:
     (`nodes.named_kinds`), ranked and held to the gate; quoted only when no sentence of the
     subject's own pages answers the type."""
 
+    closest: float | None = None
+    """With `typed` False: the best relevance among the subject's passages before those
+    holding the asked type's words were preferred (`type_words_first`), which the gate
+    reads: which passages are kept for their words does not make the pages further away."""
+
     @property
     def best_relevance(self) -> float | None:
-        """Return the best kept passage's cosine to the question (None: nothing found)."""
+        """Return the best kept passage's cosine to the question (None: nothing found).
+
+        Where passages were kept for the asked type's words, the best of the subject's
+        passages before that choice (`closest`).
+        """
+        if self.closest is not None:
+            return self.closest
         return max((p["relevance"] for p in self.ranked), default=None)
 
 
@@ -516,6 +527,7 @@ def retrieve_ranked(
     if is_on and kin_ids:
         ranked = [{**p, "kin": True} if p["id"] in kin_ids else p for p in ranked]
     read_whole = ranked
+    closest: float | None = None
     ranked, typed = prefer_type(ranked, asked)
     if typed and is_on and relevant_at is not None and ranked[0]["relevance"] < relevant_at:
         # the asked type only on pages below the gate the subject's pages passed (a kind's:
@@ -528,6 +540,7 @@ def retrieve_ranked(
         ranked = with_whole_pages(source, ranked)
         says = asked_cues(asked)
         if says is not None:
+            closest = max((p["relevance"] for p in ranked), default=None)
             ranked = type_words_first(ranked, says, keep, about_children(question))
     if typed:
         ranked = with_opening(source, ranked)
@@ -544,6 +557,7 @@ def retrieve_ranked(
         typed=typed,
         typed_far=typed_far and typed is False,
         stand_ins=stand_ins if typed is False else [],
+        closest=closest,
     )
 
 

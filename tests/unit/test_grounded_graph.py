@@ -1521,3 +1521,12 @@ def test_a_treatments_page_answers_for_a_subject_whose_pages_name_no_treatment(
     itself = run(backend, "", "What is the treatment for menopause?", **settings)
     assert [s["title"] for s in itself["sources"]] == ["Menopause"]
     assert "Hormone pills help" in itself["answer"]
+
+
+def test_the_gate_reads_the_closest_passage_before_the_asked_types_words_chose() -> None:
+    from veriloop.nodes.grounding import Retrieved
+
+    far = {"id": "a", "title": "Arrhythmia", "text": "It may recur.", "url": "", "relevance": 0.43}
+    kept = Retrieved("MedQuAD", 30, [far], [], typed=False, closest=0.58)
+    assert kept.best_relevance == 0.58  # a passage kept for its words is no further away
+    assert Retrieved("MedQuAD", 30, [far], []).best_relevance == 0.43
