@@ -78,7 +78,8 @@ OPENER_RUN = re.compile(
     r"^(?P<head>[A-Z][\w'’-]*,?(?:\s+(?:[A-Z][\w'’-]*,?|and|of|for|the|to|in|with|or|a|an|\d+))*?"
     r"\s+[A-Z][\w'’-]*)\s+"
     r"(?P<rest>(?:(?:Your|You|Some|Most|Many|A|An|The|This|These|It|If|When|Doctors?|People|"
-    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on)|No(?= one\b)|To|For)\s+[a-z(]|"
+    r"There|Other|Several|Each|Children|Adults|Women|Men|Based(?= on)|No(?= one\b)|To|"
+    r"For)\s+[a-z(]|"
     rf"In\s+(?:(?:{MONTHS})\s+)?(?:19|20)\d\d\b).*)$"
 )
 """Two to nine capitalised words, then a word only a sentence opens with ("Health
