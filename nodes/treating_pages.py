@@ -79,15 +79,21 @@ def names_subject(unit: str, subject: str) -> bool:
     B") be written as such: "ease fever" names no Q fever, "relieve ... pains" no Paine
     syndrome.
     """
+    return _writes_name(unit, lexical_tokens([unit])[0], _name_words(subject))
+
+
+def _name_words(subject: str) -> tuple[list[str], list[str]]:
+    """Return a subject's name as index words, and its one-character words."""
     name = own_name(page_name(subject))
-    wanted = lexical_tokens([name])[0]
-    if not wanted:
-        return False
-    have = lexical_tokens([unit])[0]
+    return lexical_tokens([name])[0], [w for w in re.findall(r"[A-Za-z0-9]+", name) if len(w) == 1]
+
+
+def _writes_name(unit: str, have: list[str], name: tuple[list[str], list[str]]) -> bool:
+    """Tell whether a unit (and its index words `have`) writes a name (`_name_words`)."""
+    wanted, short = name
     width = len(wanted)
-    if not any(have[i : i + width] == wanted for i in range(len(have) - width + 1)):
+    if not width or not any(have[i : i + width] == wanted for i in range(len(have) - width + 1)):
         return False
-    short = [w for w in re.findall(r"[A-Za-z0-9]+", name) if len(w) == 1]
     return all(re.search(rf"\b{re.escape(w)}\b", unit, re.IGNORECASE) for w in short)
 
 
@@ -105,7 +111,7 @@ def treating_pages(found: Sequence[SourcePassage], subjects: Sequence[str]) -> l
         (`names_subject`), in the search's order; each marked with that unit (`treats`)
         and the subject it names (`named_by`).
     """
-    names = [title for title in dict.fromkeys(subjects) if title]
+    names = {title: _name_words(title) for title in dict.fromkeys(subjects) if title}
     kept: list[SourcePassage] = []
     for passage in found:
         title = passage.get("title") or ""
@@ -114,7 +120,8 @@ def treating_pages(found: Sequence[SourcePassage], subjects: Sequence[str]) -> l
         for unit in quotable_texts(passage["text"]):
             if not SAYS_IT_TREATS.search(unit) or NEGATED.search(unit):
                 continue
-            named = next((s for s in names if names_subject(unit, s)), None)
+            have = lexical_tokens([unit])[0]  # tokenised once, read against each name
+            named = next((s for s, name in names.items() if _writes_name(unit, have, name)), None)
             if named:
                 kept.append({**passage, "treats": unit, "named_by": named})
                 break

@@ -1007,6 +1007,14 @@ def test_the_subject_rule_reads_the_question_as_the_source_spells_its_pages(
     assert titles(TitledSource(pages)) != ["Familial Mediterranean fever"]  # as written
 
 
+EXTRACT_UNGATED: dict[str, Any] = {
+    "answer_mode": "extract",
+    "relevant_at": -1.0,
+    "subject_relevant_at": -1.0,
+}
+"""Quoted answers with both relevance gates open: the subject and type rules decide."""
+
+
 HYPOGLYCEMIA_PAGES = [
     ("Hypoglycemia", "Hypoglycemia is low blood glucose in the body.", "information", []),
     ("Hypoglycemia", "Too much insulin causes hypoglycemia in many people.", "causes", []),
@@ -1025,11 +1033,7 @@ def test_each_part_of_a_two_part_question_is_answered_from_its_own_type(
     )
     source = TypedSource(HYPOGLYCEMIA_PAGES)
     use_source(monkeypatch, source)
-    settings: dict[str, Any] = {
-        "answer_mode": "extract",
-        "relevant_at": -1.0,
-        "subject_relevant_at": -1.0,
-    }
+    settings = EXTRACT_UNGATED
     result = run(backend, "", TWO_PARTS, **settings)
     assert result["answer"] is not None and result["not_covered"] is None
     assert "Too much insulin causes hypoglycemia" in result["answer"]  # causes
@@ -1141,11 +1145,7 @@ def test_a_kind_the_subjects_pages_name_answers_a_type_they_do_not(
     ]
     sites = {"Dementia": "MPlusHealthTopics", "Alzheimer disease": "GHR"}
     use_source(monkeypatch, TypedSource(pages, unsearched=kinds, sites=sites))
-    settings: dict[str, Any] = {
-        "answer_mode": "extract",
-        "relevant_at": -1.0,
-        "subject_relevant_at": -1.0,
-    }
+    settings = EXTRACT_UNGATED
     question = "Is dementia genetically passed down?"
     result = run(backend, "", question, **settings)
     assert result["answer"] == f"{ALZHEIMER_INHERITANCE[:-1]} [1]."
@@ -1502,11 +1502,7 @@ def test_a_treatments_page_answers_for_a_subject_whose_pages_name_no_treatment(
     ]
     sites = {"Menopause": "MPlusHealthTopics", "Hormone Replacement Therapy": "MPlusHealthTopics"}
     use_source(monkeypatch, TypedSource(pages, sites=sites))
-    settings: dict[str, Any] = {
-        "answer_mode": "extract",
-        "relevant_at": -1.0,
-        "subject_relevant_at": -1.0,
-    }
+    settings = EXTRACT_UNGATED
     result = run(backend, "", "What is the treatment for menopause?", **settings)
     assert result["answer"] == f"{HRT_RELIEF[:-1]} [1]."  # not "Some symptoms require ..."
     assert [s["title"] for s in result["sources"]] == ["Hormone Replacement Therapy"]

@@ -16,8 +16,10 @@ def passage(title: str, text: str) -> SourcePassage:
 
 
 def test_a_page_named_as_a_treatment_that_says_it_relieves_the_subject_stands_in() -> None:
-    found = [passage("Menopause", "Some symptoms require treatment."), passage("HRT", HRT)]
-    found[1]["title"] = "Hormone Replacement Therapy"
+    found = [
+        passage("Menopause", "Some symptoms require treatment."),
+        passage("Hormone Replacement Therapy", HRT),
+    ]
     kept = treating_pages(found, ["Menopause"])
     assert [p["title"] for p in kept] == ["Hormone Replacement Therapy"]
     assert kept[0]["named_by"] == "Menopause"
