@@ -1519,10 +1519,26 @@ def test_a_treatments_page_answers_for_a_subject_whose_pages_name_no_treatment(
     assert "Hormone pills help" in itself["answer"]
 
 
-def test_the_gate_reads_the_closest_passage_before_the_asked_types_words_chose() -> None:
-    from veriloop.nodes.grounding import Retrieved
-
-    far = {"id": "a", "title": "Arrhythmia", "text": "It may recur.", "url": "", "relevance": 0.43}
-    kept = Retrieved("MedQuAD", 30, [far], [], typed=False, closest=0.58)
-    assert kept.best_relevance == 0.58  # a passage kept for its words is no further away
-    assert Retrieved("MedQuAD", 30, [far], []).best_relevance == 0.43
+def test_the_gate_reads_the_closest_passage_before_the_asked_types_words_chose(
+    fake_backend: Make, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, models, _, _ = setup(fake_backend, tmp_path, monkeypatch, [])
+    plain = ("Arrhythmia", "Most arrhythmias are harmless and need no treatment.")
+    worded = [
+        ("Arrhythmia", text)
+        for text in (
+            "The prognosis of arrhythmia is good for most people.",
+            "Arrhythmia has a good prognosis in most people.",
+            "The prognosis for an arrhythmia depends on its cause.",
+        )
+    ]
+    pages = [(title, text, "information", []) for title, text in [plain, *worded]]
+    use_source(monkeypatch, TypedSource(pages))
+    question = "What is the outlook for arrhythmia?"
+    every = retrieved(models, question).ranked  # no type asked: all four, by relevance
+    assert every[0]["text"] == plain[1]  # the fake embedder's (fixed) order
+    # the outlook's words keep the three "prognosis" passages (keep 1, read x3): the
+    # closest passage is not among them, and the gate still reads it
+    read = retrieved(models, question, keep=1, asked="outlook")
+    assert plain[1] not in [p["text"] for p in read.ranked]
+    assert read.best_relevance == every[0]["relevance"]
