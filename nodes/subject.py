@@ -197,7 +197,10 @@ def subject_phrases(
 
     A run qualifies when each neighbouring pair of its words stands adjacent somewhere in
     `texts` (the candidate passages and titles) and one of its words is in
-    `focus_vocabulary` (stemmed focus words of the candidates).
+    `focus_vocabulary` (stemmed focus words of the candidates). A run's last words that
+    the question says of its subject (`SAID_OF_IT`: "How long does whooping cough last?")
+    are not part of it: a page writing "cough lasts" made the phrase "whooping cough last",
+    and no page was about that.
     """
     written: set[tuple[str, str]] = set()
     for text in texts:
@@ -213,6 +216,8 @@ def subject_phrases(
         if run and token is not None and (tokens[run[-1]], token) in written:
             run.append(i)
             continue
+        while run and tokens[run[-1]] in _said_of_it():  # "does whooping cough last"
+            run.pop()  # what the question says of its subject is no word of its name
         if len(run) > 1:
             stems = tuple(t for t in (tokens[j] for j in run) if t is not None)
             if set(stems) & vocabulary:
@@ -463,13 +468,21 @@ def _page_writes(
     "shingles outbreak" reaches past "Shingles", but a Shingles passage that writes
     "shingles outbreak" is about it: the phrase is something the page discusses, not a
     narrower condition it lacks. A page that does not write the phrase ("Anal Disorders",
-    for "anal fissure") is still a wider family.
+    for "anal fissure") is still a wider family, and so is one that writes it where a
+    candidate page is named by the whole phrase: the Cough pages write "whooping cough"
+    among a cough's causes, and Whooping Cough is the subject's own page.
     """
     terms = focus_terms(title)
     if not terms or not terms <= asked:
         return False
     own = [text for other, text in zip(titles, texts, strict=True) if other == title]
-    return any(p.terms & terms and any(written_in(p, t) for t in own) for p in phrases)
+    named = [focus_terms(other) for other in set(titles) if other and other != title]
+    return any(
+        p.terms & terms
+        and not any(p.terms <= other for other in named)  # a page under the phrase's name
+        and any(written_in(p, t) for t in own)
+        for p in phrases
+    )
 
 
 ASKING_WORDS = GENERIC_SUBJECT_WORDS - frozenset(

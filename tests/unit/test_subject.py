@@ -415,6 +415,29 @@ def test_a_page_that_writes_the_questions_phrase_is_on_it() -> None:
     assert silent.uncovered is not None  # "outbreak" narrows past a page that never says it
 
 
+def test_what_the_question_says_of_its_subject_ends_no_phrase() -> None:
+    titles = ["Whooping Cough", "Cough"]
+    texts = ["Whooping cough is an infectious bacterial disease.", "A chronic cough lasts weeks."]
+    vocabulary = {t for title in titles for t in focus_terms(title)}
+    question = "How long does whooping cough last?"
+    phrases = subject_phrases(question, [*titles, *texts], vocabulary)
+    assert [p.text for p in phrases] == ["whooping cough"]  # "cough last(s)" is written
+    got = match_subject(question, titles, texts)
+    assert got.uncovered is None and got.kept == [0]
+
+
+def test_a_wider_page_writing_the_phrase_is_not_on_it_beside_the_phrases_own_page() -> None:
+    question = "How long does whooping cough last?"
+    titles = ["Whooping Cough", "Cough"]
+    texts = [
+        "Whooping cough is an infectious bacterial disease.",
+        "Causes of a cough include whooping cough and asthma.",
+    ]
+    assert match_subject(question, titles, texts).kept == [0]
+    alone = match_subject(question, ["Cough"], [texts[1]])
+    assert alone.kept == [0]  # with no Whooping Cough page, the page writing it is on it
+
+
 def test_a_questions_name_runs_keep_generic_words_and_lose_asking_words() -> None:
     assert question_names("What are the symptoms of Alcohol Use Disorder?") == [
         ("alcohol", "use", "disorder")
