@@ -180,6 +180,25 @@ of lupus from MedlinePlus and ...", "You can find more information ... from Gene
 Reference", "... through the Get Involved in Research section of our Web site" (6
 MedQuAD units); not "You can learn about your family health history by talking with
 relatives"."""
+WEB_SITE_POINTER = re.compile(
+    r"\binformation\b[^.]{0,150}?\b(?:is|are|can\s+be|may\s+be)\s+(?:also\s+)?"
+    r"(?:available|found|viewed|accessed|obtained|read)\b[^.]{0,100}?"
+    r"\b(?:web\s?sites?|web\s+pages?)\b"
+    r"|\b(?:web\s?site|website)\s+(?:also\s+)?(?:offers|provides|has)\s+"
+    r"(?:more\s+|additional\s+|further\s+)?(?:specific\s+|detailed\s+)?information\b"
+    r"|(?:^|,\s*)(?:please\s+)?visit\b[^.]{0,150}?\b(?:web\s?sites?|websites?)\b"
+    r"|\bcan\s+be\s+(?:viewed|accessed)\s+(?:on|through|at)\b[^.]{0,100}?"
+    r"\b(?:web\s?sites?|websites?)\b",
+    re.IGNORECASE,
+)
+"""A sentence sending the reader to a web site for what it does not say: "More detailed
+information about the treatment of ankylosing spondylitis is available on Medscape's Web
+site", "GeneReview's Web site offers more specific information about ...", "Please visit
+the Center for Disease Control and Prevention's Web site for a more comprehensive list of
+symptoms" (quoted for "How do you prevent Lyme disease?"). 56 distinct MedQuAD units, all
+read: two are lost with more than a pointer (Prader-Willi's "There are clinical diagnostic
+criteria ..." before "These criteria can be viewed on the ... NICHD Web site", and what
+HealthCare.gov's website "also provides information about")."""
 PAGE_FURNITURE = re.compile(
     r"\b(?:chart|table|figure|image|picture|illustration|diagram|links?|videos?)s? "
     rf"(?:below|above)\b|\b(?:watch|enlarge) the videos?\b|{FOLLOW_LINKS.pattern}",
@@ -598,6 +617,7 @@ def unquotable_reason(unit: str) -> str | None:
     if (
         POINTER.search(text)
         or YOU_CAN_POINTER.match(text)
+        or WEB_SITE_POINTER.search(text)
         or PAGE_FURNITURE.search(text)
         or AGENCY_LINE.match(text)
     ):

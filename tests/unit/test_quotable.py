@@ -322,6 +322,21 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "You can find more information about the genetics of AS from Genetics Home Reference.",
             "pointer line",
         ),
+        (  # the only sentence of GARD's Lyme disease page holding "prevention"
+            "Please visit the Center for Disease Control and Prevention's Web site for a more "
+            "comprehensive list of symptoms.",
+            "pointer line",
+        ),
+        (
+            "More detailed information about the treatment of ankylosing spondylitis is "
+            "available on Medscape's Web site.",
+            "pointer line",
+        ),
+        (
+            "GeneReview's Web site offers more specific information about the diagnosis of "
+            "VLCAD deficiency.",
+            "pointer line",
+        ),
         (
             "Content on this page was developed during the 2009-2010 H1N1 pandemic and has "
             "not been updated.",
