@@ -690,7 +690,9 @@ class TypeTest:
     threshold. Where the classifier passes no unit, the words alone decide, as they did
     before it: its recall on held-out foci is below theirs for prevention (0.47 / 0.72)
     and considerations (0.43 / 0.68), and a refusal where the page answers is a failure
-    too; the subject's
+    too; alone, a learned stem that is a stop word (prevention's "you") does not count:
+    "How do you prevent Lyme disease?" quoted "Lyme disease is a bacterial infection you
+    get from the bite of an infected tick" and two sentences on its diagnosis; the subject's
     own pages and its kinds' (`kin`) each fall back apart. A list is read whole, lead-in
     and items as they are quoted (`merge_items`, `item_rows`), and its items share its
     verdict. The classifier
@@ -721,6 +723,8 @@ class TypeTest:
         self.calls.extend(calls)
         cues = asked_cues(self.asked) or (lambda text: False)
         worded = [cues(text) for text in texts]
+        content = asked_cues(self.asked, stop_words=False) or (lambda text: False)
+        alone = [content(text) for text in texts]  # where the words decide alone
         if self.asked == "causes":  # how it is caught lowers no threshold: it counts only
             lowered = [question_types().mentions("causes", text) for text in texts]  # where
         else:  # the words decide
@@ -739,13 +743,14 @@ class TypeTest:
         if any(said):  # the stand-in page says it: elsewhere only the type's words count
             verdicts = [s or (v and w) for s, v, w in zip(said, verdicts, worded, strict=True)]
             worded = [s or w for s, w in zip(said, worded, strict=True)]
+            alone = [s or w for s, w in zip(said, alone, strict=True)]
         for kin in (False, True):  # the words decide where the meaning passes nothing: on
             # the subject's own pages apart from its kinds' (a kind's unit passing does not
             # keep the own pages' cue sentences out)
             group = [row for row, (_, pid) in enumerate(merged) if (pid in self.kin) is kin]
             if not any(verdicts[row] for row in group):
                 for row in group:
-                    verdicts[row] = worded[row]
+                    verdicts[row] = alone[row]
         return [verdicts[row] for row in rows]
 
 

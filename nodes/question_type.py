@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from veriloop.knowledge.corpus_index import lexical_tokens
+from veriloop.knowledge.corpus_index import lexical_tokens, snowball
 from veriloop.knowledge.spelling import english_words
 from veriloop.models import Models
 from veriloop.nodes.linear_weights import LinearWeights
@@ -64,6 +65,14 @@ class AskedType:
 
     qtype: str
     probability: float
+
+
+STOP_STEMS = frozenset(str(snowball().stemWord(word)) for word in STOPWORDS_EN_PLUS) - {"should"}
+"""The stems of the stop words: learned cue stems among them ("you", "your", "who", "had",
+"were") are words of any sentence, which the type's meaning must back up. Not "should",
+considerations' stem: advice is given with it ("If you use your asthma medicines as your
+doctor directs, you should be able to take part in any physical activity" answered the
+199's asthma exercise question, rated good, and was lost without it)."""
 
 
 @dataclass(frozen=True)
@@ -104,13 +113,18 @@ class QuestionTypeClassifier:
         order = np.argsort(-probs)
         return [AskedType(self.classes[i], round(float(probs[i]), 6)) for i in order]
 
-    def mentions(self, qtype: str, text: str) -> bool:
+    def mentions(self, qtype: str, text: str, *, stop_words: bool = True) -> bool:
         """Tell whether `text` holds one of `qtype`'s cue stems (it is about that type).
 
         A stem that is a word of any sentence counts only in its sense
-        (`CUES_IN_CONTEXT`): "affects" with a count, "passes" down a family.
+        (`CUES_IN_CONTEXT`): "affects" with a count, "passes" down a family. Without
+        `stop_words`, the learned stems that are stop words (`STOP_STEMS`: prevention's
+        "you", "your") do not count.
         """
-        held = self.cues.get(qtype, frozenset()) & set(lexical_tokens([text])[0])
+        cues = self.cues.get(qtype, frozenset())
+        if not stop_words:
+            cues = cues - STOP_STEMS
+        held = cues & set(lexical_tokens([text])[0])
         context = _in_context().get(qtype)
         if held and context and held <= context[0]:
             return bool(context[1].search(text))

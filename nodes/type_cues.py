@@ -228,11 +228,12 @@ ASKS_WHO = re.compile(r"\b(?:who|risks?|likely|likelier)\b", re.IGNORECASE)
 question wants the susceptibility pages, however it names the infection's spread."""
 
 
-def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
+def asked_cues(asked: str | None, *, stop_words: bool = True) -> Callable[[str], bool] | None:
     """Return the cue test of a unit of a page of the asked type (None: no test).
 
     A unit holds the type's words when it holds one of its cue stems
-    (`QuestionTypeClassifier.mentions`), or for symptoms when it says what people with
+    (`QuestionTypeClassifier.mentions`; without `stop_words`, not the learned stems that
+    are stop words: "you"), or for symptoms when it says what people with
     the condition have or lose (`SHOWS_SIGNS`), for causes when it says how an infection
     is caught (`says_how_caught`), for outlook when it says how long the illness lasts
     (`says_how_long`), for inheritance when it says genes play a part
@@ -243,12 +244,16 @@ def asked_cues(asked: str | None) -> Callable[[str], bool] | None:
     if not asked or asked == "information":
         return None
     classifier = question_types()
+
+    def holds(text: str) -> bool:
+        return classifier.mentions(asked, text, stop_words=stop_words)
+
     if asked == "symptoms":  # "People with dementia may lose their ability to ...": signs
-        return lambda text: classifier.mentions(asked, text) or bool(SHOWS_SIGNS.match(text))
+        return lambda text: holds(text) or bool(SHOWS_SIGNS.match(text))
     if asked == "causes":  # "HIV most often spreads through unprotected sex": how caught
-        return lambda text: classifier.mentions(asked, text) or says_how_caught(text)
+        return lambda text: holds(text) or says_how_caught(text)
     if asked == "outlook":  # "Most people get better in two to four weeks": how long
-        return lambda text: classifier.mentions(asked, text) or says_how_long(text)
+        return lambda text: holds(text) or says_how_long(text)
     if asked == "inheritance":  # "both genetics and environment play a role": genes' part
-        return lambda text: classifier.mentions(asked, text) or says_genes_matter(text)
-    return lambda text: classifier.mentions(asked, text)
+        return lambda text: holds(text) or says_genes_matter(text)
+    return holds

@@ -895,6 +895,7 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     from veriloop.nodes import answer_units
     from veriloop.nodes.answer_units import TypeTest
     from veriloop.nodes.linear_weights import LinearWeights
+    from veriloop.nodes.question_type import question_types
     from veriloop.nodes.unit_type import UnitTypeClassifier
 
     weights = LinearWeights(
@@ -936,6 +937,10 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     # where the classifier passes no unit, the words alone decide
     worded = [("Flu is caused by bad luck.", "P-1"), ("Flu spreads in winter.", "P-1")]
     assert causes(worded) == [True, False]
+    # alone, a learned cue stem that is a stop word does not count: prevention's "you"
+    you = [("Flu is an infection you get in winter.", "P-1"), ("Wash hands to prevent flu.", "P-1")]
+    assert question_types().mentions("prevention", you[0][0])  # beside the meaning, it does
+    assert TypeTest("prevention", models)(you) == [False, True]
     # the subject's own pages fall back to the words apart from its kinds' pages: a kind's
     # unit the classifier passes keeps no own page's cue sentence out
     mixed = [*worded, ("Flu comes from viruses.", "K-1")]
