@@ -360,6 +360,25 @@ def strip_footnotes(unit: str) -> str:
     return FOOTNOTE_MARK.sub("", FOOTNOTE.sub(r"\1", unit))
 
 
+SMALL_WORDS = frozenset("and of for the to in with or a an".split())
+"""The small words a title run holds between its capitalised words."""
+
+HEADING_END = re.compile(r"^[A-Z][\w'’-]*\s+(?P<rest>[A-Z][a-z'’]*,?\s+[a-z(].*)$")
+"""The heading's last word, then a sentence's opening ("Pneumonia | Often, people ...")."""
+
+
+def _heading_end_cut(rest: str) -> str:
+    """Return the sentence after a heading's last word, when a title run stopped short of it.
+
+    A heading does not end on a small word: "Complications of Pneumonia Often, people who
+    have pneumonia ..." made the run "Complications of" (its next word, "Often,", ends on
+    a comma) and left "Pneumonia Often, people ..." as the sentence. Where no sentence opens
+    after one more word, the rest is left as it was.
+    """
+    match = HEADING_END.match(rest)
+    return match.group("rest") if match else rest
+
+
 def strip_heading(unit: str) -> str:
     """Remove a section heading glued before the sentence it heads, when one is plain.
 
@@ -384,6 +403,8 @@ def strip_heading(unit: str) -> str:
     match = TITLE_RUN.match(unit)
     if match:
         head, rest = match.group("head"), match.group("rest")
+        if head.split()[-1] in SMALL_WORDS:  # a heading goes on past "of": cut after it
+            rest = _heading_end_cut(rest)
         head_list = _content(head)
         head_words = set(head_list)
         rest_words = _content(rest)

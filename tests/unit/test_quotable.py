@@ -251,6 +251,18 @@ from veriloop.quotable import (
             "attack can develop suddenly.",
             "The signs and symptoms of a heart attack can develop suddenly.",
         ),
+        (  # a title run stopping on "of" is cut after the heading's last word
+            "Complications of Pneumonia Often, people who have pneumonia can be successfully "
+            "treated and not have complications.",
+            "Often, people who have pneumonia can be successfully treated and not have "
+            "complications.",
+        ),
+        (
+            "Faulty Use of Iron or Lack of Iron Research suggests that the main cause of "
+            "restless legs syndrome is a faulty use of iron.",
+            "Research suggests that the main cause of restless legs syndrome is a faulty use "
+            "of iron.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
