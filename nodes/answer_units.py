@@ -723,7 +723,7 @@ class TypeTest:
         self.calls.extend(calls)
         cues = asked_cues(self.asked) or (lambda text: False)
         worded = [cues(text) for text in texts]
-        content = asked_cues(self.asked, stop_words=False) or (lambda text: False)
+        content = asked_cues(self.asked, alone=True) or (lambda text: False)
         alone = [content(text) for text in texts]  # where the words decide alone
         if self.asked == "causes":  # how it is caught lowers no threshold: it counts only
             lowered = [question_types().mentions("causes", text) for text in texts]  # where

@@ -20,7 +20,7 @@ import difflib
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,9 @@ class QuestionTypeClassifier:
 
     weights: LinearWeights
     cues: dict[str, frozenset[str]]
+    thin: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each type's learned stems that count only beside the unit-type classifier, not where
+    the words decide alone (`CUE_WORDS`' "_thin": complications' chance words)."""
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -101,7 +104,8 @@ class QuestionTypeClassifier:
         """
         read = LinearWeights.read(folder, "question-type", "benchmarks/train_question_type.py")
         stems = {k: frozenset(v) for k, v in read.notes["cue_stems"].items()}
-        return cls(read, _with_named_words(stems, folder / CUE_WORDS))
+        path = folder / CUE_WORDS
+        return cls(read, _with_named_words(stems, path), _stems_listed(path, "_thin"))
 
     def probabilities(self, vectors: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """Return P(type) per row of unit question embeddings (rows sum to 1)."""
@@ -113,17 +117,18 @@ class QuestionTypeClassifier:
         order = np.argsort(-probs)
         return [AskedType(self.classes[i], round(float(probs[i]), 6)) for i in order]
 
-    def mentions(self, qtype: str, text: str, *, stop_words: bool = True) -> bool:
+    def mentions(self, qtype: str, text: str, *, alone: bool = False) -> bool:
         """Tell whether `text` holds one of `qtype`'s cue stems (it is about that type).
 
         A stem that is a word of any sentence counts only in its sense
-        (`CUES_IN_CONTEXT`): "affects" with a count, "passes" down a family. Without
-        `stop_words`, the learned stems that are stop words (`STOP_STEMS`: prevention's
-        "you", "your") do not count.
+        (`CUES_IN_CONTEXT`): "affects" with a count, "passes" down a family. Where the
+        words decide `alone` (no classifier backs them), the learned stems that are stop
+        words (`STOP_STEMS`: prevention's "you", "your") and the type's thin stems
+        (`thin`: complications' "fever", "bacteri") do not count.
         """
         cues = self.cues.get(qtype, frozenset())
-        if not stop_words:
-            cues = cues - STOP_STEMS
+        if alone:
+            cues = cues - STOP_STEMS - self.thin.get(qtype, frozenset())
         held = cues & set(lexical_tokens([text])[0])
         context = _in_context().get(qtype)
         if held and context and held <= context[0]:
@@ -258,12 +263,10 @@ def _named_words(path: Path = QUESTION_TYPE_DIR / CUE_WORDS) -> dict[str, list[s
     return {qtype: list(listed) for qtype, listed in words.items() if not qtype.startswith("_")}
 
 
-def _dropped_stems(path: Path) -> dict[str, frozenset[str]]:
-    """Return the learned stems dropped from each type's cues (`CUE_WORDS`' "_dropped")."""
-    dropped = _cue_file(path).get("_dropped", {})
-    return {
-        qtype: frozenset(stems) for qtype, stems in dropped.items() if not qtype.startswith("_")
-    }
+def _stems_listed(path: Path, key: str) -> dict[str, frozenset[str]]:
+    """Return the learned stems `CUE_WORDS` lists per type under `key` ("_dropped", "_thin")."""
+    listed = _cue_file(path).get(key, {})
+    return {qtype: frozenset(stems) for qtype, stems in listed.items() if not qtype.startswith("_")}
 
 
 def _with_named_words(cues: dict[str, frozenset[str]], path: Path) -> dict[str, frozenset[str]]:
@@ -275,7 +278,7 @@ def _with_named_words(cues: dict[str, frozenset[str]], path: Path) -> dict[str, 
         qtype: frozenset(lexical_tokens([" ".join(listed)])[0])
         for qtype, listed in _named_words(path).items()
     }
-    dropped = _dropped_stems(path)
+    dropped = _stems_listed(path, "_dropped")
     return {
         qtype: (stems - dropped.get(qtype, frozenset())) | named.get(qtype, frozenset())
         for qtype, stems in cues.items()

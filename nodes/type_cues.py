@@ -228,15 +228,15 @@ ASKS_WHO = re.compile(r"\b(?:who|risks?|likely|likelier)\b", re.IGNORECASE)
 question wants the susceptibility pages, however it names the infection's spread."""
 
 
-def asked_cues(asked: str | None, *, stop_words: bool = True) -> Callable[[str], bool] | None:
+def asked_cues(asked: str | None, *, alone: bool = False) -> Callable[[str], bool] | None:
     """Return the cue test of a unit of a page of the asked type (None: no test).
 
     A unit holds the type's words when it holds one of its cue stems
-    (`QuestionTypeClassifier.mentions`; without `stop_words`, not the learned stems that
-    are stop words: "you"), or for symptoms when it says what people with
-    the condition have or lose (`SHOWS_SIGNS`), for causes when it says how an infection
-    is caught (`says_how_caught`), for outlook when it says how long the illness lasts
-    (`says_how_long`), for inheritance when it says genes play a part
+    (`QuestionTypeClassifier.mentions`; where the words decide `alone`, not the learned
+    stems that are stop words, "you", nor the type's thin stems), or for symptoms when it
+    says what people with the condition have or lose (`SHOWS_SIGNS`), for causes when it
+    says how an infection is caught (`says_how_caught`), for outlook when it says how long
+    the illness lasts (`says_how_long`), for inheritance when it says genes play a part
     (`says_genes_matter`); "information" (what it is) has no test.
     On a page of the asked type the words pick the sentences that say it (`prefer`);
     on the subject's other pages the unit-type classifier decides (`TypeTest`).
@@ -246,7 +246,7 @@ def asked_cues(asked: str | None, *, stop_words: bool = True) -> Callable[[str],
     classifier = question_types()
 
     def holds(text: str) -> bool:
-        return classifier.mentions(asked, text, stop_words=stop_words)
+        return classifier.mentions(asked, text, alone=alone)
 
     if asked == "symptoms":  # "People with dementia may lose their ability to ...": signs
         return lambda text: holds(text) or bool(SHOWS_SIGNS.match(text))

@@ -287,3 +287,17 @@ def test_stems_that_are_words_of_any_sentence_are_no_cues() -> None:
         "inheritance", "People with advanced dementia typically need round-the-clock care."
     )
     assert classifier.mentions("inheritance", "It is inherited in an autosomal dominant pattern.")
+
+
+def test_thin_stems_and_stop_words_count_only_beside_the_classifier() -> None:
+    weights = toy().weights
+    cues = {"complications": frozenset({"complic", "bacteria", "you"})}
+    classifier = QuestionTypeClassifier(weights, cues, {"complications": frozenset({"bacteria"})})
+    germs = "Many types of bacteria can cause pneumonia."
+    assert classifier.mentions("complications", germs)
+    assert not classifier.mentions("complications", germs, alone=True)
+    assert not classifier.mentions("complications", "It is an infection you get.", alone=True)
+    assert classifier.mentions("complications", "Its complications are rare.", alone=True)
+    # the bundled file lists complications' chance words, and never its own name
+    thin = question_types().thin["complications"]
+    assert {"bacteri", "fever"} <= thin and "complic" not in thin

@@ -941,6 +941,10 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     you = [("Flu is an infection you get in winter.", "P-1"), ("Wash hands to prevent flu.", "P-1")]
     assert question_types().mentions("prevention", you[0][0])  # beside the meaning, it does
     assert TypeTest("prevention", models)(you) == [False, True]
+    # nor a type's thin stem: complications' "bacteri" is a chance word of a few answers
+    germs = "Many types of bacteria can cause flu."
+    assert question_types().mentions("complications", germs)
+    assert not question_types().mentions("complications", germs, alone=True)
     # the subject's own pages fall back to the words apart from its kinds' pages: a kind's
     # unit the classifier passes keeps no own page's cue sentence out
     mixed = [*worded, ("Flu comes from viruses.", "K-1")]
