@@ -20,9 +20,14 @@ by the grounded default (issue 31):
 from __future__ import annotations
 
 import re
+from functools import cache
 from itertools import pairwise
+from pathlib import Path
 
 from veriloop.text import split_sentences
+
+PROPER_WORDS = Path(__file__).parent / "data" / "proper_words.txt"
+"""Words MedQuAD writes capitalised mid-sentence (built by `benchmarks/proper_words.py`)."""
 
 ANAPHORS = re.compile(
     r"^(these|this|those|that|it|its|they|their|them|such|he|she|both|either|neither|"
@@ -416,6 +421,18 @@ def _without_heading(item: str, sentence: str) -> str:
     return item
 
 
+def _heads_too(item: str, sentence: str) -> bool:
+    """Tell whether a one-word item before a heading restated whole is the heading's start.
+
+    A glued run splits one-word items off (`_one_word_items`), so the heading
+    "Pneumococcal Pneumonia Vaccine" of "A vaccine is available to prevent pneumococcal
+    pneumonia" left "Pneumococcal" as the list's last item (and "Coronary Heart Disease"
+    left "Coronary", "Heart"): capitalised words the sentence restates, right before a
+    heading it restates whole, are part of it.
+    """
+    return bool(re.fullmatch(r"[A-Z][a-z]+", item)) and _stem(item) in _restated_words(sentence)
+
+
 INCLUDES = re.compile(
     r"^(?:(?!(?:who|that|which)\b)[\w'’-]+\s+){1,8}(?:can |may |often |usually )?includes?\s+\w"
 )
@@ -618,13 +635,35 @@ def _outer(lead: str, announced: tuple[str, str]) -> str:
     return announced[1] if lead and lead == announced[0] else lead
 
 
+@cache
+def proper_words() -> frozenset[str]:
+    """Return the words written capitalised inside a sentence (`PROPER_WORDS`), lower-cased."""
+    lines = PROPER_WORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def _is_a_name(word: str) -> bool:
+    """Tell whether a capitalised word keeps its capital inside a sentence.
+
+    A word with a capital inside it ("MedlinePlus", "African-Americans", "Non-Hodgkin") or
+    one MedQuAD writes capitalised mid-sentence (`proper_words`: "Hodgkin", "Crohn's",
+    "National", "American"; not "Fever" or "Testing", which only its titles capitalise).
+    """
+    word = word.strip(".,;:()[]\"'’")
+    return any(c.isupper() for c in word[1:]) or word.lower() in proper_words()
+
+
 def _with_lead(lead: str, item: str) -> str:
-    """Return a list item prefixed with its lead-in, as one sentence."""
+    """Return a list item prefixed with its lead-in, as one sentence.
+
+    The item's first word is lowered ("... include: fever"), unless it is all capitals
+    ("HIV") or a name (`_is_a_name`: "... such as: Hodgkin lymphoma").
+    """
     lead = lead.rstrip(" :.")
     if not lead:
         return item
-    first = item[:1].lower() + item[1:] if item[:2].isalpha() and not item[:2].isupper() else item
-    return f"{lead}: {first}"
+    lowered = item[:2].isalpha() and not item[:2].isupper() and not _is_a_name(item.split()[0])
+    return f"{lead}: {item[:1].lower() + item[1:] if lowered else item}"
 
 
 def standalone_units(text: str) -> list[str]:
@@ -686,6 +725,8 @@ def standalone_units(text: str) -> list[str]:
                 items[-1] = _without_heading(items[-1], after)
                 if not items[-1]:
                     items.pop()
+                    while len(items) > 1 and _heads_too(items[-1], after):
+                        items.pop()  # "Pneumococcal" of "Pneumococcal Pneumonia Vaccine A ..."
                 if items and items[-1][-1:] not in (".", ";"):
                     items[-1] += "."
             kept = len(units)

@@ -497,8 +497,9 @@ def test_a_sentence_opens_after_a_name_only_where_a_sentence_can(
     last: str, item: str | None
 ) -> None:
     units = standalone_units(f"Key points are - Stage I - Stage II - {last}")
-    if item is None:
-        assert units[-1] == f"Key points are: {last[:1].lower()}{last[1:]}"
+    if item is None:  # lowered, unless a name ("United" of "the United States")
+        first = last if last.startswith("United") else f"{last[:1].lower()}{last[1:]}"
+        assert units[-1] == f"Key points are: {first}"
     else:
         assert units[-2] == f"Key points are: {item}"
         assert units[-1] == last.split(" ", 2)[2]
@@ -620,10 +621,10 @@ def test_a_lower_case_part_after_an_item_that_names_says_what_it_is() -> None:
     units = standalone_units(
         "Causes include - Graves disease - thyroid nodules - thyroiditis - too much iodine."
     )
-    assert units[:2] == ["Causes include: graves disease", "Causes include: thyroid nodules"]
+    assert units[:2] == ["Causes include: Graves disease", "Causes include: thyroid nodules"]
     # review: a last item of one word, or an acronym's next item, is an item of its own
     assert standalone_units("Causes include - Graves disease - thyroiditis.") == [
-        "Causes include: graves disease",
+        "Causes include: Graves disease",
         "Causes include: thyroiditis.",
     ]
     units = standalone_units("Cholesterol test - LDL - HDL - triglycerides and more")
@@ -830,3 +831,53 @@ def test_this_condition_after_a_page_s_opening_passage_leans_on_the_sentence_bef
     # after a sentence opening on an anaphor no lead is taken: read as the page's subject
     goiters = ["Goiters are common. These goiters occur in adulthood.", "This syndrome is rare."]
     assert with_antecedents(goiters) == ["", ""]
+
+
+def test_a_list_item_keeps_the_capital_of_a_name() -> None:
+    units = standalone_units(
+        "Conditions linked to it include - Hodgkin lymphoma - Crohn's disease - "
+        "MedlinePlus pages - African-Americans - Fever - Testing of the blood"
+    )
+    assert units == [
+        "Conditions linked to it include: Hodgkin lymphoma",
+        "Conditions linked to it include: Crohn's disease",
+        "Conditions linked to it include: MedlinePlus pages",
+        "Conditions linked to it include: African-Americans",
+        "Conditions linked to it include: fever",  # a word only titles capitalise
+        "Conditions linked to it include: testing of the blood",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("page", "last"),
+    [
+        (
+            "those who do and still get pneumonia tend to have: Milder cases of the "
+            "infection Pneumonia that doesn't last as long Fewer serious complications "
+            "Pneumococcal Pneumonia Vaccine A vaccine is available to prevent pneumococcal "
+            "pneumonia.",
+            "fewer serious complications.",
+        ),
+        (
+            "Causes of heart failure include: Coronary heart disease Diabetes High blood "
+            "pressure Other heart conditions or diseases Other factors Coronary Heart Disease "
+            "Coronary heart disease is a condition in which a waxy substance called plaque "
+            "builds up inside the coronary arteries.",
+            "other factors.",
+        ),
+    ],
+)
+def test_a_heading_split_into_one_word_items_is_no_item(page: str, last: str) -> None:
+    # NHLBI pages: a glued run's last items were the next heading's words ("pneumococcal.")
+    units = standalone_units(page_with(page))
+    at = next(k for k, unit in enumerate(units) if unit.endswith(last))
+    assert units[at + 1].startswith(("A vaccine is available", "Coronary heart disease is"))
+
+
+def test_the_bundled_proper_words_are_a_fresh_build_from_medquad() -> None:
+    from benchmarks.proper_words import header, proper_words
+    from veriloop.standalone import PROPER_WORDS
+
+    built = proper_words([p["answer"] for p in pages()])
+    assert PROPER_WORDS.read_text(encoding="utf-8") == header() + "".join(f"{w}\n" for w in built)
+    assert {"hodgkin", "crohn's", "national"} <= set(built) and "testing" not in built
