@@ -5,7 +5,7 @@ fever"), unless the word is a name: one MedQuAD writes capitalised inside a sent
 a lower-case word or a comma) at least `MIN_CAPITALISED` times and at least `RATIO` times
 as often as in lower case (Hodgkin, Fanconi, National, American; not Testing, Human or
 Rehabilitation, which its titles capitalise). Writes `veriloop/data/proper_words.txt` and
-prints how many first words of MedQuAD's quoted list items the list keeps capitalised.
+prints how many words it holds.
 
     .venv/bin/python benchmarks/proper_words.py [--check]
 
@@ -22,9 +22,10 @@ import re
 import sys
 from pathlib import Path
 
+from veriloop.knowledge.medquad import MEDQUAD_FILE
+from veriloop.standalone import PROPER_WORDS
+
 ROOT = Path(__file__).resolve().parents[1]
-MEDQUAD = ROOT / "knowledge" / "data" / "medquad" / "medquad_answered.jsonl.gz"
-OUT = ROOT / "veriloop" / "data" / "proper_words.txt"
 MIN_CAPITALISED = 3
 RATIO = 40
 MID_WORD = re.compile(r"(?<=[a-z,;] )([A-Za-z][\w'’-]*)")
@@ -45,11 +46,12 @@ def proper_words(answers: list[str]) -> list[str]:
     )
 
 
-def header() -> str:
-    """Return the list file's comment lines (how it was built)."""
+def list_file(words: list[str]) -> str:
+    """Return the list file's text: how it was built, then one word a line."""
     return (
         "# Words MedQuAD writes capitalised mid-sentence (built by benchmarks/proper_words.py;\n"
         f"# at least {MIN_CAPITALISED} times and {RATIO}x as often as in lower case)\n"
+        + "".join(f"{word}\n" for word in words)
     )
 
 
@@ -58,17 +60,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed list")
     args = parser.parse_args()
-    with gzip.open(MEDQUAD, "rt", encoding="utf-8") as rows:
+    with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as rows:
         answers = [json.loads(line)["answer"] for line in rows]
     words = proper_words(answers)
-    text = header() + "".join(f"{word}\n" for word in words)
+    text = list_file(words)
+    shown = PROPER_WORDS.resolve().relative_to(ROOT)
     if args.check:
-        same = OUT.read_text(encoding="utf-8") == text
-        print(f"{OUT.relative_to(ROOT)}: {'up to date' if same else 'differs from a fresh build'}")
+        same = PROPER_WORDS.read_text(encoding="utf-8") == text
+        print(f"{shown}: {'up to date' if same else 'differs from a fresh build'}")
         return 0 if same else 1
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text, encoding="utf-8")
-    print(f"{len(words)} words -> {OUT.relative_to(ROOT)}")
+    PROPER_WORDS.write_text(text, encoding="utf-8")
+    print(f"{len(words)} words -> {shown}")
     return 0
 
 
