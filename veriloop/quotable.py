@@ -161,10 +161,14 @@ SYMPTOM_TABLE = re.compile(
     r"approximate number of patients|(\b\d{1,3}%\s+\S+[^.]*){3,}|human phenotype ontology|"
     r"\btable below\b|medlineplus medical dictionary|comes from orphanet|"
     r"how often a (sign|symptom)|listed as a rough estimate|frequency of a sign|"
-    r"listed as a fraction|number of the fraction|frequency may also be listed",
+    r"listed as a fraction|number of the fraction|frequency may also be listed|"
+    r"\bfrequency of \d+/\d+|\bthese frequencies\b|no information on frequency|"
+    r"sign or symptom may be rare or common",
     re.IGNORECASE,
 )
-"""GARD's symptom tables and the lines about them (HPO, Orphanet, the dictionary)."""
+"""GARD's symptom tables and the lines about them (HPO, Orphanet, the dictionary, and the
+four sentences on reading a frequency that close 2,243 of its pages: "For example, a
+frequency of 25/25 means ...", quoted as Lyme disease's symptoms)."""
 POINTER = re.compile(
     r"^(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
     r"find (out )?more\b|related (topics|information|resources)\b|"

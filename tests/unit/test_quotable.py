@@ -314,6 +314,20 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
             "of the macula 90% Chorioretinal abnormality 90% Constipation 90%",
             "symptom table",
         ),
+        # the four sentences on reading a frequency that close 2,243 GARD pages (Lyme
+        # disease's symptoms were answered with them)
+        (
+            "For example, a frequency of 25/25 means that in a study of 25 people all "
+            "patients were found to have that symptom.",
+            "symptom table",
+        ),
+        (
+            "Because these frequencies are based on a specific study, the fractions may be "
+            "different if another group of patients are examined.",
+            "symptom table",
+        ),
+        ("Sometimes, no information on frequency is available.", "symptom table"),
+        ("In these cases, the sign or symptom may be rare or common.", "symptom table"),
         ("More on: Resources for Health Professionals: Treatment", "pointer line"),
         ("More information is provided in the NIDDK health topic, Anemia.", "pointer line"),
         (
