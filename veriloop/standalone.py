@@ -642,7 +642,7 @@ def proper_words() -> frozenset[str]:
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
-def _is_a_name(word: str) -> bool:
+def is_a_name(word: str) -> bool:
     """Tell whether a capitalised word keeps its capital inside a sentence.
 
     A word with a capital inside it ("MedlinePlus", "African-Americans", "Non-Hodgkin") or
@@ -657,12 +657,12 @@ def _with_lead(lead: str, item: str) -> str:
     """Return a list item prefixed with its lead-in, as one sentence.
 
     The item's first word is lowered ("... include: fever"), unless it is all capitals
-    ("HIV") or a name (`_is_a_name`: "... such as: Hodgkin lymphoma").
+    ("HIV") or a name (`is_a_name`: "... such as: Hodgkin lymphoma").
     """
     lead = lead.rstrip(" :.")
     if not lead:
         return item
-    lowered = item[:2].isalpha() and not item[:2].isupper() and not _is_a_name(item.split()[0])
+    lowered = item[:2].isalpha() and not item[:2].isupper() and not is_a_name(item.split()[0])
     return f"{lead}: {item[:1].lower() + item[1:] if lowered else item}"
 
 

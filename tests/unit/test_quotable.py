@@ -263,6 +263,18 @@ from veriloop.quotable import (
             "Research suggests that the main cause of restless legs syndrome is a faulty use "
             "of iron.",
         ),
+        # a Title Case heading of no names (`_title_heading_cut`): the rheumatoid arthritis
+        # symptoms answer and the hearing-loss treatment answer opened on these
+        (
+            "Swelling and Pain in the Joints Different types of arthritis have different "
+            "symptoms.",
+            "Different types of arthritis have different symptoms.",
+        ),
+        (
+            "New and Improved Treatments Under Study Researchers are studying the causes of "
+            "hearing loss as well as new treatments.",
+            "Researchers are studying the causes of hearing loss as well as new treatments.",
+        ),
     ],
 )
 def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
@@ -295,6 +307,12 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "The Prostate Cancer Prevention Trial (PCPT) studied whether finasteride works.",
         "In the Diabetes Prevention Program (DPP), people lost weight with diet.",
         "NIH Clinical Research Trials and You helps people learn about clinical trials.",
+        # Title Case runs a name goes on past: not headings (`_title_heading_cut`)
+        "According to the Centers for Disease Control and Prevention, more than 20 million "
+        "Americans have it.",
+        "An Institutional Review Board (IRB) reviews, monitors, and approves many clinical "
+        "trials.",
+        "Use the Daily Physical Activity Tracker to keep track of your physical activity.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
