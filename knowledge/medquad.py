@@ -49,7 +49,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.spelling import NameSpeller
-from veriloop.knowledge.stated_names import stated_names
+from veriloop.knowledge.stated_names import lay_names_of, stated_names
 from veriloop.standalone import ANAPHORS, LIST_ITEM, THE_SUBJECT, leans_back
 from veriloop.text import split_sentences
 
@@ -539,7 +539,13 @@ class MedQuADIndex:
                     held = stated.setdefault(key, [])
                     ids = {p.id for p in held}
                     held += [p for p in by_focus[passage.focus] if p.id not in ids]
-        return rows | stated
+        lay: dict[str, list[Passage]] = {}  # "irregular heartbeat": other pages' gloss
+        for focus, openings in by_focus.items():
+            for phrase in lay_names_of(focus):
+                key = " ".join(_NAME_WORD.findall(phrase))
+                if key not in rows and key not in stated:
+                    lay.setdefault(key, []).extend(openings)
+        return rows | stated | lay
 
     def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:
         """Return the openings of the pages whose name the question writes word for word.
@@ -552,7 +558,9 @@ class MedQuADIndex:
         parenthesis or comma in it ("African Trypanosomiasis" of "African
         Trypanosomiasis (also known as Sleeping Sickness)"), and by the other names its
         pages give it ("High blood pressure, sometimes called hypertension":
-        `knowledge.stated_names`; not a name another page has). A name counts where it ends a
+        `knowledge.stated_names`; not a name another page has), and by the lay names other
+        pages gloss with its name ("an irregular heartbeat (arrhythmia)":
+        `knowledge.stated_names.lay_names_of`). A name counts where it ends a
         clause or a stop word or a word of what is asked follows it ("lung cancer
         treatment"), not where it starts a longer name ("alcohol use disorder", "a bit of
         blood drainage"); a name inside a longer one the question writes is left out ("flu"

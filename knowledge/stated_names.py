@@ -4,13 +4,16 @@ MedQuAD names many pages by one name and a question by another: no page's focus 
 "Hypertension", and a search for it finds pulmonary hypertension's pages first. The pages
 say their other names themselves; retrieval reads them as names the page is found by
 (`MedQuADIndex.named_openings`), and the judges' training data swaps them in for the
-page's own name (`evaluation.judge_data.claim_edits`).
+page's own name (`evaluation.judge_data.claim_edits`). Other pages name it too, glossing a
+lay phrase with its name ("an irregular heartbeat (arrhythmia)"): `lay_names_of` reads
+those from `LAY_NAMES`, built from MedQuAD by `benchmarks/lay_names.py`.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
+from pathlib import Path
 
 _PHRASE = r"[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
 STATED_NAME = re.compile(
@@ -19,6 +22,9 @@ STATED_NAME = re.compile(
 )
 """'also called X', 'also known as X', 'sometimes called X', X ending at a clause's end;
 'X or Y' gives both ("Hypoglycemia, also called low blood glucose or low blood sugar")."""
+
+LAY_NAMES = Path(__file__).resolve().with_name("data") / "medquad" / "lay_names.txt"
+"""Lay phrases MedQuAD glosses with a page's name: phrase, focus, subjects (tab-separated)."""
 
 NEAR = 40
 """How many characters may stand between the page's own name and the phrase giving
@@ -83,3 +89,24 @@ def stated_synonym(page_text: str, focus: str) -> str | None:
     """Return the first other name a page gives its subject (None: it gives none)."""
     names = stated_names(page_text, focus)
     return names[0] if names else None
+
+
+@cache
+def _lay_names() -> dict[str, tuple[str, ...]]:
+    """Return each focus's lay names (`LAY_NAMES`), keyed by the focus in lower case."""
+    names: dict[str, list[str]] = {}
+    for line in LAY_NAMES.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            lay, focus, _ = line.split("\t")
+            names.setdefault(focus.lower(), []).append(lay)
+    return {focus: tuple(lays) for focus, lays in names.items()}
+
+
+def lay_names_of(focus: str) -> tuple[str, ...]:
+    """Return the lay phrases other pages gloss with this page's name ("irregular heartbeat").
+
+    "Seizures, an irregular heartbeat (arrhythmia), and ..." on three subjects' pages or
+    more (`benchmarks/lay_names.py`) makes "irregular heartbeat" a name of Arrhythmia,
+    which no Arrhythmia answer writes.
+    """
+    return _lay_names().get(focus.lower(), ())

@@ -42,7 +42,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import page_name
-from veriloop.knowledge.stated_names import own_name, stated_names
+from veriloop.knowledge.stated_names import lay_names_of, own_name, stated_names
 from veriloop.numbering import LETTERED, NUMBERED, NUMBERING_WORDS, numbered
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
@@ -1130,6 +1130,25 @@ def _lay_prefixed(question: str, named: set[str]) -> str:
     return LAY_PREFIXED.sub(named_page, question)
 
 
+def lay_terms(focus: str) -> frozenset[str]:
+    """Return the stemmed words of the lay names other pages give a page (`lay_names_of`)."""
+    return frozenset(t for lay in lay_names_of(focus) for t in focus_terms(lay))
+
+
+def lay_named(asked: frozenset[str], focus: str) -> bool:
+    """Tell whether the question writes a lay name other pages gloss with the page's name.
+
+    "What causes an irregular heartbeat?" names Arrhythmia: "Seizures, an irregular
+    heartbeat (arrhythmia), and ..." on the pages of six subjects
+    (`knowledge.stated_names.lay_names_of`), though no Arrhythmia answer writes it; the
+    question was refused with Arrhythmia set aside. Every specific word of the lay name
+    (two or more: "ringing in the ears" -> ring, ear) must be among the question's.
+    """
+    return any(
+        len(terms) >= 2 and terms <= asked for terms in map(focus_terms, lay_names_of(focus))
+    )
+
+
 def _page_texts(titles: Sequence[str], texts: Sequence[str]) -> dict[str, list[str]]:
     """Return each focus's passage texts, in order (a page's passages share its focus)."""
     pages: dict[str, list[str]] = {}
@@ -1162,7 +1181,8 @@ def match_subject(
         return SubjectMatch(kept=every, total=len(titles))
     question = joined_as_named(question, titles)  # "pink eye": Pinkeye
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
-    phrases = subject_phrases(question, [*titles, *texts], vocabulary)
+    lay = frozenset(t for title in set(titles) if title for t in lay_terms(title))
+    phrases = subject_phrases(question, [*titles, *texts], vocabulary | lay)
     vocabulary |= {t for title in others for t in focus_terms(title)}
     asked = subject_words(question)
     naming = naming_pattern(phrases)
@@ -1207,6 +1227,8 @@ def match_subject(
             or _page_writes(titles[i], phrases, asked, titles, texts)
         )
     ]
+    if not on:  # "irregular heartbeat": other pages gloss it "(arrhythmia)"
+        on = [i for i in every if titles[i] and lay_named(asked, titles[i])]
     if not on:  # no page under the question's own name: one that writes it ("alcohol use
         # disorder" on "Alcoholism and Alcohol Abuse") is on it
         pages = _page_texts(titles, texts)

@@ -13,6 +13,7 @@ from veriloop.nodes.subject import (
     focus_terms,
     joined_as_named,
     kind_of,
+    lay_named,
     lists_as_its_type,
     match_subject,
     named_by_first_word,
@@ -168,6 +169,23 @@ def test_a_page_that_names_the_subject_as_its_other_name_is_on_it() -> None:
     got = match_subject(question, titles, texts)
     assert [p.text for p in got.phrases] == ["otitis media"]
     assert got.kept == [0]  # "Otitis" is a wider family; Hearing Loss only mentions it
+
+
+def test_a_page_is_on_a_lay_name_other_pages_gloss_with_its_name() -> None:
+    # "irregular heartbeat (arrhythmia)" on six subjects' pages (knowledge/data/medquad/
+    # lay_names.txt); no Arrhythmia answer writes it: the question was refused
+    question = "What causes an irregular heartbeat?"
+    titles = ["Heart Attack", "Arrhythmia", "Sudden Cardiac Arrest"]
+    texts = [
+        "Often this leads to an irregular heartbeat - called an arrhythmia - that causes a "
+        "severe decrease in the pumping function of the heart.",
+        "An arrhythmia is a problem with the rate or rhythm of the heartbeat.",
+        "Sudden cardiac arrest is a condition in which the heart suddenly stops beating.",
+    ]
+    assert match_subject(question, titles, texts).kept == [1]
+    assert lay_named(frozenset({"ring", "ear"}), "Tinnitus")  # "ringing in the ears"
+    assert not lay_named(frozenset({"ear"}), "Tinnitus")  # every word of the lay name
+    assert not lay_named(frozenset({"irregular", "heartbeat"}), "Heart Attack")
 
 
 def test_use_is_no_part_of_a_subject() -> None:
