@@ -190,6 +190,15 @@ def test_those_the_sentence_itself_says_point_nowhere_back() -> None:
     assert leans_back("Those symptoms usually pass.")
 
 
+def test_a_stage_named_the_sentence_before_leans_back() -> None:
+    # COPD's outlook was answered "At this stage, quality of life is impaired ..." alone
+    assert leans_back("At this stage, quality of life is impaired.")
+    assert leans_back("In this stage, a person does not have any symptoms.")
+    assert leans_back("At that point, emergency treatment should begin.")
+    assert not leans_back("At this time there is no cure for the disease.")  # now
+    assert not leans_back("In stage 4, the cancer has spread.")
+
+
 def test_a_passage_given_a_lists_lead_in_gets_no_other_lead() -> None:
     chunks = [
         "Radiation can help. These types of radiation include - IMRT - VMAT. Beams are aimed.",
