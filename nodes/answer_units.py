@@ -98,6 +98,10 @@ def extract_sentences(
         prefer: The asked type's cue test for passages *of* that type: when some of their
             units pass it, only those are quoted (a diagnosis page's sentences about
             counselling do not say how it is diagnosed); when none do, all are.
+            With neither `about` nor `prefer` (no type to read for), the subject's own
+            pages' units are quoted before its kinds' too: "my mom was diagnosed with
+            macular degeneration, will she go blind?" quoted Stargardt macular
+            degeneration's childhood onset before the Macular Degeneration page.
         lead: The passages answer the asked type: when the best one opens its page's
             answer (`part` 1), its units come first, in the page's order ("Doctors have
             several techniques ... to help diagnose stroke. The first step in diagnosis
@@ -140,6 +144,9 @@ def extract_sentences(
             unit for unit in every if previous.get(unit) in passed and CONTINUES.match(unit[0])
         }
         found = _whole_lists(every, [unit for unit in every if unit in passed])
+        kin = {p["id"] for p in passages if p.get("kin")}
+        found = [(text, pid) for text, pid in found if pid not in kin] or found
+    elif prefer is None:  # no type to read for: the subject's own pages before its kinds'
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None

@@ -390,6 +390,24 @@ def test_the_subjects_own_page_is_quoted_before_its_kinds_pages() -> None:
     assert quoted == [("Swine flu is an infection caused by a virus.", "P-2")]
 
 
+def test_with_no_type_to_read_for_the_subjects_own_page_is_quoted_before_its_kinds() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences
+
+    # "my mom was diagnosed with macular degeneration, will she go blind?" (no confident
+    # type) quoted Stargardt macular degeneration's childhood onset first
+    kin = passage(
+        "P-2", "Signs of Stargardt macular degeneration appear in childhood.", title="Stargardt"
+    )
+    kin["kin"] = True
+    own = passage("P-1", "Treatment can slow vision loss.", title="Macular Degeneration")
+    models = fake_models([])
+    quoted, _ = extract_sentences(models, "Will she go blind?", [kin, own], 3)
+    assert quoted == [("Treatment can slow vision loss.", "P-1")]
+    quoted, _ = extract_sentences(models, "Will she go blind?", [kin], 3)  # only kinds'
+    assert quoted == [("Signs of Stargardt macular degeneration appear in childhood.", "P-2")]
+
+
 def test_on_a_page_of_the_asked_type_the_sentences_that_say_it_come_first() -> None:
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import extract_sentences
