@@ -306,6 +306,11 @@ def quote_answer(
     )
     prefer, lead = on_type_pages(asked, question)
     own = [p for p in passages if not p.get("for_part")] or list(passages)
+    typed_test: TypeTest | None = None  # a typed page's units: cue words or the classifier
+    if typed and prefer is not None and asked not in (None, "information"):
+        if not (asked == "treatment" and side_effects_asked(question)):
+            typed_test = type_test(str(asked), models, own)
+            prefer = type_preferred(own, typed_test, prefer)
     if elsewhere:  # the parts keep every passage: a research part reads its own
         own = not_research(own, asked)
     defined = next((p["defines"] for p in passages if p.get("defines")), None)
@@ -335,6 +340,7 @@ def quote_answer(
         units=[*first, *more],
         calls=[
             *(about.calls if isinstance(about, TypeTest) else []),
+            *(typed_test.calls if typed_test is not None else []),
             *([call] if call else []),
             *more_calls,
         ],
@@ -355,6 +361,33 @@ def on_type_pages(asked: str | None, question: str) -> tuple[Callable[[str], boo
     if asked == "treatment" and side_effects_asked(question):
         return (lambda text: bool(SIDE_EFFECTS.search(text))), False
     return asked_cues(asked), True
+
+
+FEW_CUED = 3
+"""A typed page with fewer units holding its type's cue words is read by the classifier too."""
+
+
+def type_preferred(
+    passages: Sequence[SourcePassage], test: TypeTest, cues: Callable[[str], bool]
+) -> Callable[[str], bool]:
+    """Return the test of a typed page's units: its type's cue words, or the unit classifier.
+
+    The cue words alone passed one unit of NIHSeniorHealth's shingles symptoms page, "The
+    sores are usually gone within another two weeks" ("sore"), and that was the whole
+    answer to "What are the symptoms of shingles?"; the classifier (`TypeTest`, as for
+    other types' pages) passes "An outbreak of shingles usually begins with a burning,
+    itching, or tingling sensation ..." and the rash. A unit either passes is preferred,
+    where fewer than `FEW_CUED` units hold the cue words; with more, the cue words alone
+    decide (letting the classifier in everywhere changed 16 of the 199 answers, as many
+    for the worse as the better: "Babies with sickle cell disease should be referred to a
+    doctor ..." for its treatment, atherosclerosis defined for what causes a stroke).
+    """
+    units = quotable_units(passages)
+    if sum(cues(text) for text, _ in units) >= FEW_CUED:
+        return cues
+    verdicts = test(units)
+    passed = {text for (text, _), ok in zip(units, verdicts, strict=True) if ok}
+    return lambda text: text in passed or cues(text)
 
 
 def type_test(asked: str, models: Models, passages: Sequence[SourcePassage]) -> TypeTest:

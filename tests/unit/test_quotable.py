@@ -266,8 +266,7 @@ from veriloop.quotable import (
         # a Title Case heading of no names (`_title_heading_cut`): the rheumatoid arthritis
         # symptoms answer and the hearing-loss treatment answer opened on these
         (
-            "Swelling and Pain in the Joints Different types of arthritis have different "
-            "symptoms.",
+            "Swelling and Pain in the Joints Different types of arthritis have different symptoms.",
             "Different types of arthritis have different symptoms.",
         ),
         (
@@ -310,8 +309,7 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         # Title Case runs a name goes on past: not headings (`_title_heading_cut`)
         "According to the Centers for Disease Control and Prevention, more than 20 million "
         "Americans have it.",
-        "An Institutional Review Board (IRB) reviews, monitors, and approves many clinical "
-        "trials.",
+        "An Institutional Review Board (IRB) reviews, monitors, and approves many clinical trials.",
         "Use the Daily Physical Activity Tracker to keep track of your physical activity.",
     ],
 )

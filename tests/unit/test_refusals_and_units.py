@@ -1259,3 +1259,40 @@ def test_research_pages_alone_are_read_for_another_type() -> None:
     studied = passage("R-1", "Scientists are studying its causes.", title="Epilepsy")
     studied["qtype"] = "research"
     assert not_research([studied], "causes") == [studied]  # nothing else: it stays
+
+
+def test_a_typed_pages_units_pass_by_their_cue_words_or_the_unit_classifier(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes import answer_units
+    from veriloop.nodes.answer_units import TypeTest, type_preferred
+    from veriloop.nodes.linear_weights import LinearWeights
+    from veriloop.nodes.unit_type import UnitTypeClassifier
+
+    weights = LinearWeights(
+        classes=("causes", "symptoms"),
+        coef=np.array([[4.0, 0.0], [0.0, 4.0]], dtype=np.float32),
+        intercept=np.zeros(2, dtype=np.float32),
+        encoder="fake-embedder",
+        notes={},
+    )
+    classifier = UnitTypeClassifier(weights, {"causes": (0.4, 0.2), "symptoms": (0.4, 0.2)})
+    monkeypatch.setattr(answer_units, "unit_types", lambda: classifier)
+    # shingles's symptoms page: its cue words passed only "The sores are ..." (the whole
+    # answer to "What are the symptoms of shingles?"); the classifier passes the rash
+    vectors = {
+        "An outbreak usually begins with a burning or tingling feeling.": [0.0, 1.0],
+        "The sores are usually gone within another two weeks.": [1.0, 0.0],
+        "Doctors are studying the virus.": [1.0, 0.0],
+    }
+    page = passage("P-1", " ".join(vectors), title="Shingles")
+    models = fake_models([], vectors=vectors, dim=2)
+    cues = asked_cues("symptoms")
+    assert cues is not None and not cues(next(iter(vectors)))
+    test = TypeTest("symptoms", models)
+    prefer = type_preferred([page], test, cues)
+    assert [prefer(text) for text in vectors] == [True, True, False]
+    assert len(test.calls) == 1
