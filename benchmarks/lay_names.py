@@ -11,7 +11,8 @@ The phrase must open where a noun phrase opens (after a clause's punctuation, "a
 a verb such as "cause", "include", "have": not after "the" or "of", where the bracket
 glosses a longer phrase: "clouding of the lens of the eye (cataract)"), hold two words to
 five, start on no small word, and hold no relative word ("a disease in which malignant
-(cancer) cells form" glosses "malignant"). Writes `veriloop/data/lay_names.txt`.
+(cancer) cells form" glosses "malignant"). Writes `knowledge/data/medquad/lay_names.txt`
+(`knowledge.stated_names.LAY_NAMES`).
 
     .venv/bin/python benchmarks/lay_names.py [--check]
 
@@ -54,8 +55,8 @@ RELATIVE = frozenset("which that who whose whom called".split())
 
 def _page_of(name: str, foci: Mapping[str, str]) -> str | None:
     """Return the focus a bracketed name names (its plural or singular too), or None."""
-    if name.isupper():  # an abbreviation: "HIV" is no plural of "Hives"
-        return None
+    if name.isupper():  # an abbreviation glosses an abbreviation's words: "chronic obstructive
+        return None  # pulmonary disease (COPD)" is the page's own name spelled out, no lay name
     lowered = name.lower()
     if lowered in foci:
         return foci[lowered]

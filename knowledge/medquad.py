@@ -590,8 +590,11 @@ class MedQuADIndex:
     def foci_named(self, name: str) -> list[str]:
         """Return the foci of the pages a condition's name names, as `named_openings` reads.
 
-        The name is read with and without a possessive before its last word: NINDS writes
-        "Alzheimers disease" (its apostrophes dropped), MedlinePlus "Alzheimer's disease",
+        The names are `named_openings`'s: page names, the other names pages give them, and
+        the lay names other pages gloss with them (`lay_names_of`: "muscle weakness" names
+        Myopathy). The name is read with and without a possessive before its last word:
+        NINDS writes "Alzheimers disease" (its apostrophes dropped), MedlinePlus "Alzheimer's
+        disease",
         and the pages are "Alzheimer's Disease" and "Alzheimer disease".
         """
         words = _NAME_WORD.findall(name.lower())

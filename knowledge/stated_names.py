@@ -15,6 +15,8 @@ import re
 from functools import cache, lru_cache
 from pathlib import Path
 
+from veriloop.errors import InvalidInputError
+
 _PHRASE = r"[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,4}?"
 STATED_NAME = re.compile(
     rf"\b(?:also called|also known as|sometimes called)\s+({_PHRASE}(?:\s+or\s+{_PHRASE})?)"
@@ -95,10 +97,17 @@ def stated_synonym(page_text: str, focus: str) -> str | None:
 def _lay_names() -> dict[str, tuple[str, ...]]:
     """Return each focus's lay names (`LAY_NAMES`), keyed by the focus in lower case."""
     names: dict[str, list[str]] = {}
-    for line in LAY_NAMES.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            lay, focus, _ = line.split("\t")
-            names.setdefault(focus.lower(), []).append(lay)
+    lines = LAY_NAMES.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not all(field.strip() for field in fields):
+            raise InvalidInputError(
+                f"{LAY_NAMES}, line {number}: expected 'lay phrase<TAB>focus<TAB>subjects', "
+                f"got {line!r}; rebuild the file with `python benchmarks/lay_names.py`"
+            )
+        names.setdefault(fields[1].lower(), []).append(fields[0])
     return {focus: tuple(lays) for focus, lays in names.items()}
 
 

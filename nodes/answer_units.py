@@ -144,9 +144,7 @@ def extract_sentences(
             unit for unit in every if previous.get(unit) in passed and CONTINUES.match(unit[0])
         }
         found = _whole_lists(every, [unit for unit in every if unit in passed])
-        kin = {p["id"] for p in passages if p.get("kin")}
-        found = [(text, pid) for text, pid in found if pid not in kin] or found
-    elif prefer is None:  # no type to read for: the subject's own pages before its kinds'
+    if about is not None or prefer is None:  # the subject's own pages before its kinds'
         kin = {p["id"] for p in passages if p.get("kin")}
         found = [(text, pid) for text, pid in found if pid not in kin] or found
     opening = passages[0]["id"] if lead and passages and passages[0].get("part") == 1 else None
@@ -292,7 +290,9 @@ def quote_answer(
     kinds' pages apart, `kin`, and where a type stands in for the asked one its pages'
     units saying it, `stand_in`; research pages set aside, `not_research`); "information"
     by a definition first; a question about side effects by the treatment units naming
-    them (`on_type_pages`); a question asking how or whether it is caught
+    them (`on_type_pages`); on pages of the asked type, its units holding the type's cue
+    words, and where fewer than `FEW_CUED` do, those the unit classifier passes too
+    (`type_preferred`); a question asking how or whether it is caught
     (`asks_how_caught`) by the units saying it (`says_if_caught`), where some do, whatever
     its type (that test replaces the `TypeTest`, its kin, stand-in and research readings
     with it); one asking how long it lasts (`asks_how_long`) likewise by the units saying
@@ -306,11 +306,6 @@ def quote_answer(
     )
     prefer, lead = on_type_pages(asked, question)
     own = [p for p in passages if not p.get("for_part")] or list(passages)
-    typed_test: TypeTest | None = None  # a typed page's units: cue words or the classifier
-    if typed and prefer is not None and asked not in (None, "information"):
-        if not (asked == "treatment" and side_effects_asked(question)):
-            typed_test = type_test(str(asked), models, own)
-            prefer = type_preferred(own, typed_test, prefer)
     if elsewhere:  # the parts keep every passage: a research part reads its own
         own = not_research(own, asked)
     defined = next((p["defines"] for p in passages if p.get("defines")), None)
@@ -320,6 +315,10 @@ def quote_answer(
         about, prefer = says_if_caught, None  # "Is eczema contagious?", whatever its type
     elif asks_how_long(question) and any(says_if_lasting(quotable_units(own))):
         about, prefer = says_if_lasting, None  # "How long does shingles pain last?"
+    typed_test: TypeTest | None = None  # a typed page's units: cue words or the classifier
+    if typed and lead and prefer is not None and asked not in (None, "information"):
+        typed_test = type_test(str(asked), models, own)  # (not for side effects: no lead)
+        prefer = type_preferred(own, typed_test, prefer)
     first, call = extract_sentences(
         models,
         question,

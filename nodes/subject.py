@@ -1130,11 +1130,6 @@ def _lay_prefixed(question: str, named: set[str]) -> str:
     return LAY_PREFIXED.sub(named_page, question)
 
 
-def lay_terms(focus: str) -> frozenset[str]:
-    """Return the stemmed words of the lay names other pages give a page (`lay_names_of`)."""
-    return frozenset(t for lay in lay_names_of(focus) for t in focus_terms(lay))
-
-
 def lay_named(asked: frozenset[str], focus: str) -> bool:
     """Tell whether the question writes a lay name other pages gloss with the page's name.
 
@@ -1145,7 +1140,7 @@ def lay_named(asked: frozenset[str], focus: str) -> bool:
     (two or more: "ringing in the ears" -> ring, ear) must be among the question's.
     """
     return any(
-        len(terms) >= 2 and terms <= asked for terms in map(focus_terms, lay_names_of(focus))
+        len(terms) >= 2 and terms <= asked for terms in map(subject_words, lay_names_of(focus))
     )
 
 
@@ -1181,8 +1176,7 @@ def match_subject(
         return SubjectMatch(kept=every, total=len(titles))
     question = joined_as_named(question, titles)  # "pink eye": Pinkeye
     vocabulary = frozenset(t for title in titles for t in focus_terms(title))
-    lay = frozenset(t for title in set(titles) if title for t in lay_terms(title))
-    phrases = subject_phrases(question, [*titles, *texts], vocabulary | lay)
+    phrases = subject_phrases(question, [*titles, *texts], vocabulary)
     vocabulary |= {t for title in others for t in focus_terms(title)}
     asked = subject_words(question)
     naming = naming_pattern(phrases)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
+
+import pytest
 
 from benchmarks.lay_names import MIN_PAGES, lay_names, list_file
 from veriloop.knowledge.medquad import MEDQUAD_FILE
@@ -49,18 +52,42 @@ def test_a_bracket_glossing_a_longer_phrase_or_one_word_or_an_abbreviation_names
     rows = _rows(
         ("Cataract", "A cataract is a clouding of the lens."),
         ("Cancer", "Cancer is a disease."),
-        ("Hives", "Hives are red welts."),
+        ("COPD", "COPD is a lung disease."),
         *[
             (
                 f"Syndrome {n}",
                 "Some have clouding of the lens of the eye (cataract). It is a disease in "
-                "which malignant (cancer) cells form. Others have the human immunodeficiency "
-                "virus (HIV). Some have swelling (edema).",
+                "which malignant (cancer) cells form. Some have swelling (edema).",
             )
             for n in range(4)
         ],
     )
     assert lay_names(rows) == []
+
+
+def test_an_abbreviation_glosses_a_name_spelled_out_not_a_lay_name() -> None:
+    rows = _rows(
+        ("COPD", "COPD is a lung disease."),
+        *[(f"Syndrome {n}", "Some have chronic lung disease (COPD).") for n in range(4)],
+    )
+    assert lay_names(rows) == []
+
+
+def test_a_malformed_lay_names_line_is_named_with_its_file_and_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veriloop.errors import InvalidInputError
+    from veriloop.knowledge import stated_names
+
+    broken = tmp_path / "lay_names.txt"
+    broken.write_text("# header\nirregular heartbeat\tArrhythmia\t6\nringing only\n")
+    monkeypatch.setattr(stated_names, "LAY_NAMES", broken)
+    stated_names._lay_names.cache_clear()
+    try:
+        with pytest.raises(InvalidInputError, match="line 3"):
+            stated_names.lay_names_of("Arrhythmia")
+    finally:
+        stated_names._lay_names.cache_clear()
 
 
 def test_the_bundled_lay_names_are_a_fresh_build_from_medquad() -> None:

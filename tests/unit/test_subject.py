@@ -185,7 +185,20 @@ def test_a_page_is_on_a_lay_name_other_pages_gloss_with_its_name() -> None:
     assert match_subject(question, titles, texts).kept == [1]
     assert lay_named(frozenset({"ring", "ear"}), "Tinnitus")  # "ringing in the ears"
     assert not lay_named(frozenset({"ear"}), "Tinnitus")  # every word of the lay name
-    assert not lay_named(frozenset({"irregular", "heartbeat"}), "Heart Attack")
+    assert not lay_named(frozenset({"irregular", "heartbeat"}), "Tinnitus")  # not its name
+
+
+def test_a_word_of_a_candidates_lay_name_makes_no_subject_phrase() -> None:
+    # Myopathy's lay name "muscle weakness" once lent "muscl" to the vocabulary: "muscle
+    # cramps" became a phrase no candidate was on, and the question was refused
+    question = "Why do I get muscle cramps at night?"
+    titles = ["Myopathy", "Dehydration"]
+    texts = [
+        "Myopathies cause muscle weakness, and some cause muscle cramps.",
+        "Dehydration can cause muscle cramps.",
+    ]
+    got = match_subject(question, titles, texts)
+    assert got.uncovered is None and got.kept == [0, 1]
 
 
 def test_use_is_no_part_of_a_subject() -> None:
