@@ -30,10 +30,13 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+if not __package__:  # run as a script (the documented way): let `benchmarks` resolve
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bundled_list import write_or_check  # noqa: E402
 from veriloop.knowledge.medquad import MEDQUAD_FILE
 from veriloop.knowledge.stated_names import LAY_NAMES, own_name
 
-ROOT = Path(__file__).resolve().parents[1]
 MIN_PAGES = 3
 SHARE = 0.75
 OPENS = (
@@ -121,14 +124,12 @@ def main() -> int:
     with gzip.open(MEDQUAD_FILE, "rt", encoding="utf-8") as lines:
         names = lay_names(json.loads(line) for line in lines)
     text = list_file(names)
-    shown = LAY_NAMES.resolve().relative_to(ROOT)
-    if args.check:
-        same = LAY_NAMES.read_text(encoding="utf-8") == text
-        print(f"{shown}: {'up to date' if same else 'differs from a fresh build'}")
-        return 0 if same else 1
-    LAY_NAMES.write_text(text, encoding="utf-8")
-    print(f"{len(names)} lay names of {len({focus for _, focus, _ in names})} pages -> {shown}")
-    return 0
+    return write_or_check(
+        LAY_NAMES,
+        text,
+        args.check,
+        f"{len(names)} lay names of {len({focus for _, focus, _ in names})} pages",
+    )
 
 
 if __name__ == "__main__":

@@ -22,10 +22,13 @@ import re
 import sys
 from pathlib import Path
 
+if not __package__:  # run as a script (the documented way): let `benchmarks` resolve
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bundled_list import write_or_check  # noqa: E402
 from veriloop.knowledge.medquad import MEDQUAD_FILE
 from veriloop.standalone import PROPER_WORDS
 
-ROOT = Path(__file__).resolve().parents[1]
 MIN_CAPITALISED = 3
 RATIO = 40
 MID_WORD = re.compile(r"(?<=[a-z,;] )([A-Za-z][\w'’-]*)")
@@ -64,14 +67,7 @@ def main() -> int:
         answers = [json.loads(line)["answer"] for line in rows]
     words = proper_words(answers)
     text = list_file(words)
-    shown = PROPER_WORDS.resolve().relative_to(ROOT)
-    if args.check:
-        same = PROPER_WORDS.read_text(encoding="utf-8") == text
-        print(f"{shown}: {'up to date' if same else 'differs from a fresh build'}")
-        return 0 if same else 1
-    PROPER_WORDS.write_text(text, encoding="utf-8")
-    print(f"{len(words)} words -> {shown}")
-    return 0
+    return write_or_check(PROPER_WORDS, text, args.check, f"{len(words)} words")
 
 
 if __name__ == "__main__":

@@ -904,16 +904,12 @@ def test_what_people_with_the_condition_have_or_lose_is_about_its_symptoms() -> 
     assert not about("People with atrial fibrillation are prescribed anticoagulants.")
 
 
-def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def two_type_unit_classifier(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the unit classifier a fake reading 2-d vectors: P(causes) = sigmoid(4 (x - y))."""
     import numpy as np
 
-    from veriloop.models.fakes import fake_models
     from veriloop.nodes import answer_units
-    from veriloop.nodes.answer_units import TypeTest
     from veriloop.nodes.linear_weights import LinearWeights
-    from veriloop.nodes.question_type import question_types
     from veriloop.nodes.unit_type import UnitTypeClassifier
 
     weights = LinearWeights(
@@ -925,6 +921,17 @@ def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough
     )
     classifier = UnitTypeClassifier(weights, {"causes": (0.4, 0.2), "symptoms": (0.4, 0.2)})
     monkeypatch.setattr(answer_units, "unit_types", lambda: classifier)
+
+
+def test_a_unit_is_about_the_asked_type_when_the_unit_classifier_gives_it_enough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import TypeTest
+    from veriloop.nodes.question_type import question_types
+
+    two_type_unit_classifier(monkeypatch)
     lead = "Flu symptoms may include"
     # rows are normalised: P(causes) = sigmoid(4 * (x - y)), P(symptoms) = 1 - P(causes)
     vectors = {
@@ -1264,23 +1271,11 @@ def test_research_pages_alone_are_read_for_another_type() -> None:
 def test_a_typed_pages_units_pass_by_their_cue_words_or_the_unit_classifier(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import numpy as np
 
     from veriloop.models.fakes import fake_models
-    from veriloop.nodes import answer_units
     from veriloop.nodes.answer_units import TypeTest, type_preferred
-    from veriloop.nodes.linear_weights import LinearWeights
-    from veriloop.nodes.unit_type import UnitTypeClassifier
 
-    weights = LinearWeights(
-        classes=("causes", "symptoms"),
-        coef=np.array([[4.0, 0.0], [0.0, 4.0]], dtype=np.float32),
-        intercept=np.zeros(2, dtype=np.float32),
-        encoder="fake-embedder",
-        notes={},
-    )
-    classifier = UnitTypeClassifier(weights, {"causes": (0.4, 0.2), "symptoms": (0.4, 0.2)})
-    monkeypatch.setattr(answer_units, "unit_types", lambda: classifier)
+    two_type_unit_classifier(monkeypatch)
     # shingles's symptoms page: its cue words passed only "The sores are ..." (the whole
     # answer to "What are the symptoms of shingles?"); the classifier passes the rash
     vectors = {
