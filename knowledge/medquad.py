@@ -51,7 +51,7 @@ from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.spelling import NameSpeller
 from veriloop.knowledge.stated_names import lay_names_of, stated_names
 from veriloop.standalone import ANAPHORS, LIST_ITEM, THE_SUBJECT, leans_back
-from veriloop.text import split_sentences
+from veriloop.text import NOT_ABBREVIATED, split_sentences
 
 if TYPE_CHECKING:
     from veriloop.models.embeddings import Embedder
@@ -60,11 +60,11 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "22"
+CACHE_VERSION = "23"
 SEPARATORS = [
     "\n\n",
     "\n",
-    r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)\. ",
+    NOT_ABBREVIATED + r"\. ",
     r"\? ",
     "! ",
     "; ",
@@ -73,7 +73,8 @@ SEPARATORS = [
 ]
 """Where a passage may end, best first (regular expressions): a sentence end before any
 space, never an abbreviation's period ("calcium channel blockers (i.e. nifedipine)" was
-cut after "i.e.")."""
+cut after "i.e.") nor a lone capital's (`NOT_ABBREVIATED`: Peptic Ulcer's first passage
+ended "To see if you have an H." and the next opened "pylori infection, ...")."""
 LICENCE = "MedQuAD (Ben Abacha & Demner-Fushman 2019), CC BY 4.0"
 NAMED_PAGES = 3
 """Pages a question names exactly that join its search's candidates, longest names first."""
@@ -207,7 +208,7 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
     """
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    from veriloop.knowledge.run_together import RunTogetherRepair
+    from veriloop.knowledge.run_together import RunTogetherRepair, spaced_sentence_ends
 
     if not Path(path).is_file():
         raise InvalidInputError(
@@ -235,7 +236,8 @@ def load_passages(path: Path = MEDQUAD_FILE) -> list[Passage]:
     )
     passages = []
     for (row, answer, _, url, source), key in zip(rows, keys, strict=True):
-        raw = [c.strip() for c in splitter.split_text(repair.repair(answer)) if c.strip()]
+        text = repair.repair(spaced_sentence_ends(answer))
+        raw = [c.strip() for c in splitter.split_text(text) if c.strip()]
         passages += [
             Passage(
                 id=f"MQ-{key}-{n}",

@@ -24,6 +24,9 @@ def has_word(text: str) -> bool:
 _ABBREVIATIONS = (
     "e.g.", "i.e.", "vs.", "Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "approx.", "cf.", "Dept.",
 )  # fmt: skip
+NOT_ABBREVIATED = r"(?<!\b[A-Z])" + "".join(rf"(?<!\b{re.escape(a[:-1])})" for a in _ABBREVIATIONS)
+"""Lookbehinds to put before a period (`NOT_ABBREVIATED + r"\\. "`): it closes no common
+abbreviation ("e.g.", "Dr.") and follows no lone capital letter ("H. pylori", "U.S.")."""
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!\b[A-Z]\.)"
     + "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)

@@ -110,6 +110,28 @@ def test_every_passage_of_the_shipped_file_has_its_own_id() -> None:
     assert len({r["qid"] for r in rows}) < len(rows)
 
 
+def test_a_passage_never_ends_on_a_lone_capitals_period(tmp_path: Path) -> None:
+    # the shipped Peptic Ulcer page's first passage ended "To see if you have an H." and
+    # the answer to "How is a stomach ulcer diagnosed?" quoted that
+    before = "A peptic ulcer is a sore in the lining of your stomach. " * 13
+    test = "To see if you have an H. pylori infection, your doctor will test your blood."
+    assert len(before + test[:24]) <= medquad.PASSAGE_CHARS < len(before + test)
+    row = {**PAIRS[0], "qid": "9", "focus": "Peptic Ulcer", "answer": before + test}
+    passages = load_passages(write_pairs(tmp_path / "m.jsonl.gz", [row]))
+    assert len(passages) == 2 and passages[1].text == test
+
+
+def test_sentences_a_scrape_ran_together_are_spaced_apart(tmp_path: Path) -> None:
+    answer = (
+        "Treatment might include phlebotomy and treatment for complications.The goal of "
+        "treatment is to reduce the amount of iron. See www.Smokefree.gov or Cancer.Net."
+    )
+    row = {**PAIRS[0], "qid": "9", "focus": "Hemochromatosis", "answer": answer}
+    [passage] = load_passages(write_pairs(tmp_path / "m.jsonl.gz", [row]))
+    assert "complications. The goal" in passage.text
+    assert "www.Smokefree.gov or Cancer.Net." in passage.text
+
+
 class CountingEmbedder:
     """Unit vectors by rule: the flu question and 'flu' texts point one way, the rest another."""
 
