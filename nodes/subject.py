@@ -46,6 +46,9 @@ from veriloop.knowledge.stated_names import lay_names_of, own_name, stated_names
 from veriloop.numbering import LETTERED, NUMBERED, NUMBERING_WORDS, numbered
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
+POSSESSIVE = re.compile(r"['\u2019]s? *")
+"""What stands between a possessive and the next word ("Bell's palsy", "Graves' disease"):
+no break in the run, as no punctuation between them is."""
 
 GENERIC_SUBJECT_WORDS = frozenset(
     """disease diseases disorder disorders syndrome syndromes condition conditions problem
@@ -70,7 +73,10 @@ def _scan(text: str) -> list[tuple[str, str | None]]:
     end = 0
     naming = {match.start() for match in NAMING_STOP_WORD.finditer(text)}
     for match in _WORD.finditer(text):
-        if text[end : match.start()].strip(" "):  # punctuation between words breaks the run
+        between = text[end : match.start()]
+        if between.strip(" ") and not (end and POSSESSIVE.fullmatch(between)):
+            # punctuation between words breaks the run; a possessive's "'s" does not: "Bell's
+            # palsy" is one name, no palsy of which Spastic diplegia cerebral palsy is a kind
             scanned.append(("", None))
         end = match.end()
         word = match.group()

@@ -362,6 +362,11 @@ def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> Non
         # the subject itself, written alike, is no kind of it (GHR's inheritance page then
         # went from the subject's page of the type to a kind's page beside the others')
         ("Is cystic fibrosis inherited?", "cystic fibrosis", False),
+        # a possessive is part of the name: no other palsy is a kind of Bell's palsy
+        ("What causes Bell's palsy?", "Spastic diplegia cerebral palsy", False),
+        ("What causes Bell\u2019s palsy?", "Congenital laryngeal palsy", False),
+        ("Is Kaposi's sarcoma curable?", "Kaposi Sarcoma", False),
+        ("what causes palsy", "Spastic diplegia cerebral palsy", True),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
