@@ -51,7 +51,7 @@ from veriloop.quotable import (
     quotable_texts,
     restates_list,
 )
-from veriloop.standalone import DANGLING, leans_back
+from veriloop.standalone import DANGLING, POINTS_AHEAD, leans_back
 from veriloop.trace import Candidate, ModelCall
 
 
@@ -637,11 +637,14 @@ def _quoted(
     in its passage): a quote never opens on a pointer to text it left out. A sentence
     whose next unit is a list with such a lead-in ("Lupus has many symptoms." then "Some
     common ones are: joint pain ...") brings that list, uncounted: alone it announces what
-    it leaves out.
+    it leaves out. A sentence pointing ahead with no colon (`POINTS_AHEAD`: "... such as the
+    following, then confirm the diagnosis.") brings the unit after it, uncounted, or is
+    not quoted where that unit is not quotable here.
     """
     chosen: list[int] = []
     leaned: dict[int, tuple[str, str]] = {}
     following = {before: unit for unit, before in (previous or {}).items()}
+    row_of = {unit: row for row, unit in enumerate(found)}
     taken = 0
     lists: dict[tuple[str, str], list[int]] = {}  # each list's items: (lead-in, source) -> rows
     for item, (text, pid) in enumerate(found):
@@ -655,9 +658,17 @@ def _quoted(
         lead = lead_of(found[row][0])
         if lead and any(_same_list(lead, found[row][1], found[o]) for o in chosen):
             continue  # the same list from another page ("... warning signs of breast cancer")
+        ahead = None
+        if not lead and POINTS_AHEAD.search(found[row][0]):
+            next_unit = following.get(found[row])
+            ahead = row_of.get(next_unit) if next_unit is not None else None
+            if ahead is None:
+                continue  # what it points at is not quotable here
         taken += 1
         rows = lists[(lead, found[row][1])][:LIST_ITEMS_QUOTED] if lead else [row]
         chosen += _new_rows(found, rows, chosen)
+        if ahead is not None:  # "... such as the following, ..." then what follows
+            chosen += _new_rows(found, [ahead], chosen)
         after = following.get(found[row]) if not lead else None
         if after is not None and (after_lead := lead_of(after[0])) and leans_back(after_lead):
             # "Lupus has many symptoms." then "Some common ones are: ...": its list

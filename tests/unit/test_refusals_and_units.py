@@ -477,6 +477,24 @@ def test_a_sentence_announcing_a_list_that_leans_on_it_brings_the_list() -> None
     assert _quoted(alone, [0], count=1, previous={alone[1]: alone[0]}) == [alone[0]]
 
 
+def test_a_sentence_pointing_ahead_brings_what_follows_it_or_is_left_out() -> None:
+    from veriloop.nodes.answer_units import _quoted
+
+    # NIDDK's Graves' disease page: its list of tests flattened into the sentences after
+    found = [
+        ("Blood tests, such as the following, then confirm the diagnosis.", "P-1"),
+        ("The ultrasensitive TSH test is usually the first test performed.", "P-1"),
+        ("Graves disease is an autoimmune disorder.", "P-2"),
+    ]
+    previous = {found[1]: found[0]}
+    assert _quoted(found, [0, 2], count=2, previous=previous) == found
+    # what it points at was filtered out (not among the quotable units): no pointer alone
+    assert _quoted(found[::2], [0, 1], count=2, previous={}) == [found[2]]
+    # a colon opens its list in the sentence itself: it stands alone
+    colon = [("Tests include the following: TSH and T4.", "P-1"), found[2]]
+    assert _quoted(colon, [0, 1], count=2) == colon
+
+
 def test_a_conditional_of_its_own_stands_alone() -> None:
     from veriloop.nodes.answer_units import _quoted
 
