@@ -615,6 +615,23 @@ def subject_line(question: str) -> str | None:
     return None if STATES.search(sentences[0]) else sentences[0]
 
 
+WHO_GETS = re.compile(
+    r"^\W*who\s+(?:usually\s+|most\s+often\s+|typically\s+)?"
+    r"(?:gets?|develops?|can\s+(?:get|develop)|is\s+affected\s+by|are\s+affected\s+by|"
+    r"is\s+(?:most\s+|more\s+)?likely\s+to\s+(?:get|develop|have))\b",
+    re.IGNORECASE,
+)
+"""A question asking who is susceptible in other words than "at risk" ("Who gets
+shingles?", "Who develops Parkinson disease?"), which the classifier read as causes or
+below its confidence (susceptibility 0.43 for shingles, causes 0.67 for kidney stones)."""
+
+
+def who_gets_asked(question: str) -> bool:
+    """Tell whether a message's first asking sentence asks who gets it (`WHO_GETS`)."""
+    sentences = asking_sentences(question)
+    return bool(sentences) and WHO_GETS.search(sentences[0]) is not None
+
+
 def vaccine_asked(question: str) -> int | None:
     """Return where a message asks about a vaccine: 0 first, 1 after another ask; None: not.
 
@@ -700,7 +717,8 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
     prevention: first when that is its first ask, else after the others. A message asking
     about side effects (`side_effects_asked`) asks treatment, where a treatment's side
     effects are said, in the place of the classifier's symptoms reading of a part naming
-    them and no symptom (after the other asks when there is none).
+    them and no symptom (after the other asks when there is none). A message whose first
+    asking sentence asks who gets its subject (`who_gets_asked`) asks susceptibility first.
     """
     asked = asked_type(models, question, confident_at)
     first = asked.qtype
@@ -738,6 +756,8 @@ def asked_types(models: Models, question: str, confident_at: float) -> AskedType
         at = asks.index(misread[0]) if misread else len(asks)  # in the place it was asked
         asks = [p for p in asks if p not in misread]
         asks.insert(min(at, len(asks)), treatment)
+    if who_gets_asked(question):  # "Who gets shingles?": who is susceptible, first
+        asks = [AskedPart(question, "susceptibility", asked.best.probability, 1), *asks]
     vaccine = vaccine_asked(question)  # "At what age should you get the shingles shot"
     if vaccine is not None:
         prevention = AskedPart(question, "prevention", asked.best.probability, 1)

@@ -245,6 +245,22 @@ def test_a_message_asking_about_a_vaccine_asks_prevention_first() -> None:
     assert [later.first, *(p.qtype for p in later.more)] == ["symptoms", "treatment", "prevention"]
 
 
+def test_a_message_asking_who_gets_its_subject_asks_susceptibility_first() -> None:
+    from veriloop.nodes.question_type import who_gets_asked
+
+    models: Any = OwnEncoder()
+    for message in ("Who gets shingles?", "who develops Parkinson disease", "Who gets gout?"):
+        assert who_gets_asked(message)
+        assert asked_types(models, message, 0.5).first == "susceptibility"
+    for message in (
+        "Who should get the flu vaccine?",  # a vaccine: prevention's rule
+        "What causes gout? Who gets it?",  # asked second: the classifier decides first
+        "I got shingles. What helps?",
+        "Who is the best doctor for lupus?",
+    ):
+        assert not who_gets_asked(message)
+
+
 def test_a_message_asking_about_side_effects_asks_treatment_not_symptoms() -> None:
     models: Any = OwnEncoder()
     asked = asked_types(models, "what are the side effects of chemotherapy for breast cancer", 0.5)
