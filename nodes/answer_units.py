@@ -79,7 +79,6 @@ def extract_sentences(
     lead: bool = False,
     causes: bool = False,
     symptoms: bool = False,
-    treatment: bool = False,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -120,12 +119,6 @@ def extract_sentences(
             symptoms", a cause however it names symptoms) or opening on other conditions
             ("A variety of conditions may affect your hearing ...") is not quoted while
             others are (`says_what_causes_it`, `OTHER_CONDITIONS`).
-        treatment: The question asks how its subject is treated: a unit stating the goal
-            of treatment (`STATES_GOAL`: "The goal of asthma treatment is to control the
-            disease.") waits until the others are quoted and never leads; NHLBI's asthma
-            treatment page opens on its goals, and they filled the answer to "How is
-            asthma treated in adults?" before "Asthma is treated with two types of
-            medicines ...".
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -170,36 +163,16 @@ def extract_sentences(
         opened = [row for row in opened if found[row] in passing] or opened
         # what the opening lists (symptoms, treatments) is not crowded out by its preamble
         opened = sorted(opened, key=lambda row: not enumerates(found[row][0]))
-    goals = {row for row, (text, _) in enumerate(found) if treatment and STATES_GOAL.search(text)}
-    if len(goals) == len(found):
-        goals = set()
-    opened = [row for row in opened if row not in goals]
     by_id = {p["id"]: (p.get("title") or "", p.get("page") or p["id"]) for p in passages}
     pages = [by_id.get(pid, ("", pid)) for _, pid in found]
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
-        order = _goals_last(sorted(range(len(found)), key=lambda i: -scores[i]), goals)
+        order = sorted(range(len(found)), key=lambda i: -scores[i])
         return _quoted(found, _ranked(order, opened, first, pages), count, previous), None
     vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
     rows = list(range(len(found)))
     order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
-    order = _goals_last(order, goals)
     return _quoted(found, _ranked(order, opened, first, pages), count, previous), call
-
-
-STATES_GOAL = re.compile(
-    r"(?i)^(?:the |a )?(?:main |primary |overall |usual )?(?:goals?|aims?|purpose) (?:of|for) "
-    r"(?:[\w-]+ ){0,4}?(?:treatments?|therapy|therapies|treating|management|managing|care)\b|"
-    r"^(?:[\w-]+ ){0,3}?(?:treatment|therapy) (?:goals?|aims?)\b"
-)
-"""A unit stating what treatment aims at, not what it is ("The goals of psoriasis treatment
-are to ...", "The main treatment goal for adults is ..."): 162 of the 24,315 quotable units
-of MedQuAD's treatment answers."""
-
-
-def _goals_last(order: list[int], goals: set[int]) -> list[int]:
-    """Return `order` with the rows in `goals` moved after the others, each keeping its place."""
-    return [row for row in order if row not in goals] + [row for row in order if row in goals]
 
 
 def quote_parts(
@@ -247,7 +220,6 @@ def quote_parts(
             lead=part["typed"] and lead,
             causes=asked == "causes",
             symptoms=asked == "symptoms" and not part["typed"],
-            treatment=asked == "treatment",
         )
         calls.extend([*(test.calls if test else []), *([call] if call else [])])
         new = [unit for unit in units if unit[0] not in said]
@@ -359,7 +331,6 @@ def quote_answer(
         lead=bool(typed) and lead,
         causes=asked == "causes",
         symptoms=asked == "symptoms",
-        treatment=asked == "treatment",
     )
     more, more_calls, parts_unanswered = quote_parts(
         models, parts, passages, count, relevance, first

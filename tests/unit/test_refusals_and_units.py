@@ -884,29 +884,6 @@ def test_a_symptoms_answer_leaves_out_what_causes_the_subject() -> None:
     assert [text for text, _ in listed] == ["Memory loss is a symptom of dementia."]
 
 
-def test_a_treatment_answer_quotes_the_goal_of_treatment_last_and_never_leads() -> None:
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import STATES_GOAL, extract_sentences
-
-    goal = "The goal of asthma treatment is to control the disease."
-    assert STATES_GOAL.search(goal)
-    assert STATES_GOAL.search("The main treatment goal for adults is to help improve pain.")
-    assert not STATES_GOAL.search("Asthma is treated with two types of medicines.")
-    assert not STATES_GOAL.search("Surgery is the main treatment.")
-    opening = {**passage("P-1", f"{goal} Inhalers are one treatment.", "Asthma"), "part": 1}
-    other = passage("P-2", "Asthma is treated with two types of medicines.", "Asthma")
-    args = (fake_models([]), "How is asthma treated?", [opening, other], 2)
-    cues = asked_cues("treatment")
-    quoted, _ = extract_sentences(*args, prefer=cues, lead=True, treatment=True)
-    assert goal not in [text for text, _ in quoted] and len(quoted) == 2
-    # without the rule the opening's goal leads
-    plain, _ = extract_sentences(*args, prefer=cues, lead=True)
-    assert plain[0][0] == goal
-    # a goal is still quoted when nothing else is left
-    alone = (fake_models([]), "How is asthma treated?", [passage("P-3", goal, "Asthma")], 2)
-    assert [t for t, _ in extract_sentences(*alone, treatment=True)[0]] == [goal]
-
-
 def test_a_page_that_does_not_answer_the_type_is_read_whole() -> None:
     from veriloop.nodes.page_types import with_whole_pages
 
