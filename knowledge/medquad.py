@@ -60,7 +60,7 @@ DATA_DIR = Path(__file__).resolve().with_name("data") / "medquad"
 MEDQUAD_FILE = DATA_DIR / "medquad_answered.jsonl.gz"
 PASSAGE_CHARS = 800
 PASSAGE_OVERLAP = 0
-CACHE_VERSION = "23"
+CACHE_VERSION = "24"
 SEPARATORS = [
     "\n\n",
     "\n",

@@ -616,14 +616,18 @@ def subject_line(question: str) -> str | None:
 
 
 WHO_GETS = re.compile(
-    r"^\W*who\s+(?:usually\s+|most\s+often\s+|typically\s+)?"
-    r"(?:gets?|develops?|can\s+(?:get|develop)|is\s+affected\s+by|are\s+affected\s+by|"
-    r"is\s+(?:most\s+|more\s+)?likely\s+to\s+(?:get|develop|have))\b",
+    r"^\W*who(?:['\u2019]s|\s+is|\s+are)?\s+(?:usually\s+|most\s+often\s+|typically\s+)?"
+    r"(?:gets?|develops?|can\s+(?:get|develop)|(?:is|are)\s+affected\s+by|"
+    r"(?:most\s+|more\s+)?likely\s+to\s+(?:get|develop|have))\s+"
+    r"(?!(?:tested|screened|treated|checked|vaccinated|immuni[sz]ed|better|worse|a|an|the|"
+    r"genetic|side|vaccines?|shots?|screening|testing|treatment)\b)",
     re.IGNORECASE,
 )
 """A question asking who is susceptible in other words than "at risk" ("Who gets
 shingles?", "Who develops Parkinson disease?"), which the classifier read as causes or
-below its confidence (susceptibility 0.43 for shingles, causes 0.67 for kidney stones)."""
+below its confidence (susceptibility 0.43 for shingles, causes 0.67 for kidney stones).
+Not where what follows is a test, a treatment, a vaccine or an article ("Who gets tested
+for HIV?", "Who can get a flu shot?", "who gets better faster?"): the classifier decides."""
 
 
 def who_gets_asked(question: str) -> bool:

@@ -44,11 +44,24 @@ from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import page_name
 from veriloop.knowledge.stated_names import lay_names_of, own_name, stated_names
 from veriloop.numbering import LETTERED, NUMBERED, NUMBERING_WORDS, numbered
+from veriloop.standalone import is_a_name
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 POSSESSIVE = re.compile(r"['\u2019]s? *")
 """What stands between a possessive and the next word ("Bell's palsy", "Graves' disease"):
-no break in the run, as no punctuation between them is."""
+no break in the run when the possessor is a name (`named_possessor`)."""
+
+
+def named_possessor(word: str, between: str) -> bool:
+    """Tell whether `word` plus its possessive (`between`, "'s ") is a name's ("Bell's").
+
+    A name MedQuAD writes capitalised mid-sentence, with its possessive or bare
+    (`standalone.is_a_name`: "Bell's", "Crohn's", "Graves'", "Kaposi"), however the
+    question spells it; "my child's asthma" is no name
+    (its run still breaks there: "child asthma" is no phrase to match pages by).
+    """
+    return is_a_name(word) or is_a_name(word + between.strip().replace("\u2019", "'"))
+
 
 GENERIC_SUBJECT_WORDS = frozenset(
     """disease diseases disorder disorders syndrome syndromes condition conditions problem
@@ -71,11 +84,13 @@ def _scan(text: str) -> list[tuple[str, str | None]]:
     """Return (word as written, stem or None) per word, with ("", None) at punctuation."""
     scanned: list[tuple[str, str | None]] = []
     end = 0
+    word = ""
     naming = {match.start() for match in NAMING_STOP_WORD.finditer(text)}
     for match in _WORD.finditer(text):
         between = text[end : match.start()]
-        if between.strip(" ") and not (end and POSSESSIVE.fullmatch(between)):
-            # punctuation between words breaks the run; a possessive's "'s" does not: "Bell's
+        joined = bool(word) and POSSESSIVE.fullmatch(between) and named_possessor(word, between)
+        if between.strip(" ") and not joined:
+            # punctuation between words breaks the run; a name's possessive does not: "Bell's
             # palsy" is one name, no palsy of which Spastic diplegia cerebral palsy is a kind
             scanned.append(("", None))
         end = match.end()

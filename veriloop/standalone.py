@@ -131,11 +131,15 @@ Factors These risk factors are associated with gout. - Genetics. ...": a sentenc
 on "These", after its heading, with no comma; "The goals for using these medicines are ..."
 and "These cases are more serious, but they are rarely fatal." are none): read only when
 a list follows."""
-POINTS_AHEAD = re.compile(r"(?i)\b(?:the following|as follows)\b(?![^:]*:)")
+POINTS_AHEAD = re.compile(
+    r"(?i)\b(?:the following|as follows)\b(?![^:]*:)"
+    r"(?!\s+(?:day|night|morning|evening|week|month|year|season|decade)s?\b)"
+)
 """A sentence pointing at what comes after it with no colon ("Blood tests and other
 diagnostic tests, such as the following, then confirm the diagnosis.", "Your doctor may
 recommend one or more of the following tests."): 78 quotable MedQuAD units, whose list the
-scrape flattened into the sentences after them; quoted alone it points at nothing."""
+scrape flattened into the sentences after them; quoted alone it points at nothing. "The
+following morning" is no pointer."""
 LEAD_IN = re.compile(r"\s+-\s+")
 ASIDE = re.compile(
     r"^(?:(?:such as|including|like|especially|particularly|for example|for instance|which|"

@@ -124,11 +124,12 @@ def test_a_passage_never_ends_on_a_lone_capitals_period(tmp_path: Path) -> None:
 def test_sentences_a_scrape_ran_together_are_spaced_apart(tmp_path: Path) -> None:
     answer = (
         "Treatment might include phlebotomy and treatment for complications.The goal of "
-        "treatment is to reduce the amount of iron. See www.Smokefree.gov or Cancer.Net."
+        "treatment is to reduce the amount of iron (BMI).You may need it. See "
+        "www.Smokefree.gov or Cancer.Net."
     )
     row = {**PAIRS[0], "qid": "9", "focus": "Hemochromatosis", "answer": answer}
     [passage] = load_passages(write_pairs(tmp_path / "m.jsonl.gz", [row]))
-    assert "complications. The goal" in passage.text
+    assert "complications. The goal" in passage.text and "(BMI). You may" in passage.text
     assert "www.Smokefree.gov or Cancer.Net." in passage.text
 
 

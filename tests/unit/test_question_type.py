@@ -249,11 +249,22 @@ def test_a_message_asking_who_gets_its_subject_asks_susceptibility_first() -> No
     from veriloop.nodes.question_type import who_gets_asked
 
     models: Any = OwnEncoder()
-    for message in ("Who gets shingles?", "who develops Parkinson disease", "Who gets gout?"):
+    for message in (
+        "Who gets shingles?",
+        "who develops Parkinson disease",
+        "Who gets gout?",
+        "Who's likely to get gout?",
+        "Who are more likely to get gout?",
+    ):
         assert who_gets_asked(message)
         assert asked_types(models, message, 0.5).first == "susceptibility"
     for message in (
         "Who should get the flu vaccine?",  # a vaccine: prevention's rule
+        "Who can get a flu shot?",
+        "Who gets tested for HIV?",
+        "Who gets screened for colon cancer?",
+        "who gets better faster after a stroke?",
+        "Who is likely to have side effects from statins?",
         "What causes gout? Who gets it?",  # asked second: the classifier decides first
         "I got shingles. What helps?",
         "Who is the best doctor for lupus?",

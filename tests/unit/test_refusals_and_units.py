@@ -490,9 +490,13 @@ def test_a_sentence_pointing_ahead_brings_what_follows_it_or_is_left_out() -> No
     assert _quoted(found, [0, 2], count=2, previous=previous) == found
     # what it points at was filtered out (not among the quotable units): no pointer alone
     assert _quoted(found[::2], [0, 1], count=2, previous={}) == [found[2]]
-    # a colon opens its list in the sentence itself: it stands alone
-    colon = [("Tests include the following: TSH and T4.", "P-1"), found[2]]
-    assert _quoted(colon, [0, 1], count=2) == colon
+    # a colon opens its list in the sentence itself; "the following morning" points nowhere
+    from veriloop.standalone import POINTS_AHEAD
+
+    assert POINTS_AHEAD.search(found[0][0])
+    assert not POINTS_AHEAD.search("Two tests, the following among them: TSH and T4.")
+    assert not POINTS_AHEAD.search("Attacks often start upon waking the following morning.")
+    assert not POINTS_AHEAD.search("It may come back in the following years.")
 
 
 def test_a_conditional_of_its_own_stands_alone() -> None:

@@ -367,6 +367,8 @@ def test_a_text_saying_what_the_phrase_is_defines_it_a_mention_does_not() -> Non
         ("What causes Bell\u2019s palsy?", "Congenital laryngeal palsy", False),
         ("Is Kaposi's sarcoma curable?", "Kaposi Sarcoma", False),
         ("what causes palsy", "Spastic diplegia cerebral palsy", True),
+        # a person's possessive still breaks the run: any asthma is the child's asthma
+        ("Is my child's asthma dangerous?", "Occupational Asthma", True),
     ],
 )
 def test_a_page_about_a_kind_of_the_subject_is_kin(question: str, focus: str, kin: bool) -> None:
@@ -857,3 +859,11 @@ def test_a_page_listing_the_asked_name_among_its_types_is_on_it() -> None:
         "What are the treatments for plantar fasciitis?", "Warts", [warts], frozenset({"wart"})
     )
     assert lists_as_its_type("Are plantar warts contagious?", "Warts", [warts], frozenset({"wart"}))
+
+
+def test_a_persons_possessive_does_not_join_the_subjects_name() -> None:
+    # "child's" is no name's possessive (unlike "Bell's"): "child asthma" is no phrase
+    titles = ["Asthma", "CHILD syndrome"]
+    texts = ["Asthma is a chronic disease; your child's asthma can be controlled.", "CHILD."]
+    match = match_subject("Is my child's asthma dangerous?", titles, texts)
+    assert 0 in match.kept and match.uncovered is None
