@@ -25,6 +25,14 @@ STATED_NAME = re.compile(
 """'also called X', 'also known as X', 'sometimes called X', X ending at a clause's end;
 'X or Y' gives both ("Hypoglycemia, also called low blood glucose or low blood sugar")."""
 
+QUOTED_NAME = re.compile(
+    r"(?:\bor\s+|\b(?:commonly\s+)?known\s+as\s+)?" r'"([A-Za-z][\w\' -]{1,38})"(?=[,.;)\s])'
+)
+"""A short name in quotes right after a page's own: 'Infectious mononucleosis, or "mono",'
+'(commonly known as "mono")'; read only `adjacent` to the page's name, after "or", "known
+as" or a comma or bracket (`_OPENS`)."""
+_OPENS = re.compile(r"[,(]\s*$")
+
 LAY_NAMES = Path(__file__).resolve().with_name("data") / "medquad" / "lay_names.txt"
 """Lay phrases MedQuAD glosses with a page's name: phrase, focus, subjects (tab-separated)."""
 
@@ -51,19 +59,23 @@ def stated_names(page_text: str, focus: str, adjacent: bool = False) -> list[str
     The phrase must follow the focus's own name closely (`NEAR` characters), or with
     `adjacent` at once (a parenthesis or a comma between at most: "High blood pressure,
     sometimes called hypertension"; not "Alzheimer's disease ... early (also called
-    mild)", a stage's name); the focus's name itself, and names of two letters or fewer,
-    are not other names.
+    mild)", a stage's name), where a name in quotes counts too (`QUOTED_NAME`:
+    'Infectious mononucleosis, or "mono", is ...'); the focus's name itself, and names of
+    two letters or fewer, are not other names.
     """
     name = own_name(focus)
     if not name:
         return []
     found: list[str] = []
-    for match in STATED_NAME.finditer(page_text):
+    quoted = QUOTED_NAME.finditer(page_text) if adjacent else iter(())
+    for match in [*STATED_NAME.finditer(page_text), *quoted]:
         before = page_text[max(0, match.start() - len(name) - NEAR) : match.start()]
         if name.lower() not in before.lower():
             continue
         if adjacent and not _right_after(name).search(before):
             continue
+        if match.re is QUOTED_NAME and not (match.group(0)[0] != '"' or _OPENS.search(before)):
+            continue  # 'tremor "triggers" such as caffeine': a word in quotes, no name
         for other in _alternatives(match.group(1).strip()):
             if other.lower() != name.lower() and len(other) > 2 and other not in found:
                 found.append(other)

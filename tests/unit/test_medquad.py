@@ -326,6 +326,15 @@ def test_a_page_is_found_by_the_other_name_it_gives_itself(
     assert stated_names(bio, "Biological therapy", adjacent=True) == ["biotherapy", "immunotherapy"]
     bladder = "Cystocele, also called a prolapsed or dropped bladder, is ..."
     assert stated_names(bladder, "Cystocele", adjacent=True) == ["a prolapsed or dropped bladder"]
+    # a short name in quotes right after the page's own: "How is mono spread?" was refused
+    mono = 'Infectious mononucleosis, or "mono", is an infection. The virus spreads ...'
+    assert stated_names(mono, "Infectious Mononucleosis", adjacent=True) == ["mono"]
+    assert stated_names(mono, "Infectious Mononucleosis") == []  # only adjacent
+    crabs = 'There are body lice and pubic lice ("crabs").'
+    assert stated_names(crabs, "Pubic lice", adjacent=True) == ["crabs"]
+    # a word in quotes after the name, with no comma, bracket or "or", is no name
+    triggers = 'Eliminating tremor "triggers" such as caffeine may help.'
+    assert stated_names(triggers, "Tremor", adjacent=True) == []
 
 
 def test_every_answer_about_a_focus_is_listed_whatever_its_type(tmp_path: Path) -> None:
