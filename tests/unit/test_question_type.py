@@ -328,3 +328,56 @@ def test_thin_stems_and_stop_words_count_only_beside_the_classifier() -> None:
     # the bundled file lists complications' chance words, and never its own name
     thin = question_types().thin["complications"]
     assert {"bacteri", "fever"} <= thin and "complic" not in thin
+
+
+def test_the_classifier_reads_a_message_without_its_subject_line() -> None:
+    from veriloop.nodes.question_type import asked_type, without_subject_line
+
+    message = "general health. How do you catch hepatitis?"
+    assert without_subject_line(message) == "How do you catch hepatitis?"
+    assert without_subject_line("Lupus.\nWhat is the treatment for it?") == (
+        "What is the treatment for it?"
+    )
+    for whole in (
+        "How do you catch hepatitis?",  # one sentence: no subject line
+        "I have lupus. What is the treatment?",  # a statement, not a subject line
+        "general health.",
+    ):
+        assert without_subject_line(whole) == whole
+    # the subject line's words made this considerations, confidently; the question is not
+    models: Any = OwnEncoder()
+    read = asked_type(models, message, 0.5)
+    alone = asked_type(models, "How do you catch hepatitis?", 0.5)
+    assert read.best == alone.best and read.best.qtype != "considerations"
+
+
+class RunEncoder:
+    """Models whose embedder is the classifier's encoder: one call embeds what is read."""
+
+    def __init__(self) -> None:
+        self.embedded: list[list[str]] = []
+
+        class Embedder:
+            name = question_types().encoder
+
+        self.embedder = Embedder()
+
+    def embed(self, texts: list[str], purpose: str) -> tuple[Any, Any]:
+        from veriloop.nodes.question_type import own_vectors
+
+        self.embedded.append(list(texts))
+        return own_vectors(texts), object()
+
+
+def test_retrieval_keeps_the_whole_messages_vector_from_the_same_call() -> None:
+    from veriloop.nodes.question_type import asked_type, own_vectors
+
+    models: Any = RunEncoder()
+    message = "general health. How do you catch hepatitis?"
+    read = asked_type(models, message, 0.5)
+    assert models.embedded == [[message, "How do you catch hepatitis?"]]
+    assert len(read.calls) == 1 and read.question_vector is not None
+    assert np.allclose(read.question_vector, own_vectors([message])[0], atol=1e-5)
+    plain = asked_type(models, "How do you catch hepatitis?", 0.5)
+    assert models.embedded[-1] == ["How do you catch hepatitis?"]
+    assert plain.best == read.best
