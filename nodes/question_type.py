@@ -350,17 +350,12 @@ def classifier_vectors(
 def asked_type(models: Models, question: str, confident_at: float) -> Asked:
     """Classify what a question asks; say whether the classifier is confident enough to use.
 
-    The classifier reads the message without its subject line (`without_subject_line`):
-    "general health. How do you catch hepatitis?" was read as considerations (0.58, the
-    subject line's words), the rest as prevention. The run's embedder reads the question
-    when it is the classifier's encoder (the whole message's vector reused by retrieval, both
-    texts in one call); otherwise the classifier's own encoder does.
+    The run's embedder reads the question when it is the classifier's encoder (its vector
+    reused by retrieval); otherwise the classifier's own encoder does.
     """
     classifier = question_types()
-    body = without_subject_line(question)
-    texts = [question] if body == question else [question, body]
-    vectors, calls = classifier_vectors(models, texts, "question_type", classifier.encoder)
-    best = classifier.classify(vectors[-1])[0]
+    vectors, calls = classifier_vectors(models, [question], "question_type", classifier.encoder)
+    best = classifier.classify(vectors[0])[0]
     return Asked(best, best.probability >= confident_at, calls, vectors[0] if calls else None)
 
 
@@ -618,20 +613,6 @@ def subject_line(question: str) -> str | None:
     if len(sentences) < 2 or len(sentences[0].split()) > SUBJECT_LINE_WORDS:
         return None
     return None if STATES.search(sentences[0]) else sentences[0]
-
-
-def without_subject_line(question: str) -> str:
-    """Return a message without its subject line (`subject_line`), or whole when it has none.
-
-    LiveQA's messages open with the subject their senders chose ("general health.", "Lupus.
-    ..."): what the message is about, not what it asks.
-    """
-    line = subject_line(question)
-    if line is None:
-        return question
-    rest = question.strip()[len(line) :] if question.strip().startswith(line) else ""
-    rest = rest.lstrip(" .?!:;,-\n\t")
-    return rest or question
 
 
 WHO_GETS = re.compile(
