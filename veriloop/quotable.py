@@ -234,9 +234,20 @@ frequency of 25/25 means ...", quoted as Lyme disease's symptoms)."""
 POINTER = re.compile(
     r"^(more (on|about|information)\b|learn (more|about)\b|read (more|about)\b|"
     r"find (out )?more\b|related (topics|information|resources)\b|"
-    r"(additional|further) information (is|can be) (found|available|provided)\b)",
+    r"(additional|further) information (is|can be) (found|available|provided)\b|"
+    r"for ((more|additional|further|detailed|general|specific|personalized|free|a|an)\s+)*"
+    r"(information|details|description|booklet)\b|get (more |free )?(information|details)\b)",
     re.IGNORECASE,
 )
+"""A line sending the reader elsewhere: "More on: ...", "Learn more about ...", "For more
+information, please visit GARD's ... Web page", "For further information on these and other
+treatments, we recommend that you speak with your healthcare provider", "Get more
+information on current lung cancer research" (quoted as the last sentence of an answer on
+the latest lung cancer treatment). The "For ... information" and "Get ... information"
+openings made 40 distinct MedQuAD units more unquotable, all read, all pointers
+(docs/benchmarks/quotable_units.md); "For some of these treatments, little information is
+available ..." and "Get as much information as possible about a service before you sign"
+say something and stay."""
 YOU_CAN_POINTER = re.compile(
     r"^(?i:you (?:can|may) (?:also )?(?:read|learn|find))\b[^.]*?"
     r"\b(?:from|at|through|on|in) (?:the following|our\b|the [A-Z]|[A-Z])"

@@ -311,6 +311,10 @@ def test_scrape_damage_is_repaired(unit: str, cleaned: str) -> None:
         "Americans have it.",
         "An Institutional Review Board (IRB) reviews, monitors, and approves many clinical trials.",
         "Use the Daily Physical Activity Tracker to keep track of your physical activity.",
+        # "For ..." and "Get ..." that say something, not where to read it
+        "For some of these treatments, little information is available to show how well they work.",
+        "Get as much information as possible about a service before you sign an agreement.",
+        "For bile duct cancer, the information gathered from tests is used to plan treatment.",
     ],
 )
 def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
@@ -346,6 +350,19 @@ def test_ordinary_sentences_are_left_as_written(unit: str) -> None:
         ("In these cases, the sign or symptom may be rare or common.", "symptom table"),
         ("More on: Resources for Health Professionals: Treatment", "pointer line"),
         ("More information is provided in the NIDDK health topic, Anemia.", "pointer line"),
+        ("Get more information on current lung cancer research.", "pointer line"),
+        ("Get more details about tests for diabetes.", "pointer line"),
+        (
+            "For further information on these and other treatments, we recommend that you "
+            "speak with your healthcare provider.",
+            "pointer line",
+        ),
+        ("For more information, talk with your child's doctor.", "pointer line"),
+        (
+            "For a free booklet with information on fat grams and calories, call the National "
+            "Diabetes Education Program.",
+            "pointer line",
+        ),
         (
             "NIAMS is the primary NIH organization for research and information on lupus.",
             "pointer line",
