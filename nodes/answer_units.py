@@ -162,7 +162,7 @@ def extract_sentences(
     if prefer is not None:  # the opening's sentences that say the asked type, when some do
         opened = [row for row in opened if found[row] in passing] or opened
         # what the opening lists (symptoms, treatments) is not crowded out by its preamble
-        opened = sorted(opened, key=lambda row: not enumerates(found[row][0]))
+        opened = sorted(opened, key=lambda row: naming_rank(found[row][0]))
     by_id = {p["id"]: (p.get("title") or "", p.get("page") or p["id"]) for p in passages}
     pages = [by_id.get(pid, ("", pid)) for _, pid in found]
     if relevance is not None:
@@ -607,18 +607,30 @@ CONTINUES = re.compile(
 cancer may not cause any symptoms at first.") goes on to say ("Later, you may have pelvic
 pain ...") is about the same thing, cue word or not."""
 
-ENUMERATES = re.compile(
-    r"\b(?:include|includes|including|such as|for example)\b|:\s|"
-    r"\w+, [\w\s()-]+, (?:[\w\s()-]+, )*(?:and|or) \w",
-    re.IGNORECASE,
+LISTS_EXAMPLES = re.compile(
+    r"\b(?:include|includes|including|such as|for example)\b|:\s", re.IGNORECASE
 )
-"""A unit naming several things: a list's lead-in and items, "include", "such as", or a
-series "a, b, and c"."""
+"""A unit listing or giving examples: a list's lead-in and items, "include", "such as"."""
+
+SERIES = re.compile(r"\w+, [\w\s()-]+, (?:[\w\s()-]+, )*(?:and|or) \w", re.IGNORECASE)
+"""A series "a, b, and c", which may name things ("fever, cough, and a sore throat") or
+kinds of them ("Certain traits, conditions, and habits can raise your risk")."""
 
 
-def enumerates(unit: str) -> bool:
-    """Tell whether a unit names several things (a list, "include ...", "a, b, or c")."""
-    return bool(ENUMERATES.search(unit))  # a list item's "Lead: item" holds ": " too
+def naming_rank(unit: str) -> int:
+    """Rank how a unit names things: 0 lists or gives examples, 1 a series only, 2 neither.
+
+    A list item's "Lead: item" holds ": " and lists.
+
+    An opening's units are quoted in this order (then the page's): NHLBI's stroke risk
+    page opens "Certain traits, conditions, and habits can raise your risk ... These ...
+    are known as risk factors." (a series of kinds), before "You can treat or control some
+    risk factors, such as high blood pressure and smoking." and "The major risk factors
+    for stroke include: High blood pressure."; the examples and the list are the answer.
+    """
+    if LISTS_EXAMPLES.search(unit):
+        return 0
+    return 1 if SERIES.search(unit) else 2
 
 
 def _quoted(

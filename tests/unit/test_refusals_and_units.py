@@ -726,6 +726,31 @@ def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
     assert quoted[1][0] == "The symptoms depend on the stroke's kind."
 
 
+def test_an_openings_examples_and_lists_come_before_its_series_of_kinds() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import extract_sentences, naming_rank
+
+    opening = passage(  # NHLBI's stroke risk page, shortened
+        "P-1",
+        "Certain traits, conditions, and habits can raise your risk of having a stroke. "
+        "You can treat or control some risk factors, such as high blood pressure and smoking. "
+        "Other risk factors, such as age and gender, you can't control. "
+        "The major risk factors for stroke include: high blood pressure.",
+        title="Stroke",
+    )
+    opening["part"] = 1
+    args = (fake_models([]), "What are the risk factors for stroke?", [opening], 3)
+    quoted, _ = extract_sentences(*args, prefer=asked_cues("susceptibility"), lead=True)
+    assert [text for text, _ in quoted] == [
+        "You can treat or control some risk factors, such as high blood pressure and smoking.",
+        "Other risk factors, such as age and gender, you can't control.",
+        "The major risk factors for stroke include: high blood pressure.",
+    ]
+    assert naming_rank("Symptoms include: fever") == 0
+    assert naming_rank("It causes fever, cough, and a sore throat.") == 1
+    assert naming_rank("The symptoms of a stroke develop quickly.") == 2
+
+
 def test_what_a_cue_sentence_goes_on_to_say_is_about_the_type_too() -> None:
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import extract_sentences
