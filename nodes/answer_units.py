@@ -620,13 +620,12 @@ kinds of them ("Certain traits, conditions, and habits can raise your risk")."""
 def naming_rank(unit: str) -> int:
     """Rank how a unit names things: 0 lists or gives examples, 1 a series only, 2 neither.
 
-    A list item's "Lead: item" holds ": " and lists.
-
-    An opening's units are quoted in this order (then the page's): NHLBI's stroke risk
-    page opens "Certain traits, conditions, and habits can raise your risk ... These ...
-    are known as risk factors." (a series of kinds), before "You can treat or control some
-    risk factors, such as high blood pressure and smoking." and "The major risk factors
-    for stroke include: High blood pressure."; the examples and the list are the answer.
+    A list item ("Lead: item") lists. An opening's units are quoted in this order (then
+    the page's): NHLBI's stroke risk page opens "Certain traits, conditions, and habits can
+    raise your risk ... These ... are known as risk factors." (a series of kinds), before
+    "You can treat or control some risk factors, such as high blood pressure and smoking."
+    and "The major risk factors for stroke include: High blood pressure."; the examples and
+    the list are the answer.
     """
     if LISTS_EXAMPLES.search(unit):
         return 0

@@ -703,45 +703,48 @@ def test_a_question_about_side_effects_quotes_them_not_the_pages_opening_words()
     ]
 
 
-def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
+def quoted_from_opening(text: str, question: str, count: int, asked: str | None) -> list[str]:
+    """Quote `count` units of a page's opening (part 1, "Stroke") with the lead rule."""
     from veriloop.models.fakes import fake_models
     from veriloop.nodes.answer_units import extract_sentences
 
-    opening = passage(
-        "P-1",
+    opening = passage("P-1", text, title="Stroke")
+    opening["part"] = 1
+    prefer = asked_cues(asked) if asked else None
+    quoted, _ = extract_sentences(
+        fake_models([]), question, [opening], count, prefer=prefer, lead=True
+    )
+    return [unit for unit, _ in quoted]
+
+
+def test_what_the_opening_lists_is_not_crowded_out_by_its_preamble() -> None:
+    text = (
         "The symptoms of a stroke develop quickly. The symptoms depend on the stroke's kind. "
         "How long symptoms last varies. Symptoms of a stroke may include: sudden weakness; "
-        "confusion; trouble speaking.",
-        title="Stroke",
+        "confusion; trouble speaking."
     )
-    opening["part"] = 1
-    args = (fake_models([]), "What are the symptoms of stroke?", [opening], 2)
-    quoted, _ = extract_sentences(*args, prefer=asked_cues("symptoms"), lead=True)
-    assert [text for text, _ in quoted] == [
+    question = "What are the symptoms of stroke?"
+    assert quoted_from_opening(text, question, 2, "symptoms") == [
         "The symptoms of a stroke develop quickly.",
         "Symptoms of a stroke may include: sudden weakness; confusion; trouble speaking.",
     ]
     # an information question has no list to look for: the opening's order stands
-    quoted, _ = extract_sentences(*args, lead=True)
-    assert quoted[1][0] == "The symptoms depend on the stroke's kind."
+    assert quoted_from_opening(text, question, 2, None)[1] == (
+        "The symptoms depend on the stroke's kind."
+    )
 
 
 def test_an_openings_examples_and_lists_come_before_its_series_of_kinds() -> None:
-    from veriloop.models.fakes import fake_models
-    from veriloop.nodes.answer_units import extract_sentences, naming_rank
+    from veriloop.nodes.answer_units import naming_rank
 
-    opening = passage(  # NHLBI's stroke risk page, shortened
-        "P-1",
+    text = (  # NHLBI's stroke risk page, shortened
         "Certain traits, conditions, and habits can raise your risk of having a stroke. "
         "You can treat or control some risk factors, such as high blood pressure and smoking. "
         "Other risk factors, such as age and gender, you can't control. "
-        "The major risk factors for stroke include: high blood pressure.",
-        title="Stroke",
+        "The major risk factors for stroke include: high blood pressure."
     )
-    opening["part"] = 1
-    args = (fake_models([]), "What are the risk factors for stroke?", [opening], 3)
-    quoted, _ = extract_sentences(*args, prefer=asked_cues("susceptibility"), lead=True)
-    assert [text for text, _ in quoted] == [
+    question = "What are the risk factors for stroke?"
+    assert quoted_from_opening(text, question, 3, "susceptibility") == [
         "You can treat or control some risk factors, such as high blood pressure and smoking.",
         "Other risk factors, such as age and gender, you can't control.",
         "The major risk factors for stroke include: high blood pressure.",
