@@ -49,7 +49,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from veriloop.errors import InvalidInputError
 from veriloop.knowledge.corpus_index import bm25_search, lexical_tokens
 from veriloop.knowledge.spelling import NameSpeller
-from veriloop.knowledge.stated_names import lay_names_of, stated_names
+from veriloop.knowledge.stated_names import first_word_name_of, lay_names_of, stated_names
 from veriloop.standalone import ANAPHORS, LIST_ITEM, THE_SUBJECT, leans_back
 from veriloop.text import NOT_ABBREVIATED, split_sentences
 
@@ -547,7 +547,13 @@ class MedQuADIndex:
                 key = " ".join(_NAME_WORD.findall(phrase))
                 if key not in rows and key not in stated:
                     lay.setdefault(key, []).extend(openings)
-        return rows | stated | lay
+        first: dict[str, list[Passage]] = {}  # "canker": Canker Sores, its name's first word
+        for focus, openings in by_focus.items():
+            word = first_word_name_of(focus)
+            for key in dict.fromkeys([word, word.removesuffix("'s")] if word else []):
+                if key not in rows and key not in stated and key not in lay:
+                    first.setdefault(key, []).extend(openings)
+        return rows | stated | lay | first
 
     def named_openings(self, question: str, found: Iterable[str] = ()) -> list[Passage]:
         """Return the openings of the pages whose name the question writes word for word.
@@ -562,7 +568,9 @@ class MedQuADIndex:
         pages give it ("High blood pressure, sometimes called hypertension":
         `knowledge.stated_names`; not a name another page has), and by the lay names other
         pages gloss with its name ("an irregular heartbeat (arrhythmia)":
-        `knowledge.stated_names.lay_names_of`). A name counts where it ends a
+        `knowledge.stated_names.lay_names_of`), and by the first word of a two-word name
+        that MedQuAD writes only in that name ("canker" of Canker Sores:
+        `knowledge.stated_names.first_word_name_of`). A name counts where it ends a
         clause or a stop word or a word of what is asked follows it ("lung cancer
         treatment"), not where it starts a longer name ("alcohol use disorder", "a bit of
         blood drainage"); a name inside a longer one the question writes is left out ("flu"

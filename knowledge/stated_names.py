@@ -36,6 +36,9 @@ _OPENS = re.compile(r"[,(]\s*$")
 LAY_NAMES = Path(__file__).resolve().with_name("data") / "medquad" / "lay_names.txt"
 """Lay phrases MedQuAD glosses with a page's name: phrase, focus, subjects (tab-separated)."""
 
+FIRST_WORD_NAMES = LAY_NAMES.with_name("first_word_names.txt")
+"""Two-word pages MedQuAD names by their first word alone: word, focus, texts (tab-separated)."""
+
 NEAR = 40
 """How many characters may stand between the page's own name and the phrase giving
 another: further on, the other name is another condition's ("coronary heart disease (also
@@ -105,22 +108,47 @@ def stated_synonym(page_text: str, focus: str) -> str | None:
     return names[0] if names else None
 
 
-@cache
-def _lay_names() -> dict[str, tuple[str, ...]]:
-    """Return each focus's lay names (`LAY_NAMES`), keyed by the focus in lower case."""
+def _bundled_names(path: Path, fields: str, builder: str) -> dict[str, tuple[str, ...]]:
+    """Return each focus's names in a bundled list of 'name<TAB>focus<TAB>count' lines.
+
+    Args:
+        path: The list, as a benchmark builds it from MedQuAD; "#" lines are comments.
+        fields: What its three fields hold, for the error on a malformed line.
+        builder: The benchmark that rebuilds it, for the same error.
+
+    Returns:
+        The names, keyed by the focus in lower case, in the list's order.
+
+    Raises:
+        InvalidInputError: A line does not hold three non-empty fields.
+    """
     names: dict[str, list[str]] = {}
-    lines = LAY_NAMES.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
             continue
-        fields = line.split("\t")
-        if len(fields) != 3 or not all(field.strip() for field in fields):
+        parts = line.split("\t")
+        if len(parts) != 3 or not all(part.strip() for part in parts):
             raise InvalidInputError(
-                f"{LAY_NAMES}, line {number}: expected 'lay phrase<TAB>focus<TAB>subjects', "
-                f"got {line!r}; rebuild the file with `python benchmarks/lay_names.py`"
+                f"{path}, line {number}: expected '{fields}', got {line!r}; "
+                f"rebuild the file with `python {builder}`"
             )
-        names.setdefault(fields[1].lower(), []).append(fields[0])
-    return {focus: tuple(lays) for focus, lays in names.items()}
+        names.setdefault(parts[1].lower(), []).append(parts[0])
+    return {focus: tuple(held) for focus, held in names.items()}
+
+
+@cache
+def _lay_names() -> dict[str, tuple[str, ...]]:
+    """Return each focus's lay names (`LAY_NAMES`), keyed by the focus in lower case."""
+    return _bundled_names(LAY_NAMES, "lay phrase<TAB>focus<TAB>subjects", "benchmarks/lay_names.py")
+
+
+@cache
+def _first_word_names() -> dict[str, tuple[str, ...]]:
+    """Return each focus's first-word name (`FIRST_WORD_NAMES`), keyed by the focus, lowered."""
+    return _bundled_names(
+        FIRST_WORD_NAMES, "first word<TAB>focus<TAB>texts", "benchmarks/first_word_names.py"
+    )
 
 
 def lay_names_of(focus: str) -> tuple[str, ...]:
@@ -131,3 +159,14 @@ def lay_names_of(focus: str) -> tuple[str, ...]:
     which no Arrhythmia answer writes.
     """
     return _lay_names().get(focus.lower(), ())
+
+
+def first_word_name_of(focus: str) -> str | None:
+    """Return the first word that names this two-word page alone ("canker"), or None.
+
+    MedQuAD writes "canker" only ever before "sore" or "sores" and no other page's name
+    holds it (`benchmarks/first_word_names.py`), so a question writing "mouth
+    ulcer/canker" names Canker Sores.
+    """
+    words = _first_word_names().get(focus.lower(), ())
+    return words[0] if words else None

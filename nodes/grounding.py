@@ -340,10 +340,10 @@ def retrieve_ranked(
     if not match_focus:
         ranked, call = rank_passages(models, question, found, keep, question_vector)
         return Retrieved(source.name, len(found), ranked, [*calls, *([call] if call else [])])
-    titles, texts = [p["title"] for p in found], [p["text"] for p in found]
+    titles = [p["title"] for p in found]
     asked_words = subject_words(question)
     first_word_named = {  # "canker": Canker Sores is no neighbour
-        title for title in set(titles) if named_by_first_word(asked_words, title, titles, texts)
+        title for title in set(titles) if title and named_by_first_word(asked_words, title)
     }
     on_focus = [
         p

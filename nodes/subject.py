@@ -42,7 +42,12 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from veriloop.knowledge.corpus_index import snowball
 from veriloop.knowledge.medquad import page_name
-from veriloop.knowledge.stated_names import lay_names_of, own_name, stated_names
+from veriloop.knowledge.stated_names import (
+    first_word_name_of,
+    lay_names_of,
+    own_name,
+    stated_names,
+)
 from veriloop.numbering import LETTERED, NUMBERED, NUMBERING_WORDS, numbered
 from veriloop.standalone import is_a_name
 
@@ -892,36 +897,21 @@ def names_by_eponym(asked: frozenset[str], vocabulary: frozenset[str], text: str
     return False
 
 
-def named_by_first_word(
-    asked: frozenset[str], focus: str, titles: Sequence[str], texts: Sequence[str]
-) -> bool:
+def named_by_first_word(asked: frozenset[str], focus: str) -> bool:
     """Tell whether the question names a two-word page by its first word alone.
 
-    "canker" for "Canker Sores": the question writes the name's first word and not its
-    last, no other candidate's name holds that word, and wherever the candidates write
-    it (three times at least) the last word follows ("canker sore", "canker sores"), so
-    the word is only ever that name's. The mouth ulcer question writing "mouth
-    ulcer/canker" was refused with Canker Sores set aside; a word the candidates also
-    write alone or in other names ("cold" beside "Cold Sores": the common cold) names
-    nothing by itself. Only the candidates' texts count, each distinct text once (a
-    page's title repeats with each of its passages), tokenised once per process
-    (`_tokens`).
+    "canker" for "Canker Sores": MedQuAD writes the word only ever before the name's last
+    (`knowledge.stated_names.first_word_name_of`, built by
+    `benchmarks/first_word_names.py`), and the question writes the first word and not
+    the last. The mouth ulcer question writing "mouth ulcer/canker" was refused with
+    Canker Sores set aside; "cold" beside "Cold Sores" is no such word (MedQuAD writes it
+    alone, and in other names: the common cold).
     """
-    words = sorted(focus_terms(focus), key=_tokens(page_name(focus)).index)
-    if len(words) != 2 or words[0] not in asked or words[1] in asked:
+    word = first_word_name_of(focus)
+    if word is None:
         return False
-    first, last = words
-    if any(first in focus_terms(title) for title in set(titles) if title and title != focus):
-        return False
-    seen = 0
-    for text in dict.fromkeys(texts):  # each passage once; titles are no writing of it
-        tokens = _tokens(text)
-        for at, token in enumerate(tokens):
-            if token == first:
-                if at + 1 >= len(tokens) or tokens[at + 1] != last:
-                    return False
-                seen += 1
-    return seen >= 3
+    last = focus_terms(focus) - subject_words(word)
+    return subject_words(word) <= asked and not last & asked
 
 
 def defines_phrase(phrase: SubjectPhrase) -> re.Pattern[str]:
@@ -1230,7 +1220,7 @@ def match_subject(
         titles[i] for i in every if titles[i] and names_by_eponym(asked, vocabulary, texts[i])
     }
     named |= {  # "canker": "Canker Sores", whose first word is written only in its name
-        title for title in set(titles) if title and named_by_first_word(asked, title, titles, texts)
+        title for title in set(titles) if title and named_by_first_word(asked, title)
     }
     on = [
         i

@@ -239,6 +239,27 @@ def test_the_pages_a_question_names_are_found_by_name(tmp_path: Path) -> None:
     assert foci("I have the flu and a burn on my wrist.") == ["Flu"]
 
 
+def test_a_two_word_page_is_found_by_the_first_word_medquad_writes_only_in_its_name(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {**PAIRS[1], "qid": "2-1", "focus": "Canker Sores", "answer": "Canker sores hurt."},
+        {**PAIRS[1], "qid": "3-1", "focus": "Rasmussen's Encephalitis", "answer": "Rare."},
+        {**PAIRS[1], "qid": "4-1", "focus": "Cold Sores", "answer": "Cold sores are blisters."},
+    ]
+    index = fresh_index(tmp_path, rows)
+
+    def foci(question: str) -> list[str]:
+        return [p.focus for p in index.named_openings(question)]
+
+    # "how to remove my mouth ulcer/canker" was refused: no search for it found the page
+    assert foci("how to remove my mouth ulcer/canker. I have it every month") == ["Canker Sores"]
+    assert foci("What causes rasmussen's?") == ["Rasmussen's Encephalitis"]
+    assert foci("What causes rasmussen?") == ["Rasmussen's Encephalitis"]  # no "'s" too
+    assert foci("I have a cold. What should I take?") == []  # "cold" names no page alone
+    assert foci("canker medicine") == []  # it starts a longer phrase there
+
+
 def test_a_condition_named_in_a_text_is_found_with_or_without_its_possessive(
     tmp_path: Path,
 ) -> None:

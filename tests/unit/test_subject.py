@@ -814,22 +814,16 @@ def test_a_lay_name_of_too_much_or_too_little_names_the_greek_prefixed_page() ->
 
 
 def test_a_two_word_page_is_named_by_a_first_word_written_only_in_its_name() -> None:
-    titles = ["Canker Sores", "Mouth Disorders"]
-    texts = [
-        "Canker sores are small, round sores in your mouth. Avoid spicy food with a canker sore.",
-        "Mouth problems include canker sores.",
-    ]
     asked = frozenset({"canker", "mouth"})
-    assert named_by_first_word(asked, "Canker Sores", titles, texts)
-    # the question writing the last word too needs no such rule; a focus of other length,
-    # a word another candidate's name holds, one written alone, or seen twice only: no
-    assert not named_by_first_word(frozenset({"canker", "sore"}), "Canker Sores", titles, texts)
-    assert not named_by_first_word(asked, "Mouth Disorders", titles, texts)
-    assert not named_by_first_word(asked, "Canker Sores", [*titles, "Canker Rash"], texts)
-    assert not named_by_first_word(asked, "Canker Sores", titles, [*texts, "A canker hurts."])
-    assert not named_by_first_word(asked, "Canker Sores", titles[:1], ["A canker sore hurts."])
-    # a title repeats with each of its page's passages: titles are no writing of the word
-    assert not named_by_first_word(asked, "Canker Sores", ["Canker Sores"] * 3, [""] * 3)
+    assert named_by_first_word(asked, "Canker Sores")
+    assert named_by_first_word(frozenset({"whoop", "cure"}), "Whooping Cough")
+    # the question writing the last word too needs no such rule; a page whose first word
+    # MedQuAD writes alone or in other names ("cold": the common cold) or a common English
+    # word ("todd": Todd's Paralysis) is not named by it
+    assert not named_by_first_word(frozenset({"canker", "sore"}), "Canker Sores")
+    assert not named_by_first_word(asked, "Mouth Disorders")
+    assert not named_by_first_word(frozenset({"cold"}), "Cold Sores")
+    assert not named_by_first_word(frozenset({"todd"}), "Todd's Paralysis")
 
 
 def test_a_page_listing_the_asked_name_among_its_types_is_on_it() -> None:
