@@ -41,10 +41,12 @@ _LISTED = (
     r"|(?:diseases|disorders|conditions|illnesses)\s+(?:can|may)\s+cause\s+<subject>,?\s+"
     r"(?:including|such\s+as)\s+(?P<list2>[^.;:]+)"
     r"|(?:types|kinds|forms)\s+of\s+<subject>\s+(?:are|include)\s+(?P<list3>[^.;:]+)"
+    r"|(?:most\s+common|main)\s+(?:type|kind|form)\s+of\s+<subject>\s+is\s+(?P<list4>[^.;:]+)"
 )
 """A sentence listing the subject's kinds or causes ("Some of the diseases that can cause
 symptoms of dementia are ...", "Many different diseases can cause dementia, including ...",
-"The main types of diabetes are ..."); the list runs to the clause's end. `SUBJECT` is
+"The main types of diabetes are ...", "The most common type of eczema is atopic
+dermatitis"); the list runs to the clause's end. `SUBJECT` is
 replaced by the subject's words."""
 
 _ITEM_BREAK = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
@@ -103,7 +105,7 @@ def listed_kinds(subject: str, text: str) -> list[NamedKind]:
     kinds: list[NamedKind] = []
     for sentence in split_sentences(text.replace("\u2019", "'")):
         for match in listed.finditer(sentence):
-            items = match.group("list") or match.group("list2") or match.group("list3")
+            items = next(filter(None, match.group("list", "list2", "list3", "list4")))
             for item in _ITEM_BREAK.split(_ASIDE.sub("", items)):
                 name = _LEAD.sub("", item.strip())
                 key = name.lower()

@@ -30,6 +30,11 @@ def test_the_diseases_a_page_lists_as_causing_its_subject_are_read_in_order() ->
 def test_a_subjects_types_are_read_and_its_own_name_is_not_a_kind() -> None:
     text = "The main types of diabetes are type 1 diabetes, type 2 diabetes and diabetes."
     assert named_kinds("Diabetes", text) == ["type 1 diabetes", "type 2 diabetes"]
+    # the most common kind, named alone: "Is eczema hereditary?" was refused, Eczema's
+    # pages saying nothing on inheritance, atopic dermatitis's saying how it is inherited
+    eczema = "Eczema is not contagious. The most common type of eczema is atopic dermatitis."
+    assert named_kinds("Eczema", eczema) == ["atopic dermatitis"]
+    assert named_kinds("Eczema", "One type of eczema is more common in babies.") == []
 
 
 def test_a_list_about_another_subject_names_no_kind_of_this_one() -> None:
