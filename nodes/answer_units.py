@@ -79,6 +79,7 @@ def extract_sentences(
     lead: bool = False,
     causes: bool = False,
     symptoms: bool = False,
+    naming: bool = False,
 ) -> tuple[list[tuple[str, str]], ModelCall | None]:
     """Return the `count` passage units that best answer the question, as (unit, id).
 
@@ -119,6 +120,12 @@ def extract_sentences(
             symptoms", a cause however it names symptoms) or opening on other conditions
             ("A variety of conditions may affect your hearing ...") is not quoted while
             others are (`says_what_causes_it`, `OTHER_CONDITIONS`).
+        naming: What is asked is named things (a treatment's side effects): the units
+            that list them or give examples (`naming_rank`) rank before the rest, in
+            their own order. Chemotherapy's page says "During chemotherapy you may have
+            no side effects or just a few" nearest the question's words, and "Side
+            effects vary, but common ones are nausea, vomiting, tiredness, pain and hair
+            loss" is the answer.
 
     Returns:
         The units in passage order, near-duplicates dropped and a list's items merged, and
@@ -165,13 +172,16 @@ def extract_sentences(
         opened = sorted(opened, key=lambda row: naming_rank(found[row][0]))
     by_id = {p["id"]: (p.get("title") or "", p.get("page") or p["id"]) for p in passages}
     pages = [by_id.get(pid, ("", pid)) for _, pid in found]
+    call: ModelCall | None = None
     if relevance is not None:
         scores = relevance.scores(question, [s for s, _ in found])
         order = sorted(range(len(found)), key=lambda i: -scores[i])
-        return _quoted(found, _ranked(order, opened, first, pages), count, previous), None
-    vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
-    rows = list(range(len(found)))
-    order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
+    else:
+        vectors, call = models.embed([question, *(s for s, _ in found)], purpose="extract")
+        rows = list(range(len(found)))
+        order = [row for row, _ in rank_rows(rows, vectors[1:], vectors[0], len(found))]
+    if naming:  # the units naming things first, each group in its ranked order
+        order = sorted(order, key=lambda row: naming_rank(found[row][0]) == 2)
     return _quoted(found, _ranked(order, opened, first, pages), count, previous), call
 
 
@@ -315,6 +325,10 @@ def quote_answer(
         about, prefer = says_if_caught, None  # "Is eczema contagious?", whatever its type
     elif asks_how_long(question) and any(says_if_lasting(quotable_units(own))):
         about, prefer = says_if_lasting, None  # "How long does shingles pain last?"
+    elif (
+        elsewhere and side_effects_asked(question) and any(names_side_effects(quotable_units(own)))
+    ):
+        about = names_side_effects  # "Common side effects include skin changes and fatigue."
     typed_test: TypeTest | None = None  # a typed page's units: cue words or the classifier
     if typed and lead and prefer is not None and asked not in (None, "information"):
         typed_test = type_test(str(asked), models, own)  # (not for side effects: no lead)
@@ -331,6 +345,7 @@ def quote_answer(
         lead=bool(typed) and lead,
         causes=asked == "causes",
         symptoms=asked == "symptoms",
+        naming=about is names_side_effects,
     )
     more, more_calls, parts_unanswered = quote_parts(
         models, parts, passages, count, relevance, first
@@ -401,6 +416,11 @@ CONTAGIOUS = re.compile(r"\bcontagious\b", re.IGNORECASE)
 def says_if_lasting(units: list[tuple[str, str]]) -> list[bool]:
     """Say, for each (unit, passage id), whether it says how long the illness lasts."""
     return [says_how_long(text) for text, _ in units]
+
+
+def names_side_effects(units: list[tuple[str, str]]) -> list[bool]:
+    """Say, for each (unit, passage id), whether it names side effects (`SIDE_EFFECTS`)."""
+    return [bool(SIDE_EFFECTS.search(text)) for text, _ in units]
 
 
 def says_if_caught(units: list[tuple[str, str]]) -> list[bool]:
@@ -612,9 +632,15 @@ LISTS_EXAMPLES = re.compile(
 )
 """A unit listing or giving examples: a list's lead-in and items, "include", "such as"."""
 
-SERIES = re.compile(r"\w+, [\w\s()-]+, (?:[\w\s()-]+, )*(?:and|or) \w", re.IGNORECASE)
-"""A series "a, b, and c", which may name things ("fever, cough, and a sore throat") or
-kinds of them ("Certain traits, conditions, and habits can raise your risk")."""
+SERIES = re.compile(
+    r"\w+, [\w\s()-]+, (?:[\w\s()-]+, )*(?:\w+(?: \w+){0,2} )?(?:and|or) \w", re.IGNORECASE
+)
+"""A series "a, b, and c" or "a, b, c and d", which may name things ("fever, cough, and a
+sore throat") or kinds of them ("Certain traits, conditions, and habits can raise your
+risk"). MedlinePlus writes no comma before "and" ("nausea, vomiting, tiredness, pain and
+hair loss"); the item before it is then three words at most, no clause ("In rare cases,
+HD is caused by a new (de novo) mutation in the HTT gene, in which case the disease
+occurs ... and is not inherited" is no series)."""
 
 
 def naming_rank(unit: str) -> int:

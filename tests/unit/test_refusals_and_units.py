@@ -703,6 +703,35 @@ def test_a_question_about_side_effects_quotes_them_not_the_pages_opening_words()
     ]
 
 
+def test_side_effects_asked_of_an_information_page_are_the_units_naming_them() -> None:
+    from veriloop.models.fakes import fake_models
+    from veriloop.nodes.answer_units import quote_answer
+
+    summary = passage(  # MedlinePlus's Cancer Chemotherapy summary, shortened
+        "C-1",
+        "Chemotherapy is drug therapy that can kill cancer cells. During chemotherapy you "
+        "may have no side effects or just a few. The kinds of side effects you have depend "
+        "on the dose. Side effects vary, but common ones are nausea, vomiting, tiredness, "
+        "pain and hair loss. You may get treatment every day.",
+        title="Cancer Chemotherapy",
+    )
+    summary.update(part=1, page="C", qtype="information")
+    quoted = quote_answer(
+        fake_models([]),
+        "What are the side effects of chemotherapy?",
+        [summary],
+        2,
+        _EarlierFirst(),  # type: ignore[arg-type]
+        asked="treatment",
+        typed=False,
+    )
+    # the units naming side effects, the one that names them first (no unit classifier)
+    assert [text for text, _ in quoted.units] == [
+        "During chemotherapy you may have no side effects or just a few.",
+        "Side effects vary, but common ones are nausea, vomiting, tiredness, pain and hair loss.",
+    ]
+
+
 def quoted_from_opening(text: str, question: str, count: int, asked: str | None) -> list[str]:
     """Quote `count` units of a page's opening (part 1, "Stroke") with the lead rule."""
     from veriloop.models.fakes import fake_models
@@ -751,6 +780,13 @@ def test_an_openings_examples_and_lists_come_before_its_series_of_kinds() -> Non
     ]
     assert naming_rank("Symptoms include: fever") == 0
     assert naming_rank("It causes fever, cough, and a sore throat.") == 1
+    assert naming_rank("Common ones are nausea, vomiting, pain and hair loss.") == 1
+    assert naming_rank("He came, saw and left.") == 2  # one comma: no series
+    clause = (  # GHR's Huntington disease inheritance page: a clause before "and"
+        "In rare cases, HD is caused by a new mutation in the HTT gene, in which case the "
+        "disease occurs for the first time in the affected person and is not inherited."
+    )
+    assert naming_rank(clause) == 2
     assert naming_rank("The symptoms of a stroke develop quickly.") == 2
 
 
