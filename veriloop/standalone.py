@@ -69,18 +69,34 @@ autosomal recessive pattern ...": 659 MedQuAD answers, GHR's inheritance and fre
 pages, open so); at a page's opening the citation names what it points to."""
 
 
+CONNECTIVES = re.compile(
+    r"^(?:For (?:example|instance|this reason)|As a result|As such|Because of this|Therefore|"
+    r"Thus|Furthermore|Moreover|Similarly|Likewise|In turn|In (?:this|such) cases?)\b"
+)
+"""A connective that goes on from the sentence before it: "For example, atrial
+fibrillation ... is a common cause of embolic stroke" was quoted first, alone, for "What
+causes a stroke?" (2,849 distinct MedQuAD answers hold a sentence opening "For example",
+510 "As a result"). Unlike `DANGLING`, a unit opening so is not read as saying what the
+cue sentence before it says (`nodes.answer_units.CONTINUES`): "As a result, two TB-related
+conditions exist ..." is no more about how TB is caught than what it follows."""
+
+
 def leans_back(sentence: str) -> bool:
     """Tell whether a sentence needs the one before it to be understood.
 
     It opens on a demonstrative or a pronoun (`ANAPHORS`: "They include: chest pain"), on
     a word that goes on from the sentence before (`DANGLING`: "However, ...", "Some of its
-    causes are ..."), or points back inside (`POINTS_BACK`: "Some examples of these
+    causes are ..."; `CONNECTIVES`: "For example, ..."), or points back inside
+    (`POINTS_BACK`: "Some examples of these
     medicines include: ..."). The quote picker (`nodes.answer_units`) brings the sentence
     before along for any of them (a sentence opening on an anaphor is already joined to
     the one before by `standalone_units`; a list's lead-in is not).
     """
     return bool(
-        ANAPHORS.match(sentence) or DANGLING.match(sentence) or POINTS_BACK.search(sentence)
+        ANAPHORS.match(sentence)
+        or DANGLING.match(sentence)
+        or CONNECTIVES.match(sentence)
+        or POINTS_BACK.search(sentence)
     )
 
 

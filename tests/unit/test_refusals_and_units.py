@@ -448,6 +448,11 @@ def test_a_sentence_leaning_on_the_one_before_brings_it_along() -> None:
         "If not, ask if the dosage can be safely reduced.",
         "Some of its causes are aging, loud noise and heredity.",  # whose causes: the one before
         "If this happens, your doctor may recommend a procedure.",
+        # a connective going on from the one before: "What causes a stroke?" opened on it
+        "For example, atrial fibrillation is a common cause of embolic stroke.",
+        "As a result, the brain gets less oxygen.",
+        "Therefore, a doctor may order a blood test.",
+        "For this reason, it is rarely found early.",
     ],
 )
 def test_a_conditional_on_the_sentence_before_brings_it_along(leaning: str) -> None:
